@@ -75,9 +75,14 @@ async function readUnion(tsDir: string, name: string): Promise<UnionEntry[]> {
   const source = await readFile(path.join(tsDir, `${name}.ts`), "utf8");
   const body = source.slice(source.indexOf(`export type ${name}`));
   const entries: UnionEntry[] = [];
-  for (const match of body.matchAll(/"method": "([^"]+)"(?:, id: RequestId)?(?:, params\??: ([A-Za-z0-9_]+))?/g)) {
+  for (const match of body.matchAll(
+    /"method": "([^"]+)"(?:, id: RequestId)?(?:, params\??: ([A-Za-z0-9_]+))?/g,
+  )) {
     const paramsType = match[2];
-    entries.push({ method: match[1] as string, paramsType: paramsType === "undefined" ? undefined : paramsType });
+    entries.push({
+      method: match[1] as string,
+      paramsType: paramsType === "undefined" ? undefined : paramsType,
+    });
   }
   if (entries.length === 0) throw new Error(`No methods found in ${name}.ts`);
   return entries;
@@ -164,13 +169,22 @@ async function renderMethodMap(
     "}",
     "",
     "/** Every client request method of the pinned codex, experimental ones included. */",
-    list("CLIENT_REQUEST_METHODS", clientRequests.map((e) => e.method)),
+    list(
+      "CLIENT_REQUEST_METHODS",
+      clientRequests.map((e) => e.method),
+    ),
     "",
     "/** Every server notification method of the pinned codex. */",
-    list("SERVER_NOTIFICATION_METHODS", notifications.map((e) => e.method)),
+    list(
+      "SERVER_NOTIFICATION_METHODS",
+      notifications.map((e) => e.method),
+    ),
     "",
     "/** Every server request method of the pinned codex. */",
-    list("SERVER_REQUEST_METHODS", serverRequests.map((e) => e.method)),
+    list(
+      "SERVER_REQUEST_METHODS",
+      serverRequests.map((e) => e.method),
+    ),
     "",
     "/** The client request methods of the stable (non-experimental) protocol. */",
     list("STABLE_CLIENT_REQUEST_METHODS", [...stable.client]),

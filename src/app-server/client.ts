@@ -1,0 +1,270 @@
+// AppServerClient: one `codex app-server` process, initialized, with a typed request() for every client method.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
+import type { InitializeResponse } from "../protocol/generated/ts/InitializeResponse.js";
+import type { RpcNotification } from "../protocol/messages.js";
+import type {
+  ClientMethod,
+  ClientParams,
+  ClientResult,
+  NotificationMethod,
+  NotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+} from "../protocol/types.js";
+import { AppServerExitedError, type ProcessExit, RpcLocalError } from "../rpc/errors.js";
+import { JsonRpcPeer, type RequestOptions, type ServerRequestContext } from "../rpc/peer.js";
+import type { RetryOptions } from "../rpc/retry.js";
+import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
+import { CodexProcess } from "./codex-process.js";
+import { type ConfigObject, toConfigOverrides } from "./config-overrides.js";
+import { ProcessTransport } from "./process-transport.js";
+
+/** The name and version codex-harness introduces itself with. */
+export const DEFAULT_CLIENT_INFO = {
+  name: "codex_harness",
+  title: "codex-harness",
+  version: "0.1.0",
+};
+
+/** Options of {@link AppServerClient.start}. */
+export interface AppServerClientOptions {
+  /** Path to the codex executable (default: `CODEX_HARNESS_CODEX_PATH`, then the bundled one). */
+  codexPathOverride?: string;
+  /**
+   * The whole environment of the codex process. When given, `process.env` is not inherited (as in
+   * `@openai/codex-sdk`); when left out, it is copied. Never mutated.
+   */
+  env?: Record<string, string>;
+  /** The CODEX_HOME folder; created when missing. */
+  codexHome?: string;
+  /** Config values passed as `-c key=value` (nested objects become dotted keys). */
+  config?: ConfigObject;
+  /** Raw `-c` overrides, passed after `config`. */
+  configOverrides?: string[];
+  /** Working directory of the process. */
+  cwd?: string;
+  /** How this client introduces itself in `initialize`. */
+  clientInfo?: { name: string; title?: string | null; version: string };
+  /** Opt into experimental methods and fields (default true). */
+  experimentalApi?: boolean;
+  /** Notification methods codex should not send on this connection. */
+  optOutNotificationMethods?: string[];
+  /** Default per-request timeout in ms (default 60 000). */
+  requestTimeoutMs?: number;
+  /** How long `initialize` may take in ms (default 30 000). */
+  initializeTimeoutMs?: number;
+  /** Largest accepted stdout line in bytes (default 64 MiB). */
+  maxLineBytes?: number;
+  /** Retry requests codex rejects as overloaded (-32001) with these settings (default: off). */
+  retry?: RetryOptions;
+  /** Stderr lines kept for error messages (default 40). */
+  stderrTailLines?: number;
+  /** Receives codex's stderr as it arrives. */
+  onStderr?: (text: string) => void;
+  /** Grace period of each close step (stdin EOF, SIGTERM, SIGKILL) in ms (default 2 000). */
+  closeGraceMs?: number;
+}
+
+type ParamsArg<M extends ClientMethod> =
+  undefined extends ClientParams<M>
+    ? [params?: ClientParams<M>, options?: RequestOptions]
+    : [params: ClientParams<M>, options?: RequestOptions];
+
+/** Answers one kind of server request; a throw becomes a JSON-RPC error reply. */
+export type ServerRequestHandler<M extends ServerRequestMethod> = (
+  params: ServerRequestParams<M>,
+  context: ServerRequestContext,
+) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>;
+
+/**
+ * A running, initialized `codex app-server`. Every client method of the pinned protocol is typed;
+ * when the process dies, every pending request rejects at once with an {@link AppServerExitedError}.
+ */
+export class AppServerClient {
+  private constructor(
+    private readonly peer: JsonRpcPeer,
+    private readonly process: CodexProcess,
+    /** Where the binary came from. */
+    readonly binary: CodexBinary,
+    /** What codex answered to `initialize`. */
+    readonly initializeResult: InitializeResponse,
+  ) {}
+
+  /** Spawns `codex app-server`, sends `initialize` and `initialized`, and resolves when ready. */
+  static async start(options: AppServerClientOptions = {}): Promise<AppServerClient> {
+    const binary = findCodexBinary({
+      codexPathOverride: options.codexPathOverride,
+      env: options.env,
+    });
+    const args = ["app-server"];
+    for (const override of [
+      ...toConfigOverrides(options.config ?? {}),
+      ...(options.configOverrides ?? []),
+    ]) {
+      args.push("-c", override);
+    }
+    const child = await CodexProcess.spawn({
+      executablePath: binary.executablePath,
+      args,
+      env: buildEnv(options, binary),
+      cwd: options.cwd,
+      stderrTailLines: options.stderrTailLines,
+      onStderr: options.onStderr,
+    });
+    const peer = new JsonRpcPeer(
+      new ProcessTransport(child, {
+        maxLineBytes: options.maxLineBytes,
+        closeGraceMs: options.closeGraceMs,
+      }),
+      {
+        ...(options.requestTimeoutMs === undefined
+          ? {}
+          : { requestTimeoutMs: options.requestTimeoutMs }),
+        ...(options.retry === undefined ? {} : { retry: options.retry }),
+      },
+    );
+    try {
+      await peer.start();
+      const initializeTimeoutMs = options.initializeTimeoutMs ?? 30_000;
+      const result = (await peer.request(
+        "initialize",
+        {
+          clientInfo: { ...DEFAULT_CLIENT_INFO, ...options.clientInfo },
+          capabilities: {
+            experimentalApi: options.experimentalApi ?? true,
+            requestAttestation: false,
+            optOutNotificationMethods: options.optOutNotificationMethods ?? null,
+          },
+        },
+        { timeoutMs: initializeTimeoutMs },
+      )) as InitializeResponse;
+      await peer.notify("initialized");
+      return new AppServerClient(peer, child, binary, result);
+    } catch (error) {
+      // A process that died by itself explains the failure better than the write that hit it.
+      await Promise.race([child.exited, delay(200)]);
+      const exitedByItself = child.exitInfo;
+      await peer.close();
+      throw explainStartFailure(error, binary.executablePath, child, exitedByItself);
+    }
+  }
+
+  /** The process id of codex. */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  /** Resolves with the exit code/signal once the process has exited. */
+  get exited(): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }> {
+    return this.process.exited;
+  }
+
+  /** Why the connection ended, once it has (an {@link AppServerExitedError} when codex died). */
+  get closedReason(): Error | undefined {
+    return this.peer.closedReason;
+  }
+
+  /** Sends a typed client request. */
+  request<M extends ClientMethod>(method: M, ...args: ParamsArg<M>): Promise<ClientResult<M>> {
+    const [params, options] = args;
+    return this.peer.request(method, params, options) as Promise<ClientResult<M>>;
+  }
+
+  /** Listens to one notification method with typed params. Returns an unsubscribe function. */
+  onNotification<M extends NotificationMethod>(
+    method: M,
+    listener: (params: NotificationParams<M>) => void,
+  ): () => void {
+    return this.peer.onNotification(method, listener as (params: unknown) => void);
+  }
+
+  /** Listens to every notification, including methods this version does not know. */
+  onAnyNotification(listener: (notification: RpcNotification) => void): () => void {
+    return this.peer.onAnyNotification(listener);
+  }
+
+  /** Answers one kind of server request. Unhandled kinds get a JSON-RPC error reply. */
+  setRequestHandler<M extends ServerRequestMethod>(
+    method: M,
+    handler: ServerRequestHandler<M>,
+  ): () => void {
+    return this.peer.setRequestHandler(method, (params, context) =>
+      handler(params as ServerRequestParams<M>, context),
+    );
+  }
+
+  /** Errors that do not end the connection (unreadable lines, stray responses, failing handlers). */
+  onError(listener: (error: Error) => void): () => void {
+    return this.peer.onError(listener);
+  }
+
+  /** Called once when the connection ends, with the reason. */
+  onClose(listener: (reason: Error) => void): () => void {
+    return this.peer.onClose(listener);
+  }
+
+  /** Closes the connection and ends the process (stdin EOF, SIGTERM, SIGKILL). Bounded in time. */
+  async close(): Promise<void> {
+    await this.peer.close(new RpcLocalError("closed", "The app-server client was closed."));
+  }
+}
+
+function buildEnv(options: AppServerClientOptions, binary: CodexBinary): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.env ?? process.env)) {
+    if (value !== undefined) env[key] = value;
+  }
+  if (binary.pathDirs.length > 0) {
+    const pathKey = Object.keys(env).find((key) => key.toUpperCase() === "PATH") ?? "PATH";
+    env[pathKey] = [...binary.pathDirs, env[pathKey]].filter(Boolean).join(path.delimiter);
+  }
+  if (options.codexHome !== undefined) {
+    const home = path.resolve(options.codexHome);
+    try {
+      mkdirSync(home, { recursive: true });
+    } catch (cause) {
+      throw new CodexHarnessError(
+        "codex_home_unavailable",
+        `Cannot create CODEX_HOME ${JSON.stringify(home)}: ${(cause as Error).message}. Pick a folder you can write to (codexHome option).`,
+        { cause },
+      );
+    }
+    env.CODEX_HOME = home;
+  }
+  return env;
+}
+
+function explainStartFailure(
+  error: unknown,
+  executablePath: string,
+  child: CodexProcess,
+  exit: ProcessExit | undefined,
+): Error {
+  if (exit) {
+    return new AppServerExitedError(
+      exit,
+      child.stderr.snapshot(),
+      `${executablePath} app-server exited before answering initialize`,
+      "Is it a codex binary? Run `codex-harness doctor`.",
+    );
+  }
+  if (error instanceof RpcLocalError && error.code === "timeout") {
+    return new RpcLocalError(
+      "timeout",
+      `${executablePath} did not answer initialize in time. Is it a codex binary? Run \`codex-harness doctor\`, or raise initializeTimeoutMs.${formatTail(child.stderr.snapshot())}`,
+      { cause: error },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function formatTail(lines: string[]): string {
+  return lines.length > 0 ? `\nLast stderr lines:\n${lines.join("\n")}` : "";
+}

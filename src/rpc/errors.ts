@@ -1,0 +1,104 @@
+// The two error families of the JSON-RPC peer: local failures (string codes) and wire errors (numeric codes).
+import { CodexHarnessError, type CodexHarnessErrorOptions } from "../errors.js";
+import type { RpcErrorObject } from "../protocol/messages.js";
+
+/** JSON-RPC error codes codex uses. */
+export const RpcErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** codex is overloaded; retry later with backoff. */
+  Overloaded: -32001,
+} as const;
+
+/** Why a request failed without an answer from the other side. */
+export type RpcLocalErrorCode =
+  | "closed"
+  | "timeout"
+  | "aborted"
+  | "spawn_failed"
+  | "process_exited"
+  | "write_failed"
+  | "protocol_error";
+
+/** A request failed on our side: the connection closed, it timed out, it was aborted, … */
+export class RpcLocalError extends CodexHarnessError {
+  declare readonly code: RpcLocalErrorCode;
+  /** The request method, when the error belongs to one request. */
+  readonly method: string | undefined;
+
+  constructor(
+    code: RpcLocalErrorCode,
+    message: string,
+    options: CodexHarnessErrorOptions & { method?: string } = {},
+  ) {
+    super(code, message, options);
+    this.method = options.method;
+  }
+}
+
+/** How a child process ended. */
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The codex process ended: names the exit code or signal and carries the last lines of stderr. */
+export class AppServerExitedError extends RpcLocalError {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderrTail: string[];
+
+  /**
+   * @param context what ended, e.g. "codex app-server exited"
+   * @param stderrTail the last stderr lines; an `Error: …` line among them leads the message
+   * @param hint what to check when stderr has no `Error: …` line
+   */
+  constructor(
+    exit: ProcessExit,
+    stderrTail: string[],
+    context = "codex app-server exited",
+    hint = "",
+  ) {
+    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.exitCode)}`;
+    const errorLine = stderrTail.find((line) => line.startsWith("Error:"));
+    const tail = stderrTail.length > 0 ? `\nLast stderr lines:\n${stderrTail.join("\n")}` : "";
+    const detail = errorLine ? `: ${errorLine}` : `.${hint ? ` ${hint}` : ""}`;
+    super("process_exited", `${context} (${how})${detail}${tail}`);
+    this.exitCode = exit.exitCode;
+    this.signal = exit.signal;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** The other side answered a request with a JSON-RPC error. */
+export class RpcWireError extends Error {
+  /** The JSON-RPC error code (e.g. -32001 overloaded, -32601 method not found). */
+  readonly code: number;
+  readonly data: unknown;
+  readonly method: string | undefined;
+
+  constructor(error: RpcErrorObject, method?: string) {
+    super(
+      method
+        ? `${method} failed: ${error.message} (code ${error.code})`
+        : `${error.message} (code ${error.code})`,
+    );
+    this.name = "RpcWireError";
+    this.code = error.code;
+    this.data = error.data;
+    this.method = method;
+  }
+
+  /** True when codex said it is overloaded (-32001) and the request may be retried. */
+  get overloaded(): boolean {
+    return this.code === RpcErrorCodes.Overloaded;
+  }
+}
+
+/** True when `error` is a wire error with code -32001 (overloaded). */
+export function isOverloaded(error: unknown): boolean {
+  return error instanceof RpcWireError && error.overloaded;
+}

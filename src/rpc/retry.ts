@@ -1,0 +1,47 @@
+// Exponential backoff with jitter for requests codex rejects as overloaded (-32001).
+
+/** How to retry an overloaded request. */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** The first delay before jitter, in ms (default 100). */
+  initialDelayMs?: number;
+  /** The largest delay before jitter, in ms (default 5000). */
+  maxDelayMs?: number;
+}
+
+/** The retry settings in force when a caller opts in with `retry: true`. */
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxRetries: 4,
+  initialDelayMs: 100,
+  maxDelayMs: 5_000,
+};
+
+/** The delay before retry number `attempt` (0-based): exponential, capped, with "equal jitter". */
+export function backoffDelay(
+  attempt: number,
+  options: Required<RetryOptions>,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** attempt);
+  return ceiling / 2 + random() * (ceiling / 2);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
