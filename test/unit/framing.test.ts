@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { encodeLine, FramingError, LineDecoder } from "../../src/protocol/framing.js";
+
+function values(lines: ReturnType<LineDecoder["push"]>): unknown[] {
+  return lines.map((line) => (line.ok ? line.value : line.error));
+}
+
+describe("LineDecoder", () => {
+  it("joins a message split across chunks, byte by byte", () => {
+    const decoder = new LineDecoder();
+    const bytes = Buffer.from(encodeLine({ id: 1, result: { text: "héllo ✓" } }));
+    const out: unknown[] = [];
+    for (const byte of bytes) out.push(...values(decoder.push(Buffer.from([byte]))));
+    assert.deepEqual(out, [{ id: 1, result: { text: "héllo ✓" } }]);
+  });
+
+  it("splits several messages in one chunk and keeps the unfinished tail", () => {
+    const decoder = new LineDecoder();
+    assert.deepEqual(values(decoder.push('{"a":1}\n{"b":2}\n{"c"')), [{ a: 1 }, { b: 2 }]);
+    assert.deepEqual(values(decoder.push(":3}\n")), [{ c: 3 }]);
+  });
+
+  it("accepts \\r\\n line endings and skips blank lines", () => {
+    const decoder = new LineDecoder();
+    assert.deepEqual(values(decoder.push('{"a":1}\r\n\r\n  \n{"b":2}\r\n')), [{ a: 1 }, { b: 2 }]);
+  });
+
+  it("reports a non-JSON line and goes on", () => {
+    const decoder = new LineDecoder();
+    const out = decoder.push('WARNING: noise\n{"ok":true}\n');
+    assert.equal(out.length, 2);
+    assert.equal(out[0]?.ok, false);
+    assert.ok(!out[0]?.ok && out[0]?.error instanceof FramingError);
+    assert.equal(!out[0]?.ok && out[0]?.error.code, "invalid_json");
+    assert.deepEqual(out[1], { ok: true, value: { ok: true } });
+  });
+
+  it("reports an oversized line once, skips it without buffering, and recovers", () => {
+    const decoder = new LineDecoder({ maxLineBytes: 16 });
+    const first = decoder.push(`{"big":"${"x".repeat(10)}`);
+    const second = decoder.push(`${"y".repeat(1000)}"}\n{"small":1}\n`);
+    const errors = [...first, ...second].filter((line) => !line.ok);
+    assert.equal(errors.length, 1);
+    assert.equal(!errors[0]?.ok && errors[0]?.error.code, "line_too_long");
+    assert.deepEqual(
+      second.filter((line) => line.ok).map((line) => line.ok && line.value),
+      [{ small: 1 }],
+    );
+  });
+
+  it("accepts a line of exactly maxLineBytes", () => {
+    const decoder = new LineDecoder({ maxLineBytes: 9 });
+    assert.deepEqual(values(decoder.push('{"a":123}\n')), [{ a: 123 }]);
+  });
+
+  it("decodes a last line without newline on flush", () => {
+    const decoder = new LineDecoder();
+    assert.deepEqual(values(decoder.push('{"a":1}')), []);
+    assert.deepEqual(values(decoder.flush()), [{ a: 1 }]);
+  });
+
+  it("rejects a nonsensical maxLineBytes", () => {
+    assert.throws(() => new LineDecoder({ maxLineBytes: 0 }), RangeError);
+  });
+});
