@@ -1,0 +1,129 @@
+// `codex-harness doctor`: finds codex, checks its version and that `app-server` answers `initialize`.
+import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
+import { promisify } from "node:util";
+import { AppServerClient } from "../app-server/client.js";
+import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
+
+const run = promisify(execFile);
+
+/** One line of the doctor's report. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  /** What was found, or what is wrong and what to change. */
+  detail: string;
+  /** A problem that does not stop codex-harness from working. */
+  warning?: boolean;
+}
+
+export interface DoctorOptions {
+  codexPathOverride?: string | undefined;
+  /** CODEX_HOME for the app-server check (default: whatever codex itself would use). */
+  codexHome?: string | undefined;
+  /** How long the app-server may take to answer initialize, in ms (default 20 000). */
+  timeoutMs?: number | undefined;
+}
+
+/** The codex version this codex-harness release pins. */
+export function pinnedCodexVersion(): string {
+  const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
+    dependencies: Record<string, string>;
+  };
+  return manifest.dependencies["@openai/codex"] ?? "unknown";
+}
+
+/** Runs every check; never throws. */
+export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  let binary: CodexBinary;
+  try {
+    binary = findCodexBinary({ codexPathOverride: options.codexPathOverride });
+    checks.push({
+      name: "codex binary",
+      ok: true,
+      detail: `${binary.executablePath} (${describeSource(binary)})`,
+    });
+  } catch (error) {
+    checks.push({ name: "codex binary", ok: false, detail: (error as Error).message });
+    return checks;
+  }
+  checks.push(await checkVersion(binary.executablePath, options.timeoutMs ?? 20_000));
+  checks.push(await checkAppServer(options));
+  return checks;
+}
+
+function describeSource(binary: CodexBinary): string {
+  switch (binary.source) {
+    case "option":
+      return "from --codex-path";
+    case "env":
+      return "from CODEX_HARNESS_CODEX_PATH";
+    case "package":
+      return "bundled @openai/codex";
+  }
+}
+
+async function checkVersion(executablePath: string, timeoutMs: number): Promise<DoctorCheck> {
+  const pinned = pinnedCodexVersion();
+  try {
+    const { stdout } = await run(executablePath, ["--version"], { timeout: timeoutMs });
+    const version = /(\d+\.\d+\.\d+\S*)/.exec(stdout)?.[1];
+    if (!version) {
+      return {
+        name: "version",
+        ok: false,
+        detail: `\`${executablePath} --version\` printed ${JSON.stringify(stdout.trim().slice(0, 200))}, not a codex version. Point --codex-path at a codex binary.`,
+      };
+    }
+    if (version !== pinned) {
+      return {
+        name: "version",
+        ok: true,
+        warning: true,
+        detail: `codex ${version}; codex-harness is tested with ${pinned}, so some methods or fields may differ.`,
+      };
+    }
+    return { name: "version", ok: true, detail: `codex ${version} (the pinned version)` };
+  } catch (error) {
+    return {
+      name: "version",
+      ok: false,
+      detail: `\`${executablePath} --version\` failed: ${(error as Error).message.split("\n")[0]}. Point --codex-path at a codex binary.`,
+    };
+  }
+}
+
+async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck> {
+  const started = Date.now();
+  let client: AppServerClient | undefined;
+  try {
+    client = await AppServerClient.start({
+      ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
+      ...(options.codexHome ? { codexHome: options.codexHome } : {}),
+      initializeTimeoutMs: options.timeoutMs ?? 20_000,
+      clientInfo: { name: "codex_harness_doctor", version: pinnedCodexVersion() },
+    });
+    const { userAgent, codexHome } = client.initializeResult;
+    return {
+      name: "app-server",
+      ok: true,
+      detail: `answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
+    };
+  } catch (error) {
+    return { name: "app-server", ok: false, detail: (error as Error).message };
+  } finally {
+    await client?.close();
+  }
+}
+
+/** Renders the report for a terminal. */
+export function formatDoctorReport(checks: DoctorCheck[]): string {
+  const lines = checks.map((check) => {
+    const mark = !check.ok ? "✗" : check.warning ? "!" : "✓";
+    return `${mark} ${check.name}: ${check.detail}`;
+  });
+  const failed = checks.filter((check) => !check.ok).length;
+  lines.push(failed === 0 ? "codex-harness is ready." : `${failed} check(s) failed.`);
+  return lines.join("\n");
+}
