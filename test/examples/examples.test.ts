@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import { repoRoot } from "../support/paths.js";
+
+const run = promisify(execFile);
+
+/** Runs a compiled README example the way a user would: `node build/examples/<name>.js`. */
+async function runExample(name: string): Promise<string> {
+  const { stdout } = await run(process.execPath, [path.join(repoRoot, "build/examples", `${name}.js`)], {
+    cwd: repoRoot,
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
+describe("README examples", () => {
+  it("approve-a-command: streams the reply, approves the command, the file exists", async () => {
+    const stdout = await runExample("approve-a-command");
+    assert.match(stdout, /approval asked: .*echo hello > hello\.txt'? \(Create hello\.txt\)/);
+    assert.match(stdout, /I created hello\.txt for you\./);
+    assert.match(stdout, /turn completed/);
+    assert.match(stdout, /hello\.txt: hello/);
+  });
+});
