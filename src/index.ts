@@ -1,0 +1,41 @@
+// codex-harness: drive the OpenAI Codex agent from programs.
+export {
+  AppServerClient,
+  type AppServerClientOptions,
+  DEFAULT_CLIENT_INFO,
+  type ServerRequestHandler,
+} from "./app-server/client.js";
+export {
+  CODEX_PATH_ENV,
+  type CodexBinary,
+  type FindCodexBinaryOptions,
+  findCodexBinary,
+} from "./app-server/codex-binary.js";
+export {
+  type ConfigObject,
+  type ConfigValue,
+  toConfigOverrides,
+} from "./app-server/config-overrides.js";
+export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
+export type * as Protocol from "./protocol/generated/ts/index.js";
+export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
+export type * from "./protocol/types.js";
+export {
+  AppServerExitedError,
+  isOverloaded,
+  type ProcessExit,
+  RpcErrorCodes,
+  RpcLocalError,
+  type RpcLocalErrorCode,
+  RpcWireError,
+} from "./rpc/errors.js";
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  JsonRpcPeer,
+  type PeerOptions,
+  type RequestHandler,
+  type RequestOptions,
+  type ServerRequestContext,
+} from "./rpc/peer.js";
+export type { RetryOptions } from "./rpc/retry.js";
+export { InMemoryTransport, type Transport } from "./rpc/transport.js";
