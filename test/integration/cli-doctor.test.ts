@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import type { DoctorCheck } from "../../src/cli/doctor.js";
+import { repoRoot } from "../support/paths.js";
+
+const run = promisify(execFile);
+const bin = path.join(repoRoot, "bin/codex-harness.js");
+
+async function doctor(args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run(process.execPath, [bin, "doctor", ...args], { timeout: 60_000 });
+    return { code: 0, stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, stdout: failed.stdout };
+  }
+}
+
+describe("codex-harness doctor", () => {
+  it("reports the bundled binary, the pinned version and a working app-server", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "codex-harness-doctor-"));
+    try {
+      const { code, stdout } = await doctor(["--codex-home", home, "--json"]);
+      assert.equal(code, 0, stdout);
+      const checks = JSON.parse(stdout) as DoctorCheck[];
+      assert.deepEqual(
+        checks.map((check) => [check.name, check.ok]),
+        [
+          ["codex binary", true],
+          ["version", true],
+          ["app-server", true],
+        ],
+      );
+      assert.match(checks[0]?.detail ?? "", /bundled @openai\/codex/);
+      assert.equal(checks[1]?.detail, "codex 0.169.0 (the pinned version)");
+      assert.match(checks[2]?.detail ?? "", /answered initialize in \d+ ms/);
+      assert.ok(checks[2]?.detail.includes(home));
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("says what is wrong, and exits 1, for a binary that is not codex", async () => {
+    const { code, stdout } = await doctor(["--codex-path", "/bin/true"]);
+    assert.equal(code, 1);
+    assert.match(stdout, /✓ codex binary: \/bin\/true \(from --codex-path\)/);
+    assert.match(stdout, /✗ version: .*not a codex version/);
+    assert.match(stdout, /✗ app-server: .*exited before answering initialize/);
+    assert.match(stdout, /2 check\(s\) failed\./);
+  });
+
+  it("says what is wrong for a path that does not exist", async () => {
+    const { code, stdout } = await doctor(["--codex-path", "/no/such/codex"]);
+    assert.equal(code, 1);
+    assert.match(
+      stdout,
+      /✗ codex binary: The codex binary "\/no\/such\/codex" given by the codexPathOverride option does not exist/,
+    );
+  });
+});
