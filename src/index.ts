@@ -15,7 +15,7 @@ export {
   type ConfigObject,
   type ConfigValue,
   toConfigOverrides,
-} from "./app-server/config-overrides.js";
+} from "./app-server/codex-config.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";

@@ -18,8 +18,8 @@ import { AppServerExitedError, type ProcessExit, RpcLocalError } from "../rpc/er
 import { JsonRpcPeer, type RequestOptions, type ServerRequestContext } from "../rpc/peer.js";
 import type { RetryOptions } from "../rpc/retry.js";
 import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
+import { type ConfigObject, toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
-import { type ConfigObject, toConfigOverrides } from "./config-overrides.js";
 import { ProcessTransport } from "./process-transport.js";
 
 /** The name and version codex-harness introduces itself with. */

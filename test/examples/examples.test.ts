@@ -9,10 +9,14 @@ const run = promisify(execFile);
 
 /** Runs a compiled README example the way a user would: `node build/examples/<name>.js`. */
 async function runExample(name: string): Promise<string> {
-  const { stdout } = await run(process.execPath, [path.join(repoRoot, "build/examples", `${name}.js`)], {
-    cwd: repoRoot,
-    timeout: 60_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [path.join(repoRoot, "build/examples", `${name}.js`)],
+    {
+      cwd: repoRoot,
+      timeout: 60_000,
+    },
+  );
   return stdout;
 }
 

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AppServerClient, type AppServerClientOptions } from "../../src/app-server/client.js";
+import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import type { RpcNotification } from "../../src/protocol/messages.js";
-import type { TomlTable } from "../../src/testing/codex-config.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 
@@ -64,7 +64,7 @@ export interface CodexFixture {
 /** Starts ScriptedModel with `responses`, writes its config into a temp CODEX_HOME, starts app-server. */
 export async function startCodex(
   responses: ScriptStep[] = [],
-  options: { config?: TomlTable; client?: AppServerClientOptions } = {},
+  options: { config?: ConfigObject; client?: AppServerClientOptions } = {},
 ): Promise<CodexFixture> {
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-it-"));
   const codexHome = path.join(root, "home");
