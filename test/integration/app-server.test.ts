@@ -3,7 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { AppServerExitedError } from "../../src/rpc/errors.js";
-import { execCommand, reply, response } from "../../src/testing/script.js";
+import {
+  applyPatch,
+  execCommand,
+  reply,
+  requestUserInput,
+  response,
+} from "../../src/testing/script.js";
 import { type CodexFixture, startCodex } from "../support/codex-fixture.js";
 
 let fixture: CodexFixture | undefined;
@@ -124,6 +130,58 @@ describe("codex app-server (real binary, ScriptedModel)", () => {
       }
     });
   }
+
+  it("answers a file change approval: the patch is applied only after accept", async () => {
+    fixture = await startCodex([
+      applyPatch("*** Add File: notes.txt\n+hello notes"),
+      reply("Patched."),
+    ]);
+    const asked: string[] = [];
+    fixture.client.setRequestHandler("item/fileChange/requestApproval", (params) => {
+      asked.push(params.itemId);
+      assert.equal(existsSync(path.join(fixture?.workdir ?? "", "notes.txt")), false);
+      return { decision: "accept" };
+    });
+    const threadId = await startThread(fixture);
+    const { completed } = await runTurn(fixture, threadId, "Add notes");
+    assert.equal(completed.status, "completed");
+    assert.equal(asked.length, 1);
+    assert.equal(readFileSync(path.join(fixture.workdir, "notes.txt"), "utf8"), "hello notes\n");
+    const changes = itemsCompleted(fixture, "fileChange");
+    assert.equal(changes[0]?.id, asked[0]);
+    assert.equal(changes[0]?.status, "completed");
+  });
+
+  it("delivers request_user_input to the client and the answer to the model", async () => {
+    fixture = await startCodex([
+      requestUserInput(
+        [
+          {
+            id: "color",
+            header: "Color",
+            question: "Which color?",
+            options: [
+              { label: "Red", description: "warm" },
+              { label: "Blue", description: "cool" },
+            ],
+          },
+        ],
+        { callId: "ask-1" },
+      ),
+      reply("Blue it is."),
+    ]);
+    const questions: unknown[] = [];
+    fixture.client.setRequestHandler("item/tool/requestUserInput", (params) => {
+      questions.push(...params.questions.map((question) => question.id));
+      return { answers: { color: { answers: ["Blue"] } } };
+    });
+    const threadId = await startThread(fixture);
+    const { completed } = await runTurn(fixture, threadId, "Pick a color");
+    assert.equal(completed.status, "completed");
+    assert.deepEqual(questions, ["color"]);
+    const answer = fixture.model.toolOutput("ask-1");
+    assert.ok(answer?.output.includes("Blue"), `the model saw ${JSON.stringify(answer)}`);
+  });
 
   it("rejects pending requests within 100 ms with the exit reason when codex is SIGKILLed mid-turn", async () => {
     fixture = await startCodex([response([reply("never sent")], { delayMs: 30_000 })]);
