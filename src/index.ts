@@ -22,6 +22,7 @@ export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages
 export type * from "./protocol/types.js";
 export {
   AppServerExitedError,
+  CodexExitedError,
   isOverloaded,
   type ProcessExit,
   RpcErrorCodes,

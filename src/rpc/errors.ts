@@ -45,8 +45,8 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
-/** The codex process ended: names the exit code or signal and carries the last lines of stderr. */
-export class AppServerExitedError extends RpcLocalError {
+/** A codex process ended: names the exit code or signal and carries the last lines of stderr. */
+export class CodexExitedError extends RpcLocalError {
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stderrTail: string[];
@@ -56,12 +56,7 @@ export class AppServerExitedError extends RpcLocalError {
    * @param stderrTail the last stderr lines; an `Error: …` line among them leads the message
    * @param hint what to check when stderr has no `Error: …` line
    */
-  constructor(
-    exit: ProcessExit,
-    stderrTail: string[],
-    context = "codex app-server exited",
-    hint = "",
-  ) {
+  constructor(exit: ProcessExit, stderrTail: string[], context: string, hint = "") {
     const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.exitCode)}`;
     const errorLine = stderrTail.find((line) => line.startsWith("Error:"));
     const tail = stderrTail.length > 0 ? `\nLast stderr lines:\n${stderrTail.join("\n")}` : "";
@@ -70,6 +65,18 @@ export class AppServerExitedError extends RpcLocalError {
     this.exitCode = exit.exitCode;
     this.signal = exit.signal;
     this.stderrTail = stderrTail;
+  }
+}
+
+/** The `codex app-server` process ended. */
+export class AppServerExitedError extends CodexExitedError {
+  constructor(
+    exit: ProcessExit,
+    stderrTail: string[],
+    context = "codex app-server exited",
+    hint = "",
+  ) {
+    super(exit, stderrTail, context, hint);
   }
 }
 

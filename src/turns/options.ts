@@ -1,0 +1,78 @@
+// The public option types of Codex, Thread and turns: @openai/codex-sdk's names, plus codex-harness's.
+import type { ConfigObject } from "../app-server/codex-config.js";
+import type { RetryOptions } from "../rpc/retry.js";
+
+/** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
+export type ApprovalMode = "never" | "on-request" | "on-failure" | "untrusted";
+export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
+export type ModelReasoningEffort =
+  | "minimal"
+  | "low"
+  | "medium"
+  | "high"
+  | "xhigh"
+  | "max"
+  | "ultra"
+  | "persistent";
+export type WebSearchMode = "disabled" | "cached" | "live";
+
+/** Options of `new Codex()`: `@openai/codex-sdk`'s, plus `transport` and the app-server settings. */
+export interface CodexOptions {
+  /** Path to the codex executable (default: `CODEX_HARNESS_CODEX_PATH`, then the bundled one). */
+  codexPathOverride?: string;
+  /** Base URL of the OpenAI API (`openai_base_url`). */
+  baseUrl?: string;
+  /** API key handed to codex as `CODEX_API_KEY`. */
+  apiKey?: string;
+  /** Config values passed as `-c key=value` (nested objects become dotted keys). */
+  config?: ConfigObject;
+  /** Raw `-c` overrides, passed after `config`. */
+  configOverrides?: string[];
+  /** The whole environment of codex; when given, `process.env` is not inherited. */
+  env?: Record<string, string>;
+  /** `"app-server"` (default): one long-lived process shared by all threads. `"exec"`: one per turn. */
+  transport?: "app-server" | "exec";
+  /** CODEX_HOME for codex (default: codex's own). */
+  codexHome?: string;
+  /** app-server: per-request timeout in ms (default 60 000). */
+  requestTimeoutMs?: number;
+  /** app-server: retry requests codex rejects as overloaded (-32001). */
+  retry?: RetryOptions;
+  /** Receives codex's stderr as it arrives. */
+  onStderr?: (text: string) => void;
+}
+
+/** Options of a thread: `@openai/codex-sdk`'s names. */
+export interface ThreadOptions {
+  model?: string;
+  /** Source classification applied when the thread is first created. */
+  threadSource?: string;
+  sandboxMode?: SandboxMode;
+  workingDirectory?: string;
+  skipGitRepoCheck?: boolean;
+  modelReasoningEffort?: ModelReasoningEffort;
+  networkAccessEnabled?: boolean;
+  webSearchMode?: WebSearchMode;
+  webSearchEnabled?: boolean;
+  approvalPolicy?: ApprovalMode;
+  additionalDirectories?: string[];
+}
+
+/** Options of one turn. */
+export interface TurnOptions {
+  /** Experimental Cyber program selection (built-in OpenAI provider only). */
+  cyberAccessProgram?: "standard" | "daybreak_blue" | "daybreak_red";
+  /** JSON Schema the final answer must follow. */
+  outputSchema?: unknown;
+  /** Aborting interrupts the turn (app-server: `turn/interrupt`; exec: the process is killed). */
+  signal?: AbortSignal;
+}
+
+/** One piece of a turn's input. `image` (by URL) is app-server only. */
+export type UserInput =
+  | { type: "text"; text: string }
+  | { type: "local_image"; path: string }
+  | { type: "image"; url: string };
+
+/** A turn's input: a prompt, or text and images. */
+export type Input = string | UserInput[];

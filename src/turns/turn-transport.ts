@@ -1,0 +1,30 @@
+// The interface both transports (app-server, exec) implement for the Thread API.
+import type { WithRaw } from "../events/raw.js";
+import type { ThreadEvent } from "../events/types.js";
+import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
+
+/** One turn to run. */
+export interface TurnRequest {
+  /** The thread to continue; `null` starts a new one. */
+  threadId: string | null;
+  /** Checked input (local image paths resolved). */
+  input: UserInput[];
+  threadOptions: ThreadOptions;
+  turnOptions: TurnOptions;
+}
+
+/**
+ * Runs turns. `runTurn` yields the turn's events: `thread.started` first (with the thread id),
+ * then `turn.started`, items, and `turn.completed` or `turn.failed` last. Breaking out of the
+ * iteration abandons the turn (the transport interrupts or kills it).
+ */
+export interface TurnTransport {
+  readonly kind: "app-server" | "exec";
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>>;
+  /** Adds input to the running turn (app-server only). */
+  steer?(threadId: string, turnId: string, input: UserInput[]): Promise<void>;
+  /** Interrupts the running turn (app-server only). */
+  interrupt?(threadId: string, turnId: string): Promise<void>;
+  /** Ends every process the transport owns. */
+  close(): Promise<void>;
+}
