@@ -1,0 +1,231 @@
+// Maps the app-server notifications of one turn to canonical events (pure; one mapper per turn).
+import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsageBreakdown.js";
+import type { RpcNotification } from "../protocol/messages.js";
+import { snakeStatus, toCanonicalItem } from "./items.js";
+import { type WithRaw, withRaw } from "./raw.js";
+import type {
+  DeltaStream,
+  PlanStep,
+  ThreadError,
+  ThreadEvent,
+  TodoListItem,
+  TurnCompletedEvent,
+  Usage,
+} from "./types.js";
+
+type Params = Record<string, unknown>;
+
+/** Delta notifications and the stream each one extends. */
+const DELTA_STREAMS: Record<string, DeltaStream> = {
+  "item/agentMessage/delta": "agent_message",
+  "item/reasoning/textDelta": "reasoning",
+  "item/reasoning/summaryTextDelta": "reasoning_summary",
+  "item/commandExecution/outputDelta": "command_output",
+  "item/fileChange/outputDelta": "file_change_output",
+  "item/plan/delta": "plan",
+};
+
+/** What the turn ended as, for `run()`. */
+export interface TurnOutcome {
+  status: "completed" | "interrupted" | "failed";
+  error: ThreadError | null;
+  usage: Usage;
+}
+
+/**
+ * Turns the notifications of one turn into canonical events and remembers what `run()` reports:
+ * the latest diff and plan, and the turn's usage. Unknown methods, item types and fields never
+ * throw: they come out as `notification` events.
+ */
+export class AppServerTurnMapper {
+  /** The turn's aggregated diff, once codex sent one. */
+  diff: string | null = null;
+  /** The turn's latest plan, once codex sent one. */
+  plan: { explanation: string | null; plan: PlanStep[] } | null = null;
+  /** Set when `turn/completed` arrived. */
+  outcome: TurnOutcome | undefined;
+  private firstUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
+  private latestUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
+  private todoList: TodoListItem | undefined;
+
+  constructor(
+    readonly threadId: string,
+    public turnId: string | undefined = undefined,
+  ) {}
+
+  /** The canonical events for one notification of this turn. */
+  map(notification: RpcNotification): WithRaw<ThreadEvent>[] {
+    const params = (notification.params ?? {}) as Params;
+    const scope = this.scope();
+    const event = (value: ThreadEvent): WithRaw<ThreadEvent> => withRaw(value, notification);
+    const stream = DELTA_STREAMS[notification.method];
+    if (stream) {
+      return [
+        event({
+          type: "item.delta",
+          ...scope,
+          item_id: String(params.itemId ?? ""),
+          stream,
+          delta: typeof params.delta === "string" ? params.delta : "",
+          ...(typeof params.summaryIndex === "number"
+            ? { summary_index: params.summaryIndex }
+            : {}),
+          ...(typeof params.contentIndex === "number"
+            ? { content_index: params.contentIndex }
+            : {}),
+        }),
+      ];
+    }
+    switch (notification.method) {
+      case "turn/started":
+        return [event({ type: "turn.started", ...scope })];
+      case "item/started":
+      case "item/completed": {
+        const item = toCanonicalItem((params.item ?? {}) as Params);
+        if (!item) break;
+        const type = notification.method === "item/started" ? "item.started" : "item.completed";
+        return [event({ type, ...scope, item })];
+      }
+      case "turn/diff/updated":
+        this.diff = typeof params.diff === "string" ? params.diff : "";
+        return [event({ type: "turn.diff.updated", ...scope, diff: this.diff })];
+      case "turn/plan/updated":
+        return this.planUpdated(params, event);
+      case "thread/tokenUsage/updated":
+        this.usageUpdated(params);
+        break;
+      case "error": {
+        const error = (params.error ?? {}) as Params;
+        return [
+          event({
+            type: "error",
+            ...scope,
+            message: typeof error.message === "string" ? error.message : "codex reported an error",
+            will_retry: params.willRetry === true,
+            codex_error_info: (error.codexErrorInfo as ThreadError["codex_error_info"]) ?? null,
+          }),
+        ];
+      }
+      case "turn/completed":
+        return this.completed(params, event);
+    }
+    return [
+      event({
+        type: "notification",
+        ...scope,
+        method: notification.method,
+        params: notification.params,
+      }),
+    ];
+  }
+
+  private scope(): { thread_id: string; turn_id?: string } {
+    return this.turnId === undefined
+      ? { thread_id: this.threadId }
+      : { thread_id: this.threadId, turn_id: this.turnId };
+  }
+
+  private planUpdated(
+    params: Params,
+    event: (value: ThreadEvent) => WithRaw<ThreadEvent>,
+  ): WithRaw<ThreadEvent>[] {
+    const steps = Array.isArray(params.plan) ? (params.plan as Params[]) : [];
+    const plan = steps.map((step) => ({
+      step: typeof step.step === "string" ? step.step : "",
+      status: snakeStatus<PlanStep["status"]>(
+        typeof step.status === "string" ? step.status : "pending",
+      ),
+    }));
+    this.plan = { explanation: (params.explanation as string | null) ?? null, plan };
+    // Like `codex exec`, the plan is also a `todo_list` item: started, updated, completed at turn end.
+    const first = this.todoList === undefined;
+    this.todoList = {
+      id: `${this.turnId ?? this.threadId}-todo-list`,
+      type: "todo_list",
+      items: plan.map((step) => ({ text: step.step, completed: step.status === "completed" })),
+    };
+    return [
+      event({ type: "turn.plan.updated", ...this.scope(), ...this.plan }),
+      event({
+        type: first ? "item.started" : "item.updated",
+        ...this.scope(),
+        item: this.todoList,
+      }),
+    ];
+  }
+
+  private usageUpdated(params: Params): void {
+    const usage = params.tokenUsage as
+      | { total?: TokenUsageBreakdown; last?: TokenUsageBreakdown }
+      | undefined;
+    if (!usage?.total || !usage.last) return;
+    const snapshot = { total: usage.total, last: usage.last };
+    this.firstUsage ??= snapshot;
+    this.latestUsage = snapshot;
+  }
+
+  /** Tokens of this turn: the thread total now, minus the total before the turn's first request. */
+  private turnUsage(): Usage {
+    if (!this.firstUsage || !this.latestUsage) return toUsage(undefined);
+    const before = subtract(toUsage(this.firstUsage.total), toUsage(this.firstUsage.last));
+    return subtract(toUsage(this.latestUsage.total), before);
+  }
+
+  private completed(
+    params: Params,
+    event: (value: ThreadEvent) => WithRaw<ThreadEvent>,
+  ): WithRaw<ThreadEvent>[] {
+    const turn = (params.turn ?? {}) as Params;
+    const status =
+      turn.status === "failed" || turn.status === "interrupted" ? turn.status : "completed";
+    const usage = this.turnUsage();
+    const events: WithRaw<ThreadEvent>[] = [];
+    if (this.todoList)
+      events.push(event({ type: "item.completed", ...this.scope(), item: this.todoList }));
+    if (status === "failed") {
+      const wire = (turn.error ?? {}) as Params;
+      const error: ThreadError = {
+        message: typeof wire.message === "string" ? wire.message : "The turn failed.",
+        codex_error_info: (wire.codexErrorInfo as ThreadError["codex_error_info"]) ?? null,
+        additional_details: (wire.additionalDetails as string | null) ?? null,
+      };
+      this.outcome = { status, error, usage };
+      events.push(event({ type: "turn.failed", ...this.scope(), error }));
+      return events;
+    }
+    this.outcome = { status, error: null, usage };
+    const completed: TurnCompletedEvent = {
+      type: "turn.completed",
+      ...this.scope(),
+      usage,
+      status,
+    };
+    if (this.latestUsage) {
+      completed.total_usage = toUsage(this.latestUsage.total);
+      completed.last_usage = toUsage(this.latestUsage.last);
+    }
+    events.push(event(completed));
+    return events;
+  }
+}
+
+/** Converts codex's usage breakdown to the official `Usage` shape. */
+export function toUsage(breakdown: TokenUsageBreakdown | undefined): Usage {
+  return {
+    input_tokens: breakdown?.inputTokens ?? 0,
+    cached_input_tokens: breakdown?.cachedInputTokens ?? 0,
+    cache_write_input_tokens: breakdown?.cacheWriteInputTokens ?? 0,
+    output_tokens: breakdown?.outputTokens ?? 0,
+    reasoning_output_tokens: breakdown?.reasoningOutputTokens ?? 0,
+  };
+}
+
+function subtract(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens - b.input_tokens,
+    cached_input_tokens: a.cached_input_tokens - b.cached_input_tokens,
+    cache_write_input_tokens: a.cache_write_input_tokens - b.cache_write_input_tokens,
+    output_tokens: a.output_tokens - b.output_tokens,
+    reasoning_output_tokens: a.reasoning_output_tokens - b.reasoning_output_tokens,
+  };
+}

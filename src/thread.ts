@@ -1,0 +1,114 @@
+// Thread: one conversation with the agent; `run()` drains `runStreamed()`.
+import { CodexHarnessError } from "./errors.js";
+import type { WithRaw } from "./events/raw.js";
+import type { ThreadEvent } from "./events/types.js";
+import { checkOutputSchema, normalizeInput } from "./turns/input.js";
+import type { Input, ThreadOptions, TurnOptions } from "./turns/options.js";
+import { type RunResult, RunResultBuilder } from "./turns/run-result.js";
+import type { TurnTransport } from "./turns/turn-transport.js";
+
+/** The result of `runStreamed()`: the turn's events, consumable once. */
+export interface StreamedTurn {
+  events: AsyncGenerator<WithRaw<ThreadEvent>>;
+}
+
+/** Alias of {@link StreamedTurn}, as in `@openai/codex-sdk`. */
+export type RunStreamedResult = StreamedTurn;
+
+/** A conversation with the agent. One thread runs one turn at a time. */
+export class Thread {
+  private threadId: string | null;
+  private runningTurnId: string | undefined;
+  private busy = false;
+
+  /** @internal Created by `Codex.startThread()` / `Codex.resumeThread()`. */
+  constructor(
+    private readonly transport: () => TurnTransport,
+    private readonly options: ThreadOptions,
+    id: string | null = null,
+  ) {
+    this.threadId = id;
+  }
+
+  /** The thread id: set once the first turn started (or given to `resumeThread`). */
+  get id(): string | null {
+    return this.threadId;
+  }
+
+  /** Runs a turn and streams its events as they happen. */
+  async runStreamed(input: Input, turnOptions: TurnOptions = {}): Promise<StreamedTurn> {
+    const transport = this.transport();
+    const checked = normalizeInput(input, this.options.workingDirectory);
+    checkOutputSchema(turnOptions.outputSchema);
+    return { events: this.stream(transport, checked, turnOptions) };
+  }
+
+  /** Runs a turn to its end. Rejects with `TurnFailedError` when the turn fails. */
+  async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResult> {
+    const { events } = await this.runStreamed(input, turnOptions);
+    const builder = new RunResultBuilder();
+    for await (const event of events) builder.add(event);
+    return builder.finish();
+  }
+
+  /** Adds input to the running turn (app-server transport). */
+  async steer(input: Input): Promise<void> {
+    const { transport, threadId, turnId } = this.running("steer");
+    if (!transport.steer) throw unsupported("steer");
+    await transport.steer(threadId, turnId, normalizeInput(input, this.options.workingDirectory));
+  }
+
+  /** Interrupts the running turn (app-server transport); its stream ends with status `interrupted`. */
+  async interrupt(): Promise<void> {
+    const { transport, threadId, turnId } = this.running("interrupt");
+    if (!transport.interrupt) throw unsupported("interrupt");
+    await transport.interrupt(threadId, turnId);
+  }
+
+  private async *stream(
+    transport: TurnTransport,
+    input: ReturnType<typeof normalizeInput>,
+    turnOptions: TurnOptions,
+  ): AsyncGenerator<WithRaw<ThreadEvent>> {
+    if (this.busy) {
+      throw new CodexHarnessError(
+        "thread_busy",
+        "A turn is already running on this thread: wait for its stream to end (or steer it) before starting another.",
+      );
+    }
+    this.busy = true;
+    const events = transport.runTurn({
+      threadId: this.threadId,
+      input,
+      threadOptions: this.options,
+      turnOptions,
+    });
+    try {
+      for await (const event of events) {
+        if (event.type === "thread.started") this.threadId = event.thread_id;
+        if (event.type === "turn.started" && event.turn_id) this.runningTurnId = event.turn_id;
+        yield event;
+      }
+    } finally {
+      this.runningTurnId = undefined;
+      this.busy = false;
+    }
+  }
+
+  private running(action: string): { transport: TurnTransport; threadId: string; turnId: string } {
+    if (this.threadId === null || this.runningTurnId === undefined) {
+      throw new CodexHarnessError(
+        "no_running_turn",
+        `Cannot ${action}: no turn is running on this thread.`,
+      );
+    }
+    return { transport: this.transport(), threadId: this.threadId, turnId: this.runningTurnId };
+  }
+}
+
+function unsupported(action: string): CodexHarnessError {
+  return new CodexHarnessError(
+    "unsupported_operation",
+    `${action} needs the app-server transport; create the Codex with transport: "app-server".`,
+  );
+}

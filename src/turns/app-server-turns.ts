@@ -1,0 +1,223 @@
+// The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
+import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
+import { CodexHarnessError } from "../errors.js";
+import { type WithRaw, withRaw } from "../events/raw.js";
+import type { ThreadEvent } from "../events/types.js";
+import type { RpcNotification } from "../protocol/messages.js";
+import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
+import type { CodexOptions, UserInput } from "./options.js";
+import {
+  threadResumeParams,
+  threadStartParams,
+  toWireInput,
+  turnStartParams,
+} from "./thread-params.js";
+import { ActiveTurn, TurnRouter } from "./turn-router.js";
+import type { TurnRequest, TurnTransport } from "./turn-transport.js";
+
+/** The app-server client options a `Codex` configures. */
+export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
+  const env = options.apiKey
+    ? { ...(options.env ?? definedEnv()), CODEX_API_KEY: options.apiKey }
+    : options.env;
+  const config = options.baseUrl
+    ? { ...options.config, openai_base_url: options.baseUrl }
+    : options.config;
+  return {
+    ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
+    ...(env ? { env } : {}),
+    ...(options.codexHome ? { codexHome: options.codexHome } : {}),
+    ...(config ? { config } : {}),
+    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+  };
+}
+
+function definedEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
+  );
+}
+
+/**
+ * Runs turns on one `codex app-server`, started on first use. Turns of different threads run
+ * concurrently; turns of one thread run one after the other.
+ */
+export class AppServerTurnTransport implements TurnTransport {
+  readonly kind = "app-server" as const;
+  private client: Promise<AppServerClient> | undefined;
+  private readonly router = new TurnRouter();
+  private readonly loadedThreads = new Set<string>();
+  private readonly threadLocks = new Map<string, Promise<void>>();
+  private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
+  private closed = false;
+
+  constructor(private readonly options: CodexOptions) {}
+
+  /** The app-server connection, started on first use and restarted after the process died. */
+  async connection(): Promise<AppServerClient> {
+    if (this.closed) {
+      throw new CodexHarnessError("codex_closed", "This Codex was closed; create a new one.");
+    }
+    this.client ??= this.connect();
+    return this.client;
+  }
+
+  /** Listens to notifications no running turn took (account, config, other threads). */
+  onOtherNotification(listener: (notification: RpcNotification) => void): () => void {
+    this.otherListeners.add(listener);
+    return () => this.otherListeners.delete(listener);
+  }
+
+  private async connect(): Promise<AppServerClient> {
+    try {
+      const client = await AppServerClient.start(clientOptionsOf(this.options));
+      client.onAnyNotification((notification) => {
+        if (this.router.route(notification)) return;
+        for (const listener of this.otherListeners) listener(notification);
+      });
+      client.onClose((reason) => {
+        this.client = undefined;
+        this.loadedThreads.clear();
+        this.router.failAll(reason);
+      });
+      return client;
+    } catch (error) {
+      this.client = undefined;
+      throw error;
+    }
+  }
+
+  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+    const { signal } = request.turnOptions;
+    if (signal?.aborted) throw abortedBeforeStart(signal.reason);
+    const client = await this.connection();
+    let threadId = request.threadId;
+    let release: (() => void) | undefined;
+    if (threadId === null) {
+      const started = await client.request(
+        "thread/start",
+        threadStartParams(request.threadOptions),
+      );
+      threadId = started.thread.id;
+      this.loadedThreads.add(threadId);
+      release = await this.lock(threadId, signal);
+    } else {
+      release = await this.lock(threadId, signal);
+      if (!this.loadedThreads.has(threadId)) {
+        await client
+          .request("thread/resume", threadResumeParams(threadId, request.threadOptions))
+          .catch((error: unknown) => {
+            release?.();
+            throw explainResumeFailure(threadId as string, error);
+          });
+        this.loadedThreads.add(threadId);
+      }
+    }
+    const turn = new ActiveTurn(threadId);
+    let onAbort: (() => void) | undefined;
+    try {
+      yield withRaw({ type: "thread.started", thread_id: threadId }, undefined);
+      this.router.add(turn);
+      const started = await client.request(
+        "turn/start",
+        turnStartParams(threadId, request.input, request.turnOptions),
+      );
+      turn.start(started.turn.id);
+      if (signal) {
+        onAbort = () => void this.interruptQuietly(client, turn);
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
+      yield* turn.events;
+    } finally {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+      // Leaving before the turn ended (break, throw): do not leave it running.
+      if (turn.turnId !== undefined && !turn.events.closed)
+        void this.interruptQuietly(client, turn);
+      this.router.remove(turn);
+      release();
+    }
+  }
+
+  async steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {
+    const client = await this.connection();
+    await client.request("turn/steer", {
+      threadId,
+      expectedTurnId: turnId,
+      input: toWireInput(input),
+    });
+  }
+
+  async interrupt(threadId: string, turnId: string): Promise<void> {
+    const client = await this.connection();
+    await client.request("turn/interrupt", { threadId, turnId });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = await this.client?.catch(() => undefined);
+    this.client = undefined;
+    await client?.close();
+  }
+
+  private async interruptQuietly(client: AppServerClient, turn: ActiveTurn): Promise<void> {
+    if (turn.turnId === undefined || client.closedReason) return;
+    await client
+      .request("turn/interrupt", { threadId: turn.threadId, turnId: turn.turnId })
+      .catch(() => undefined);
+  }
+
+  /** Waits until no other turn runs on `threadId`, then holds it until the returned release. */
+  private async lock(threadId: string, signal: AbortSignal | undefined): Promise<() => void> {
+    for (let held = this.threadLocks.get(threadId); held; held = this.threadLocks.get(threadId)) {
+      await waitOrAbort(held, signal);
+    }
+    let release!: () => void;
+    const lock = new Promise<void>((resolve) => {
+      release = () => {
+        if (this.threadLocks.get(threadId) === lock) this.threadLocks.delete(threadId);
+        resolve();
+      };
+    });
+    this.threadLocks.set(threadId, lock);
+    return release;
+  }
+}
+
+function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortedBeforeStart(signal.reason));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedBeforeStart(signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+/** codex answers an unknown thread id with -32600 "no rollout found": say so plainly. */
+function explainResumeFailure(threadId: string, error: unknown): unknown {
+  if (
+    error instanceof RpcWireError &&
+    error.code === RpcErrorCodes.InvalidRequest &&
+    /no rollout found|invalid session id/.test(error.message)
+  ) {
+    return new CodexHarnessError(
+      "thread_not_found",
+      `codex has no saved thread ${JSON.stringify(threadId)} (${error.message}). Check the id and CODEX_HOME, or start a new thread.`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+function abortedBeforeStart(reason: unknown): RpcLocalError {
+  return new RpcLocalError("aborted", "The turn was aborted before it started.", { cause: reason });
+}

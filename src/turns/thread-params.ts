@@ -1,0 +1,95 @@
+// Turns ThreadOptions/TurnOptions/UserInput into app-server `thread/start`, `thread/resume` and `turn/start` params.
+import { CodexHarnessError } from "../errors.js";
+import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
+import type { CyberAccessProgram } from "../protocol/generated/ts/v2/CyberAccessProgram.js";
+import type { ThreadResumeParams } from "../protocol/generated/ts/v2/ThreadResumeParams.js";
+import type { ThreadStartParams } from "../protocol/generated/ts/v2/ThreadStartParams.js";
+import type { TurnStartParams } from "../protocol/generated/ts/v2/TurnStartParams.js";
+import type { UserInput as WireUserInput } from "../protocol/generated/ts/v2/UserInput.js";
+import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
+
+/** The approval policies codex 0.169.0 accepts. */
+const ACCEPTED_APPROVAL_POLICIES = ["on-request", "never"] as const;
+
+/** Refuses the official approval policies codex no longer accepts, with a clear error. */
+export function checkApprovalPolicy(policy: ThreadOptions["approvalPolicy"]): void {
+  if (policy === undefined || (ACCEPTED_APPROVAL_POLICIES as readonly string[]).includes(policy))
+    return;
+  throw new CodexHarnessError(
+    "unsupported_option",
+    `approvalPolicy ${JSON.stringify(policy)} is no longer supported by codex; use "on-request" or "never".`,
+  );
+}
+
+/** Thread settings that travel as config overrides (as `codex exec` sends them with `-c`). */
+function configOf(options: ThreadOptions): Record<string, JsonValue> | null {
+  const config: Record<string, JsonValue> = {};
+  if (options.modelReasoningEffort) config.model_reasoning_effort = options.modelReasoningEffort;
+  if (options.networkAccessEnabled !== undefined) {
+    config["sandbox_workspace_write.network_access"] = options.networkAccessEnabled;
+  }
+  if (options.webSearchMode) config.web_search = options.webSearchMode;
+  else if (options.webSearchEnabled !== undefined) {
+    config.web_search = options.webSearchEnabled ? "live" : "disabled";
+  }
+  if (options.additionalDirectories?.length) {
+    config["sandbox_workspace_write.writable_roots"] = options.additionalDirectories;
+  }
+  return Object.keys(config).length > 0 ? config : null;
+}
+
+/** `thread/start` params for a new thread. */
+export function threadStartParams(options: ThreadOptions): ThreadStartParams {
+  checkApprovalPolicy(options.approvalPolicy);
+  return {
+    model: options.model ?? null,
+    cwd: options.workingDirectory ?? null,
+    approvalPolicy: (options.approvalPolicy as ThreadStartParams["approvalPolicy"]) ?? null,
+    sandbox: options.sandboxMode ?? null,
+    config: configOf(options),
+  };
+}
+
+/** `thread/resume` params that reload a thread with the given options. */
+export function threadResumeParams(threadId: string, options: ThreadOptions): ThreadResumeParams {
+  return { ...threadStartParams(options), threadId };
+}
+
+/** The official SDK's snake_case program names and their app-server spelling. */
+const CYBER_ACCESS_PROGRAMS = {
+  standard: "standard",
+  daybreak_blue: "daybreakBlue",
+  daybreak_red: "daybreakRed",
+} as const satisfies Record<NonNullable<TurnOptions["cyberAccessProgram"]>, CyberAccessProgram>;
+
+/** `turn/start` params. */
+export function turnStartParams(
+  threadId: string,
+  input: UserInput[],
+  turnOptions: TurnOptions,
+): TurnStartParams {
+  return {
+    threadId,
+    input: toWireInput(input),
+    ...(turnOptions.outputSchema === undefined
+      ? {}
+      : { outputSchema: turnOptions.outputSchema as JsonValue }),
+    ...(turnOptions.cyberAccessProgram
+      ? { cyberAccessProgram: CYBER_ACCESS_PROGRAMS[turnOptions.cyberAccessProgram] }
+      : {}),
+  };
+}
+
+/** The app-server form of a turn's input. */
+export function toWireInput(input: UserInput[]): WireUserInput[] {
+  return input.map((item): WireUserInput => {
+    switch (item.type) {
+      case "text":
+        return { type: "text", text: item.text, text_elements: [] };
+      case "local_image":
+        return { type: "localImage", path: item.path };
+      case "image":
+        return { type: "image", url: item.url };
+    }
+  });
+}

@@ -1,0 +1,92 @@
+// Routes app-server notifications to the running turn of their thread, by threadId/turnId only.
+import { AppServerTurnMapper } from "../events/app-server-events.js";
+import type { WithRaw } from "../events/raw.js";
+import type { ThreadEvent } from "../events/types.js";
+import type { RpcNotification } from "../protocol/messages.js";
+import { EventQueue } from "./event-queue.js";
+
+type Params = Record<string, unknown>;
+
+/** The thread a notification belongs to, if any. */
+export function threadIdOf(notification: RpcNotification): string | undefined {
+  const params = (notification.params ?? {}) as Params;
+  if (typeof params.threadId === "string") return params.threadId;
+  const thread = params.thread as Params | undefined;
+  return typeof thread?.id === "string" ? thread.id : undefined;
+}
+
+/** The turn a notification belongs to, if it names one. */
+export function turnIdOf(notification: RpcNotification): string | undefined {
+  const params = (notification.params ?? {}) as Params;
+  if (typeof params.turnId === "string") return params.turnId;
+  const turn = params.turn as Params | undefined;
+  return typeof turn?.id === "string" ? turn.id : undefined;
+}
+
+/**
+ * One running turn: its event queue and mapper. Notifications that arrive before `turn/start`
+ * answered (so before the turn id is known) are kept and replayed once it is.
+ */
+export class ActiveTurn {
+  readonly events = new EventQueue<WithRaw<ThreadEvent>>();
+  readonly mapper: AppServerTurnMapper;
+  private pending: RpcNotification[] | undefined = [];
+
+  constructor(readonly threadId: string) {
+    this.mapper = new AppServerTurnMapper(threadId);
+  }
+
+  get turnId(): string | undefined {
+    return this.mapper.turnId;
+  }
+
+  /** Sets the turn id from the `turn/start` response and replays what arrived before it. */
+  start(turnId: string): void {
+    this.mapper.turnId = turnId;
+    const early = this.pending ?? [];
+    this.pending = undefined;
+    for (const notification of early) this.receive(notification);
+  }
+
+  /** Takes a notification of this thread; one of another turn is ignored. */
+  receive(notification: RpcNotification): void {
+    if (this.pending) {
+      this.pending.push(notification);
+      return;
+    }
+    const turnId = turnIdOf(notification);
+    if (turnId !== undefined && turnId !== this.turnId) return;
+    if (this.events.closed) return;
+    for (const event of this.mapper.map(notification)) this.events.push(event);
+    if (this.mapper.outcome) this.events.end();
+  }
+}
+
+/** Holds the running turn of each thread and delivers notifications to it. */
+export class TurnRouter {
+  private readonly active = new Map<string, ActiveTurn>();
+
+  /** Registers the running turn of a thread (one at a time per thread). */
+  add(turn: ActiveTurn): void {
+    this.active.set(turn.threadId, turn);
+  }
+
+  remove(turn: ActiveTurn): void {
+    if (this.active.get(turn.threadId) === turn) this.active.delete(turn.threadId);
+  }
+
+  /** Delivers a notification; returns false when no running turn took it. */
+  route(notification: RpcNotification): boolean {
+    const threadId = threadIdOf(notification);
+    const turn = threadId === undefined ? undefined : this.active.get(threadId);
+    if (!turn) return false;
+    turn.receive(notification);
+    return true;
+  }
+
+  /** Ends every running turn's stream with `error` (the connection is gone). */
+  failAll(error: Error): void {
+    for (const turn of this.active.values()) turn.events.fail(error);
+    this.active.clear();
+  }
+}

@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import type { ThreadEvent } from "../../src/events/types.js";
+import type { RecordedRequest } from "../../src/testing/recorded.js";
+import { inputTexts } from "../../src/testing/recorded.js";
+import { reasoning, reply, response } from "../../src/testing/script.js";
+import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+
+let fixture: CodexApiFixture | undefined;
+
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+function threadIn(f: CodexApiFixture) {
+  return f.codex.startThread({ workingDirectory: f.workdir });
+}
+
+/** Resolves once `events` yields an event of `type`; the rest keeps flowing into `all`. */
+function consume(events: AsyncIterable<ThreadEvent>) {
+  const all: ThreadEvent[] = [];
+  const waiters: Array<{ type: string; resolve: () => void }> = [];
+  const done = (async () => {
+    for await (const event of events) {
+      all.push(event);
+      for (const waiter of waiters.filter((w) => w.type === event.type)) waiter.resolve();
+    }
+  })();
+  const seen = (type: string) =>
+    all.some((event) => event.type === type)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.push({ type, resolve }));
+  return { all, done, seen };
+}
+
+describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
+  it("streams message and reasoning deltas as item.delta", async () => {
+    fixture = await startCodexApi("app-server", [
+      response([
+        reasoning("Let me think", { deltas: 3 }),
+        reply("Streaming works.", { deltas: 4 }),
+      ]),
+    ]);
+    const { events } = await threadIn(fixture).runStreamed("stream please");
+    const all = await collect(events);
+    const deltas = (stream: string) =>
+      all
+        .filter((e) => e.type === "item.delta" && e.stream === stream)
+        .map((e) => (e.type === "item.delta" ? e.delta : ""));
+    assert.ok(deltas("agent_message").length >= 4);
+    assert.equal(deltas("agent_message").join(""), "Streaming works.");
+    assert.equal(deltas("reasoning_summary").join(""), "Let me think");
+    const first = all.find((e) => e.type === "item.delta");
+    assert.ok(first?.thread_id && first.turn_id, "deltas carry thread and turn ids");
+  });
+
+  it("interrupts a turn when the signal aborts: the stream ends with status interrupted", async () => {
+    fixture = await startCodexApi("app-server", [
+      response([reply("too late")], { delayMs: 20_000 }),
+    ]);
+    const thread = threadIn(fixture);
+    const controller = new AbortController();
+    const model = fixture.model;
+    const running = thread.run("take your time", { signal: controller.signal });
+    await model.waitForRequest(1, { timeoutMs: 20_000 });
+    const abortedAt = Date.now();
+    controller.abort();
+    const result = await running;
+    assert.equal(result.status, "interrupted");
+    assert.ok(Date.now() - abortedAt < 3_000, `took ${Date.now() - abortedAt} ms`);
+    assert.equal(result.finalResponse, "");
+  });
+
+  it("interrupts the running turn with thread.interrupt()", async () => {
+    fixture = await startCodexApi("app-server", [response([reply("never")], { delayMs: 20_000 })]);
+    const thread = threadIn(fixture);
+    const { events } = await thread.runStreamed("long task");
+    const stream = consume(events);
+    await stream.seen("turn.started");
+    await fixture.model.waitForRequest(1, { timeoutMs: 20_000 });
+    await thread.interrupt();
+    await stream.done;
+    const last = stream.all.at(-1);
+    assert.ok(last?.type === "turn.completed" && last.status === "interrupted");
+  });
+
+  it("steers the running turn: the model's next request carries the new input", async () => {
+    fixture = await startCodexApi("app-server", [
+      response([reply("Working on it.")], { delayMs: 1_500 }),
+      (request: RecordedRequest) => reply(`Saw: ${inputTexts(request).at(-1) ?? "nothing"}`),
+    ]);
+    const thread = threadIn(fixture);
+    const { events } = await thread.runStreamed("start something");
+    const stream = consume(events);
+    await stream.seen("turn.started");
+    await fixture.model.waitForRequest(1, { timeoutMs: 20_000 });
+    await thread.steer("also do this");
+    await stream.done;
+    assert.equal(fixture.model.modelRequests.length, 2);
+    const messages = stream.all.flatMap((e) =>
+      e.type === "item.completed" && e.item.type === "agent_message" ? [e.item.text] : [],
+    );
+    // codex 0.169.0 drops the in-flight response when steered and asks again with the new input.
+    assert.equal(messages.at(-1), "Saw: also do this");
+    assert.equal(inputTexts(fixture.model.modelRequests[1] as RecordedRequest).at(-1), "also do this");
+  });
+
+  it("runs turns of several threads concurrently on one app-server process", async () => {
+    const echo = (request: RecordedRequest) => reply(`echo ${inputTexts(request).at(-1)}`);
+    fixture = await startCodexApi("app-server", [echo, echo, echo, echo]);
+    const f = fixture;
+    const pid = (await f.codex.appServer.client()).pid;
+    const results = await Promise.all(
+      ["alpha", "beta", "gamma", "delta"].map((word) => threadIn(f).run(word)),
+    );
+    assert.deepEqual(
+      results.map((r) => r.finalResponse),
+      ["echo alpha", "echo beta", "echo gamma", "echo delta"],
+    );
+    assert.equal((await f.codex.appServer.client()).pid, pid, "one process served every thread");
+    assert.equal(new Set(results.map((r) => r.id)).size, 4);
+  });
+
+  it("never interleaves two turns of one thread", async () => {
+    fixture = await startCodexApi("app-server", [
+      response([reply("first")], { delayMs: 500 }),
+      reply("second"),
+      reply("third"),
+    ]);
+    const thread = threadIn(fixture);
+    await thread.run("one");
+    const { events } = await thread.runStreamed("two");
+    const stream = consume(events);
+    await stream.seen("turn.started");
+    await assert.rejects(
+      (await thread.runStreamed("again")).events.next(),
+      (error: unknown) => (error as { code?: string }).code === "thread_busy",
+    );
+    // A second Thread object on the same id waits for the running turn instead.
+    const twin = fixture.codex.resumeThread(thread.id as string, {
+      workingDirectory: fixture.workdir,
+    });
+    const third = twin.run("three");
+    await stream.done;
+    const endOfSecond = Date.now();
+    const result = await third;
+    assert.equal(result.finalResponse, "third");
+    assert.ok(Date.now() >= endOfSecond);
+    assert.equal(stream.all.at(-1)?.type, "turn.completed");
+  });
+
+  it("reaches the rest of the protocol through codex.appServer", async () => {
+    fixture = await startCodexApi("app-server", [reply("saved")]);
+    const thread = threadIn(fixture);
+    await thread.run("keep me");
+    const id = thread.id as string;
+    const listed = await fixture.codex.appServer.listThreads({});
+    assert.ok(listed.data.some((t) => t.id === id));
+    const read = await fixture.codex.appServer.readThread(id, { includeTurns: true });
+    assert.equal(read.thread.id, id);
+    const models = await fixture.codex.appServer.listModels();
+    assert.ok(models.data.length > 0);
+    const config = await fixture.codex.appServer.readConfig();
+    assert.equal(config.config.model, "scripted-model");
+    const ran = await fixture.codex.appServer.execCommand({
+      command: ["echo", "hi"],
+      cwd: fixture.workdir,
+    });
+    assert.equal(ran.exitCode, 0);
+    assert.equal(ran.stdout, "hi\n");
+    const forked = await fixture.codex.forkThread(id, { workingDirectory: fixture.workdir });
+    assert.notEqual(forked.id, id);
+  });
+});

@@ -1,0 +1,83 @@
+// A Codex (either transport) on a ScriptedModel in temp folders, for the Thread API suites.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ConfigObject } from "../../src/app-server/codex-config.js";
+import { Codex } from "../../src/codex.js";
+import type { ThreadEvent } from "../../src/events/types.js";
+import type { ScriptStep } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import type { CodexOptions } from "../../src/turns/options.js";
+
+export type TransportKind = "app-server" | "exec";
+
+/** Full access without approvals: what exec (which cannot answer approvals) needs to run commands. */
+export const FULL_ACCESS: ConfigObject = {
+  sandbox_mode: "danger-full-access",
+  approval_policy: "never",
+};
+
+export interface CodexApiFixture {
+  codex: Codex;
+  model: ScriptedModel;
+  codexHome: string;
+  workdir: string;
+  /** A second Codex on the same CODEX_HOME (e.g. to resume a thread from "another process"). */
+  another(): Codex;
+  close(): Promise<void>;
+}
+
+/** Starts a ScriptedModel and a Codex of the given transport pointed at it. */
+export async function startCodexApi(
+  transport: TransportKind,
+  responses: ScriptStep[],
+  options: { config?: ConfigObject; codex?: CodexOptions } = {},
+): Promise<CodexApiFixture> {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-api-"));
+  const codexHome = path.join(root, "home");
+  const workdir = path.join(root, "work");
+  await mkdir(workdir, { recursive: true });
+  const model = await ScriptedModel.start({ responses });
+  await model.writeCodexHome(codexHome, options.config ?? FULL_ACCESS);
+  const made: Codex[] = [];
+  const make = () => {
+    const codex = new Codex({ transport, codexHome, ...options.codex });
+    made.push(codex);
+    return codex;
+  };
+  const codex = make();
+  return {
+    codex,
+    model,
+    codexHome,
+    workdir,
+    another: make,
+    async close() {
+      await Promise.all(made.map((c) => c.close()));
+      await model.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Collects a stream's events. */
+export async function collect(events: AsyncIterable<ThreadEvent>): Promise<ThreadEvent[]> {
+  const all: ThreadEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+/** The event types of the official SDK's model, in order (extras left out). */
+export function officialTypes(events: ThreadEvent[]): string[] {
+  const official = new Set([
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "error",
+  ]);
+  return events.map((event) => event.type).filter((type) => official.has(type));
+}
