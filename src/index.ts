@@ -1,4 +1,5 @@
 // codex-harness: drive the OpenAI Codex agent from programs.
+
 export {
   AppServerClient,
   type AppServerClientOptions,
@@ -16,7 +17,11 @@ export {
   type ConfigValue,
   toConfigOverrides,
 } from "./app-server/codex-config.js";
+export { AppServerAccess } from "./app-server-access.js";
+export { Codex } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
+export { rawOf, type WithRaw } from "./events/raw.js";
+export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
 export type * from "./protocol/types.js";
@@ -40,3 +45,16 @@ export {
 } from "./rpc/peer.js";
 export type { RetryOptions } from "./rpc/retry.js";
 export { InMemoryTransport, type Transport } from "./rpc/transport.js";
+export { type RunStreamedResult, type StreamedTurn, Thread } from "./thread.js";
+export type {
+  ApprovalMode,
+  CodexOptions,
+  Input,
+  ModelReasoningEffort,
+  SandboxMode,
+  ThreadOptions,
+  TurnOptions,
+  UserInput,
+  WebSearchMode,
+} from "./turns/options.js";
+export { type RunResult, type Turn, TurnFailedError } from "./turns/run-result.js";

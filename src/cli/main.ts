@@ -1,12 +1,52 @@
 // The `codex-harness` command line: thin commands over the library.
 import { Command } from "commander";
+import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
+import { type RunCommandOptions, runPrompt } from "./run.js";
+import { Terminal } from "./terminal.js";
 
 /** Builds the CLI program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("codex-harness")
     .description("Drive the OpenAI Codex agent from programs.")
     .version(`codex-harness (codex ${pinnedCodexVersion()})`);
+
+  program
+    .command("demo")
+    .description(
+      "Run a short scripted session on the real codex app-server, offline: streamed reply, an approval, a file change",
+    )
+    .option("-y, --yes", "approve every request without asking")
+    .option("--keep", "keep the temp project folder")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .action(async (options: { yes?: boolean; keep?: boolean; codexPath?: string }) => {
+      process.exitCode = await runDemo(new Terminal(process.stdout, process.stdin), {
+        yes: options.yes === true,
+        keep: options.keep === true,
+        codexPathOverride: options.codexPath,
+      });
+    });
+
+  program
+    .command("run")
+    .description("Run one turn with your own Codex configuration and show it")
+    .argument("<prompt>", "what to ask")
+    .option("--json", "print the events as JSONL")
+    .option("-y, --yes", "approve every request without asking")
+    .option("-m, --model <model>", "model to use")
+    .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
+    .option("--approval-policy <policy>", "on-request | never")
+    .option("-C, --cd <dir>", "working directory (default: the current one)")
+    .option("--resume <threadId>", "continue a saved thread")
+    .option("--transport <kind>", "app-server (default) | exec")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .action(async (prompt: string, options: RunCommandOptions) => {
+      process.exitCode = await runPrompt(
+        prompt,
+        new Terminal(process.stdout, process.stdin),
+        options,
+      );
+    });
 
   program
     .command("doctor")

@@ -1,0 +1,130 @@
+// Renders a turn's events for a person reading a terminal.
+import type { ThreadEvent, ThreadItem, Usage } from "../events/types.js";
+import type { Terminal } from "./terminal.js";
+
+/** Turns events into readable terminal output: streamed text, commands, diffs, a summary. */
+export class EventRenderer {
+  private streamingItem: string | undefined;
+
+  constructor(private readonly terminal: Terminal) {}
+
+  render(event: ThreadEvent): void {
+    const t = this.terminal;
+    switch (event.type) {
+      case "thread.started":
+        t.line(t.style("dim", `thread ${event.thread_id}`));
+        break;
+      case "turn.started":
+        t.spin("working…");
+        break;
+      case "item.delta":
+        if (event.stream === "agent_message") {
+          if (this.streamingItem !== event.item_id) {
+            this.streamingItem = event.item_id;
+            t.line();
+          }
+          t.write(event.delta);
+        }
+        break;
+      case "item.started":
+        this.started(event.item);
+        break;
+      case "item.completed":
+        this.completed(event.item);
+        t.spin("working…");
+        break;
+      case "turn.completed":
+        t.endLine();
+        t.line(
+          t.style(
+            event.status === "interrupted" ? "yellow" : "green",
+            `${event.status === "interrupted" ? "■ turn interrupted" : "✓ turn completed"} · ${formatUsage(event.usage)}`,
+          ),
+        );
+        break;
+      case "turn.failed":
+        t.line(t.style("red", `✗ turn failed: ${event.error.message}`));
+        break;
+      case "error":
+        if (!event.will_retry) t.line(t.style("red", `error: ${event.message}`));
+        break;
+    }
+  }
+
+  private started(item: ThreadItem): void {
+    const t = this.terminal;
+    if (item.type === "command_execution") {
+      t.line(`${t.style("bold", "$")} ${item.command}`);
+      t.spin("running…");
+    } else if (item.type === "file_change") {
+      for (const change of item.changes) {
+        t.line(`${t.style("bold", "✎")} ${change.kind} ${change.path}`);
+        for (const line of diffLines(change.diff ?? "", change.kind))
+          t.line(t.style(line.style, `  ${line.text}`));
+      }
+    }
+  }
+
+  private completed(item: ThreadItem): void {
+    const t = this.terminal;
+    switch (item.type) {
+      case "agent_message":
+        // Streamed already when deltas came; otherwise print it whole.
+        if (this.streamingItem !== item.id) t.line(`\n${item.text}`);
+        else t.endLine();
+        this.streamingItem = undefined;
+        break;
+      case "reasoning":
+        if (item.text) t.line(t.style("dim", `• ${item.text}`));
+        break;
+      case "command_execution": {
+        const output = item.aggregated_output.trimEnd();
+        if (output) t.line(t.style("dim", indent(output)));
+        const ok = item.status === "completed" && (item.exit_code ?? 0) === 0;
+        const status =
+          item.status === "declined"
+            ? "declined"
+            : `exit ${item.exit_code ?? "?"} · ${item.status}`;
+        t.line(t.style(ok ? "green" : "red", `  ${ok ? "✓" : "✗"} ${status}`));
+        break;
+      }
+      case "file_change": {
+        const ok = item.status === "completed";
+        const files = item.changes.map((change) => change.path).join(", ");
+        t.line(t.style(ok ? "green" : "red", `  ${ok ? "✓" : "✗"} ${item.status}: ${files}`));
+        break;
+      }
+      case "todo_list":
+        for (const todo of item.items) t.line(`${todo.completed ? "☑" : "☐"} ${todo.text}`);
+        break;
+      case "error":
+        t.line(t.style("yellow", `! ${item.message}`));
+        break;
+    }
+  }
+}
+
+/** The lines of a change's diff, coloured; an added file's content reads as added lines. */
+function diffLines(diff: string, kind: string): { text: string; style: "green" | "red" | "dim" }[] {
+  return diff
+    .trimEnd()
+    .split("\n")
+    .map((line) => {
+      if (kind === "add") return { text: `+${line}`, style: "green" };
+      if (line.startsWith("+")) return { text: line, style: "green" };
+      if (line.startsWith("-")) return { text: line, style: "red" };
+      return { text: line, style: "dim" };
+    });
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  │ ${line}`)
+    .join("\n");
+}
+
+/** A short token summary. */
+export function formatUsage(usage: Usage): string {
+  return `${usage.input_tokens} in (${usage.cached_input_tokens} cached) / ${usage.output_tokens} out tokens`;
+}

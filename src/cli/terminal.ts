@@ -1,0 +1,89 @@
+// Terminal output for the CLI: colours only on a TTY (and not under NO_COLOR), a spinner, and y/N prompts.
+import { createInterface, type Interface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { styleText } from "node:util";
+
+type Style = Parameters<typeof styleText>[0];
+
+/** Where the CLI writes and reads, with the few things it needs from a terminal. */
+export class Terminal {
+  readonly color: boolean;
+  private spinnerTimer: NodeJS.Timeout | undefined;
+  private spinnerFrame = 0;
+  private spinnerLabel = "";
+  private lineOpen = false;
+  private lines: AsyncIterator<string> | undefined;
+  private reader: Interface | undefined;
+
+  constructor(
+    private readonly out: Writable & { isTTY?: boolean },
+    private readonly input: Readable,
+    env: Record<string, string | undefined> = process.env,
+  ) {
+    this.color = out.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
+  }
+
+  /** Applies a style when colours are on. */
+  style(style: Style, text: string): string {
+    return this.color ? styleText(style, text) : text;
+  }
+
+  /** Writes text that continues the current line (streamed deltas). */
+  write(text: string): void {
+    this.clearSpinner();
+    this.out.write(text);
+    this.lineOpen = !text.endsWith("\n");
+  }
+
+  /** Writes a whole line, ending any line in progress first. */
+  line(text = ""): void {
+    this.endLine();
+    this.out.write(`${text}\n`);
+  }
+
+  /** Ends the line in progress, if any. */
+  endLine(): void {
+    this.clearSpinner();
+    if (this.lineOpen) this.out.write("\n");
+    this.lineOpen = false;
+  }
+
+  /** Shows a spinner with a label until the next output (TTY only). */
+  spin(label: string): void {
+    this.spinnerLabel = label;
+    if (!this.out.isTTY || this.spinnerTimer || this.lineOpen) return;
+    this.spinnerTimer = setInterval(() => this.drawSpinner(), 100);
+    this.spinnerTimer.unref();
+    this.drawSpinner();
+  }
+
+  /** Asks a yes/no question; anything but y/yes (or end of input) is no. */
+  async confirm(question: string): Promise<boolean> {
+    this.line(`${question} ${this.style("dim", "[y/N]")}`);
+    this.reader ??= createInterface({ input: this.input, terminal: false });
+    this.lines ??= this.reader[Symbol.asyncIterator]();
+    const next = await this.lines.next();
+    return !next.done && /^\s*y(es)?\s*$/i.test(next.value);
+  }
+
+  /** Stops the spinner and releases the input. */
+  close(): void {
+    this.clearSpinner();
+    this.reader?.close();
+  }
+
+  private drawSpinner(): void {
+    const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+    const frame = frames[this.spinnerFrame++ % frames.length];
+    this.out.write(
+      `\r${this.style("cyan", frame ?? "")} ${this.style("dim", this.spinnerLabel)}\u001b[K`,
+    );
+  }
+
+  private clearSpinner(): void {
+    if (!this.spinnerTimer) return;
+    clearInterval(this.spinnerTimer);
+    this.spinnerTimer = undefined;
+    this.out.write("\r\u001b[K");
+  }
+}
