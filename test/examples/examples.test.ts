@@ -28,4 +28,11 @@ describe("README examples", () => {
     assert.match(stdout, /turn completed/);
     assert.match(stdout, /hello\.txt: hello/);
   });
+
+  it("stream-a-turn: deltas, a file change, usage, then run()", async () => {
+    const stdout = await runExample("stream-a-turn");
+    assert.match(stdout, /changed: add notes\.md/);
+    assert.match(stdout, /I added notes\.md\.\n\d+ input tokens/);
+    assert.match(stdout, /completed: It has one heading\. \(thread ok\)/);
+  });
 });
