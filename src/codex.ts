@@ -16,7 +16,7 @@ export class Codex {
   private readonly transport: TurnTransport;
   private closed = false;
 
-  constructor(private readonly options: CodexOptions = {}) {
+  constructor(options: CodexOptions = {}) {
     if (
       options.transport !== undefined &&
       options.transport !== "app-server" &&

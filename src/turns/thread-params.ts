@@ -83,13 +83,8 @@ export function turnStartParams(
 /** The app-server form of a turn's input. */
 export function toWireInput(input: UserInput[]): WireUserInput[] {
   return input.map((item): WireUserInput => {
-    switch (item.type) {
-      case "text":
-        return { type: "text", text: item.text, text_elements: [] };
-      case "local_image":
-        return { type: "localImage", path: item.path };
-      case "image":
-        return { type: "image", url: item.url };
-    }
+    if (item.type === "text") return { type: "text", text: item.text, text_elements: [] };
+    if (item.type === "local_image") return { type: "localImage", path: item.path };
+    return { type: "image", url: item.url };
   });
 }

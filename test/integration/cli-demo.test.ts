@@ -10,6 +10,7 @@ import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { repoRoot } from "../support/paths.js";
 
 const bin = path.join(repoRoot, "bin/codex-harness.js");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point.
 const ANSI = /\u001b\[/;
 
 /** Runs the CLI with `input` on stdin; resolves with its exit code and output. */

@@ -103,7 +103,10 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     );
     // codex 0.169.0 drops the in-flight response when steered and asks again with the new input.
     assert.equal(messages.at(-1), "Saw: also do this");
-    assert.equal(inputTexts(fixture.model.modelRequests[1] as RecordedRequest).at(-1), "also do this");
+    assert.equal(
+      inputTexts(fixture.model.modelRequests[1] as RecordedRequest).at(-1),
+      "also do this",
+    );
   });
 
   it("runs turns of several threads concurrently on one app-server process", async () => {

@@ -186,9 +186,10 @@ for (const transport of ["app-server", "exec"] as const satisfies TransportKind[
       });
       const result = await thread.run("answer as JSON", { outputSchema: schema });
       assert.deepEqual(JSON.parse(result.finalResponse), { answer: "42" });
-      const format = (
-        fixture.model.lastRequest?.body as { text?: { format?: { schema?: unknown } } }
-      ).text?.format;
+      const body = fixture.model.lastRequest?.body as
+        | { text?: { format?: { schema?: unknown } } }
+        | undefined;
+      const format = body?.text?.format;
       assert.deepEqual(format?.schema, schema);
     });
 

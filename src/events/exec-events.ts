@@ -1,0 +1,159 @@
+// Maps `codex exec --experimental-json` JSONL objects to canonical events (pure functions).
+import { type WithRaw, withRaw } from "./raw.js";
+import type {
+  ThreadEvent,
+  ThreadItem,
+  TurnCompletedEvent,
+  TurnFailedEvent,
+  Usage,
+} from "./types.js";
+
+type Line = Record<string, unknown>;
+
+/** The item types `codex exec` and `@openai/codex-sdk` share; others become `notification`s. */
+export const EXEC_ITEM_TYPES: ReadonlySet<string> = new Set([
+  "agent_message",
+  "reasoning",
+  "command_execution",
+  "file_change",
+  "mcp_tool_call",
+  "web_search",
+  "todo_list",
+  "error",
+]);
+
+const USAGE_FIELDS = [
+  "input_tokens",
+  "cached_input_tokens",
+  "cache_write_input_tokens",
+  "output_tokens",
+  "reasoning_output_tokens",
+] as const;
+
+/** Usage of a turn that used nothing (an interrupted exec turn reports none). */
+export function zeroUsage(): Usage {
+  return {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_output_tokens: 0,
+  };
+}
+
+/**
+ * The canonical events for one parsed exec JSONL line; each keeps `line` as its non-enumerable
+ * `raw`. exec already prints the official shapes, so fields are kept as they are; added are
+ * `thread_id` (the line's own for `thread.started`, else `threadId` when known), `status:
+ * "completed"` and missing usage counts (`cache_write_input_tokens`, …) as 0 on `turn.completed`.
+ * Unknown event types, and item events whose item type is unknown, become `notification`
+ * events (`method` is the line's `type`, `params` the line). Never throws.
+ */
+export function execLineToEvents(line: unknown, threadId?: string): WithRaw<ThreadEvent>[] {
+  if (!isObject(line) || typeof line.type !== "string") {
+    return [notification("unknown", line, threadId)];
+  }
+  const scope = threadId === undefined ? {} : { thread_id: threadId };
+  const event = (value: ThreadEvent): WithRaw<ThreadEvent>[] => [withRaw(value, line)];
+  switch (line.type) {
+    case "thread.started": {
+      const id = typeof line.thread_id === "string" && line.thread_id ? line.thread_id : threadId;
+      if (id === undefined) break;
+      return event({ ...line, type: "thread.started", thread_id: id });
+    }
+    case "turn.started":
+      return event({ ...line, ...scope, type: "turn.started" });
+    case "turn.completed":
+      return event({
+        ...line,
+        ...scope,
+        type: "turn.completed",
+        usage: toUsage(line.usage),
+        status: "completed",
+      } as TurnCompletedEvent);
+    case "turn.failed": {
+      const error = isObject(line.error) ? line.error : {};
+      return event({
+        ...line,
+        ...scope,
+        type: "turn.failed",
+        error: { ...error, message: messageOf(error.message, "codex exec reported a failed turn") },
+      } as TurnFailedEvent);
+    }
+    case "item.started":
+    case "item.updated":
+    case "item.completed": {
+      const item = line.item;
+      if (!isObject(item) || typeof item.type !== "string" || !EXEC_ITEM_TYPES.has(item.type)) {
+        break;
+      }
+      return event({
+        ...line,
+        ...scope,
+        type: line.type,
+        item: { ...item } as unknown as ThreadItem,
+      });
+    }
+    case "error":
+      return event({
+        ...line,
+        ...scope,
+        type: "error",
+        message: messageOf(line.message, "codex exec reported an error"),
+      });
+  }
+  return [notification(line.type, line, threadId)];
+}
+
+/** The thread id a line announces (`thread.started`), if it is one. */
+export function execThreadIdOf(line: unknown): string | undefined {
+  return isObject(line) && line.type === "thread.started" && typeof line.thread_id === "string"
+    ? line.thread_id || undefined
+    : undefined;
+}
+
+/** The `turn.completed` an interrupted exec turn ends with: `status: "interrupted"`, zero usage. */
+export function interruptedTurnEvent(threadId?: string): WithRaw<TurnCompletedEvent> {
+  return withRaw(
+    {
+      type: "turn.completed",
+      ...(threadId === undefined ? {} : { thread_id: threadId }),
+      usage: zeroUsage(),
+      status: "interrupted",
+    },
+    undefined,
+  );
+}
+
+/** A `thread.started` the transport makes itself (e.g. when a turn never reached codex). */
+export function threadStartedEvent(threadId: string): WithRaw<ThreadEvent> {
+  return withRaw({ type: "thread.started", thread_id: threadId }, undefined);
+}
+
+function toUsage(value: unknown): Usage {
+  const usage: Record<string, unknown> = isObject(value) ? { ...value } : {};
+  for (const field of USAGE_FIELDS) {
+    if (typeof usage[field] !== "number") usage[field] = 0;
+  }
+  return usage as unknown as Usage;
+}
+
+function notification(method: string, line: unknown, threadId: string | undefined) {
+  return withRaw<ThreadEvent>(
+    {
+      type: "notification",
+      ...(threadId === undefined ? {} : { thread_id: threadId }),
+      method,
+      params: line,
+    },
+    line,
+  );
+}
+
+function messageOf(value: unknown, fallback: string): string {
+  return typeof value === "string" ? value : fallback;
+}
+
+function isObject(value: unknown): value is Line {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
