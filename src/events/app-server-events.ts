@@ -3,6 +3,7 @@ import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsage
 import type { RpcNotification } from "../protocol/messages.js";
 import { snakeStatus, toCanonicalItem } from "./items.js";
 import { type WithRaw, withRaw } from "./raw.js";
+import { zeroUsage } from "./turn-events.js";
 import type {
   DeltaStream,
   PlanStep,
@@ -166,7 +167,7 @@ export class AppServerTurnMapper {
 
   /** Tokens of this turn: the thread total now, minus the total before the turn's first request. */
   private turnUsage(): Usage {
-    if (!this.firstUsage || !this.latestUsage) return toUsage(undefined);
+    if (!this.firstUsage || !this.latestUsage) return zeroUsage();
     const before = subtract(toUsage(this.firstUsage.total), toUsage(this.firstUsage.last));
     return subtract(toUsage(this.latestUsage.total), before);
   }
@@ -210,13 +211,13 @@ export class AppServerTurnMapper {
 }
 
 /** Converts codex's usage breakdown to the official `Usage` shape. */
-export function toUsage(breakdown: TokenUsageBreakdown | undefined): Usage {
+export function toUsage(breakdown: TokenUsageBreakdown): Usage {
   return {
-    input_tokens: breakdown?.inputTokens ?? 0,
-    cached_input_tokens: breakdown?.cachedInputTokens ?? 0,
-    cache_write_input_tokens: breakdown?.cacheWriteInputTokens ?? 0,
-    output_tokens: breakdown?.outputTokens ?? 0,
-    reasoning_output_tokens: breakdown?.reasoningOutputTokens ?? 0,
+    input_tokens: breakdown.inputTokens,
+    cached_input_tokens: breakdown.cachedInputTokens,
+    cache_write_input_tokens: breakdown.cacheWriteInputTokens,
+    output_tokens: breakdown.outputTokens,
+    reasoning_output_tokens: breakdown.reasoningOutputTokens,
   };
 }
 

@@ -30,17 +30,6 @@ const USAGE_FIELDS = [
   "reasoning_output_tokens",
 ] as const;
 
-/** Usage of a turn that used nothing (an interrupted exec turn reports none). */
-export function zeroUsage(): Usage {
-  return {
-    input_tokens: 0,
-    cached_input_tokens: 0,
-    cache_write_input_tokens: 0,
-    output_tokens: 0,
-    reasoning_output_tokens: 0,
-  };
-}
-
 /**
  * The canonical events for one parsed exec JSONL line; each keeps `line` as its non-enumerable
  * `raw`. exec already prints the official shapes, so fields are kept as they are; added are
@@ -110,24 +99,6 @@ export function execThreadIdOf(line: unknown): string | undefined {
   return isObject(line) && line.type === "thread.started" && typeof line.thread_id === "string"
     ? line.thread_id || undefined
     : undefined;
-}
-
-/** The `turn.completed` an interrupted exec turn ends with: `status: "interrupted"`, zero usage. */
-export function interruptedTurnEvent(threadId?: string): WithRaw<TurnCompletedEvent> {
-  return withRaw(
-    {
-      type: "turn.completed",
-      ...(threadId === undefined ? {} : { thread_id: threadId }),
-      usage: zeroUsage(),
-      status: "interrupted",
-    },
-    undefined,
-  );
-}
-
-/** A `thread.started` the transport makes itself (e.g. when a turn never reached codex). */
-export function threadStartedEvent(threadId: string): WithRaw<ThreadEvent> {
-  return withRaw({ type: "thread.started", thread_id: threadId }, undefined);
 }
 
 function toUsage(value: unknown): Usage {

@@ -1,7 +1,8 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
-import { type WithRaw, withRaw } from "../events/raw.js";
+import type { WithRaw } from "../events/raw.js";
+import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
@@ -94,53 +95,66 @@ export class AppServerTurnTransport implements TurnTransport {
 
   async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
     const { signal } = request.turnOptions;
-    if (signal?.aborted) throw abortedBeforeStart(signal.reason);
+    if (signal?.aborted) {
+      yield* endedBeforeStart(request.threadId);
+      return;
+    }
     const client = await this.connection();
-    let threadId = request.threadId;
-    let release: (() => void) | undefined;
-    if (threadId === null) {
-      const started = await client.request(
-        "thread/start",
-        threadStartParams(request.threadOptions),
-      );
-      threadId = started.thread.id;
-      this.loadedThreads.add(threadId);
-      release = await this.lock(threadId, signal);
-    } else {
-      release = await this.lock(threadId, signal);
+    const threadId = request.threadId ?? (await this.startThread(client, request));
+    const release = await this.lock(threadId, signal).catch(() => undefined);
+    if (!release) {
+      yield* endedBeforeStart(threadId);
+      return;
+    }
+    try {
       if (!this.loadedThreads.has(threadId)) {
         await client
           .request("thread/resume", threadResumeParams(threadId, request.threadOptions))
           .catch((error: unknown) => {
-            release?.();
-            throw explainResumeFailure(threadId as string, error);
+            throw explainResumeFailure(threadId, error);
           });
         this.loadedThreads.add(threadId);
       }
+      yield threadStartedEvent(threadId);
+      yield* this.turn(client, threadId, request);
+    } finally {
+      release();
     }
+  }
+
+  private async startThread(client: AppServerClient, request: TurnRequest): Promise<string> {
+    const { thread } = await client.request(
+      "thread/start",
+      threadStartParams(request.threadOptions),
+    );
+    this.loadedThreads.add(thread.id);
+    return thread.id;
+  }
+
+  /** Starts the turn and yields its events until codex says it ended. */
+  private async *turn(
+    client: AppServerClient,
+    threadId: string,
+    request: TurnRequest,
+  ): AsyncGenerator<WithRaw<ThreadEvent>> {
+    const { signal } = request.turnOptions;
     const turn = new ActiveTurn(threadId);
-    let onAbort: (() => void) | undefined;
+    const onAbort = () => void this.interruptQuietly(client, turn);
+    this.router.add(turn);
     try {
-      yield withRaw({ type: "thread.started", thread_id: threadId }, undefined);
-      this.router.add(turn);
       const started = await client.request(
         "turn/start",
         turnStartParams(threadId, request.input, request.turnOptions),
       );
       turn.start(started.turn.id);
-      if (signal) {
-        onAbort = () => void this.interruptQuietly(client, turn);
-        if (signal.aborted) onAbort();
-        else signal.addEventListener("abort", onAbort, { once: true });
-      }
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
       yield* turn.events;
     } finally {
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       // Leaving before the turn ended (break, throw): do not leave it running.
-      if (turn.turnId !== undefined && !turn.events.closed)
-        void this.interruptQuietly(client, turn);
+      if (!turn.events.closed) onAbort();
       this.router.remove(turn);
-      release();
     }
   }
 
@@ -216,6 +230,12 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
     );
   }
   return error;
+}
+
+/** A turn aborted before it reached codex ends at once, as interrupted (as with exec). */
+function* endedBeforeStart(threadId: string | null): Generator<WithRaw<ThreadEvent>> {
+  if (threadId !== null) yield threadStartedEvent(threadId);
+  yield interruptedTurnEvent(threadId ?? undefined);
 }
 
 function abortedBeforeStart(reason: unknown): RpcLocalError {

@@ -3,13 +3,9 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
 import { CodexHarnessError } from "../errors.js";
-import {
-  execLineToEvents,
-  execThreadIdOf,
-  interruptedTurnEvent,
-  threadStartedEvent,
-} from "../events/exec-events.js";
+import { execLineToEvents, execThreadIdOf } from "../events/exec-events.js";
 import type { WithRaw } from "../events/raw.js";
+import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
 import {
   buildExecArgs,

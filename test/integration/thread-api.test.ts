@@ -243,6 +243,17 @@ for (const transport of ["app-server", "exec"] as const satisfies TransportKind[
       assert.equal(existsSync(path.join(fixture.workdir, "nope.png")), false);
     });
 
+    it("ends a turn whose signal is already aborted as interrupted, without asking the model", async () => {
+      fixture = await startCodexApi(transport, [reply("unused")]);
+      const thread = fixture.codex.startThread({
+        workingDirectory: fixture.workdir,
+        skipGitRepoCheck: true,
+      });
+      const result = await thread.run("never sent", { signal: AbortSignal.abort() });
+      assert.equal(result.status, "interrupted");
+      assert.equal(fixture.model.modelRequests.length, 0);
+    });
+
     it("rejects turns on a closed Codex", async () => {
       fixture = await startCodexApi(transport, []);
       const thread = fixture.codex.startThread({

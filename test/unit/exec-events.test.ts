@@ -1,13 +1,9 @@
 // Unit tests of the exec JSONL -> canonical event mapping.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  EXEC_ITEM_TYPES,
-  execLineToEvents,
-  execThreadIdOf,
-  interruptedTurnEvent,
-} from "../../src/events/exec-events.js";
+import { EXEC_ITEM_TYPES, execLineToEvents, execThreadIdOf } from "../../src/events/exec-events.js";
 import { rawOf } from "../../src/events/raw.js";
+import { interruptedTurnEvent } from "../../src/events/turn-events.js";
 
 const THREAD = "01a2008d-a060-7dd0-a7a4-ab4af04544f8";
 
