@@ -7,6 +7,7 @@ import type { ThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
 import type { CodexOptions, UserInput } from "./options.js";
+import { threadNotFound } from "./thread-errors.js";
 import {
   threadResumeParams,
   threadStartParams,
@@ -218,16 +219,8 @@ function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): P
 
 /** codex answers an unknown thread id with -32600 "no rollout found": say so plainly. */
 function explainResumeFailure(threadId: string, error: unknown): unknown {
-  if (
-    error instanceof RpcWireError &&
-    error.code === RpcErrorCodes.InvalidRequest &&
-    /no rollout found|invalid session id/.test(error.message)
-  ) {
-    return new CodexHarnessError(
-      "thread_not_found",
-      `codex has no saved thread ${JSON.stringify(threadId)} (${error.message}). Check the id and CODEX_HOME, or start a new thread.`,
-      { cause: error },
-    );
+  if (error instanceof RpcWireError && error.code === RpcErrorCodes.InvalidRequest) {
+    return threadNotFound(threadId, error.message, error) ?? error;
   }
   return error;
 }

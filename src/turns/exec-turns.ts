@@ -21,6 +21,7 @@ import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
 import { CodexExitedError, RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
 import type { CodexOptions } from "./options.js";
+import { threadNotFound } from "./thread-errors.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /** Extra settings of {@link ExecTurnTransport} that are not `Codex` options. */
@@ -220,13 +221,17 @@ export class ExecTurnTransport implements TurnTransport {
     }
     const exit =
       (await process.waitExit(this.killGraceMs)) ?? (await process.kill(this.killGraceMs));
-    throw new CodexExitedError(
+    const errorLine = process.stderrTail().find((line) => line.startsWith("Error:")) ?? "";
+    const exited = new CodexExitedError(
       exit ?? { exitCode: null, signal: null },
       process.stderrTail(),
       "codex exec exited",
       exit?.exitCode === 0
         ? "It ended the turn without turn.completed or turn.failed."
         : "Check the codex configuration (CODEX_HOME, config, model provider) and run `codex-harness doctor`.",
+    );
+    throw (
+      (knownThreadId !== undefined && threadNotFound(knownThreadId, errorLine, exited)) || exited
     );
   }
 

@@ -243,6 +243,27 @@ for (const transport of ["app-server", "exec"] as const satisfies TransportKind[
       assert.equal(existsSync(path.join(fixture.workdir, "nope.png")), false);
     });
 
+    it("rejects resuming a thread codex does not know, and stays usable", async () => {
+      fixture = await startCodexApi(transport, [reply("Fresh thread works.")]);
+      const unknown = fixture.codex.resumeThread("01a20000-0000-7000-8000-000000000000", {
+        workingDirectory: fixture.workdir,
+        skipGitRepoCheck: true,
+      });
+      await assert.rejects(unknown.run("hello?"), (error: unknown) => {
+        assert.equal((error as { code?: string }).code, "thread_not_found");
+        assert.match(
+          (error as Error).message,
+          /01a20000-0000-7000-8000-000000000000|no rollout|not found/i,
+        );
+        return true;
+      });
+      const fresh = fixture.codex.startThread({
+        workingDirectory: fixture.workdir,
+        skipGitRepoCheck: true,
+      });
+      assert.equal((await fresh.run("hi")).finalResponse, "Fresh thread works.");
+    });
+
     it("ends a turn whose signal is already aborted as interrupted, without asking the model", async () => {
       fixture = await startCodexApi(transport, [reply("unused")]);
       const thread = fixture.codex.startThread({
