@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import * as official from "@openai/codex-sdk";
 import * as harness from "codex-harness";
 import { findCodexBinary } from "../../src/app-server/codex-binary.js";
@@ -42,7 +42,9 @@ const script = () => [
   reply("Third turn."),
 ];
 
-async function runWith(sdk: typeof official) {
+type Outcome = Awaited<ReturnType<typeof program>>;
+
+async function runWith(sdk: typeof official): Promise<Outcome> {
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-compat-"));
   const home = path.join(root, "home");
   const workdir = path.join(root, "work");
@@ -98,10 +100,8 @@ const withoutWarnings = <T extends { type: string }>(items: T[]) =>
   items.filter((item) => item.type !== "error");
 
 describe("a program written for @openai/codex-sdk runs on codex-harness with only its import changed", () => {
-  it("gives results of the same shape (app-server transport, the default)", async () => {
-    const theirs = await runWith(official);
-    const ours = await runWith(harness as unknown as typeof official);
-
+  /** Compares our results with the official SDK's, turn by turn and event by event. */
+  function assertSameShape(theirs: Outcome, ours: Outcome): void {
     for (const turn of ["first", "third"] as const) {
       const a = theirs[turn];
       const b = ours[turn];
@@ -130,5 +130,29 @@ describe("a program written for @openai/codex-sdk runs on codex-harness with onl
     assert.ok(theirDone?.type === "turn.completed" && ourDone?.type === "turn.completed");
     assert.deepEqual(shapeLike(ourDone, theirDone), shapeLike(theirDone, theirDone));
     assert.match(ours.threadId ?? "", /\S/);
+  }
+
+  let theirs: Outcome;
+  before(async () => {
+    theirs = await runWith(official);
+  });
+
+  it("gives results of the same shape (app-server transport, the default)", async () => {
+    assertSameShape(theirs, await runWith(harness as unknown as typeof official));
+  });
+
+  it('gives results of the same shape with transport: "exec"', async () => {
+    class ExecCodex extends harness.Codex {
+      constructor(options: harness.CodexOptions = {}) {
+        super({ ...options, transport: "exec" });
+      }
+    }
+    const ours = await runWith({ ...harness, Codex: ExecCodex } as unknown as typeof official);
+    assertSameShape(theirs, ours);
+    assert.deepEqual(
+      ours.third.usage,
+      theirs.third.usage,
+      "exec reports usage exactly as the SDK does",
+    );
   });
 });
