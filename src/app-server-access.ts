@@ -1,12 +1,7 @@
 // codex.appServer: typed access to every client method, with helpers for the common ones.
-import type { AppServerClient } from "./app-server/client.js";
+import type { AppServerClient, ParamsArg } from "./app-server/client.js";
 import type { ClientMethod, ClientParams, ClientResult } from "./protocol/types.js";
 import type { RequestOptions } from "./rpc/peer.js";
-
-type ParamsArg<M extends ClientMethod> =
-  undefined extends ClientParams<M>
-    ? [params?: ClientParams<M>, options?: RequestOptions]
-    : [params: ClientParams<M>, options?: RequestOptions];
 
 /**
  * The app-server behind a `Codex`. `request()` is typed for every client method of the pinned

@@ -68,7 +68,8 @@ export interface AppServerClientOptions {
   closeGraceMs?: number;
 }
 
-type ParamsArg<M extends ClientMethod> =
+/** The arguments after the method of `request()`: params (optional when the method takes none), options. */
+export type ParamsArg<M extends ClientMethod> =
   undefined extends ClientParams<M>
     ? [params?: ClientParams<M>, options?: RequestOptions]
     : [params: ClientParams<M>, options?: RequestOptions];
