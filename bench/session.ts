@@ -1,0 +1,50 @@
+// Benchmark 1: one thread, 10 sequential turns, the four variants interleaved (medians of several rounds).
+import type { Row, Section } from "./report.js";
+import { formatMs, formatRatio, median, min } from "./stats.js";
+import { measure, type VariantResult, type Workload } from "./variants.js";
+
+/** Thresholds every workload is held to. */
+export const TARGETS = { appServerVsFloor: 1.1, officialVsAppServer: 3 };
+
+/** Rows of one workload: each variant's median, best and ratio to the floor, with the targets. */
+export function workloadRows(benchmark: string, results: VariantResult[]): Row[] {
+  const byName = (prefix: string) =>
+    median((results.find((r) => r.name.startsWith(prefix)) as VariantResult).samples);
+  const floor = byName("raw");
+  const appServer = byName("codex-harness app-server");
+  const official = byName("@openai/codex-sdk");
+  return results.map((result): Row => {
+    const value = median(result.samples);
+    const row: Row = {
+      benchmark,
+      variant: result.name,
+      median: `${formatMs(value)} ms`,
+      best: `${formatMs(min(result.samples))} ms`,
+      vsFloor: formatRatio(value, floor),
+      target: "",
+      pass: undefined,
+    };
+    if (result.name === "codex-harness app-server") {
+      row.target = `<= ${TARGETS.appServerVsFloor.toFixed(2)}x floor`;
+      row.pass = value / floor <= TARGETS.appServerVsFloor;
+    } else if (result.name === "@openai/codex-sdk") {
+      row.target = `app-server >= ${TARGETS.officialVsAppServer}x faster (${formatRatio(official, appServer)})`;
+      row.pass = official / appServer >= TARGETS.officialVsAppServer;
+    }
+    return row;
+  });
+}
+
+/** The rows and the raw samples of one workload. */
+export function workloadSection(benchmark: string, results: VariantResult[]): Section {
+  const notes = results.map(
+    (result) =>
+      `${benchmark} / ${result.name}: ${result.samples.map((ms) => formatMs(ms)).join(", ")} ms`,
+  );
+  return { rows: workloadRows(benchmark, results), notes };
+}
+
+export async function benchSession(rounds: number): Promise<Section> {
+  const workload: Workload = { threads: 1, turns: 10 };
+  return workloadSection("10-turn session", await measure(workload, rounds, { warmUp: true }));
+}

@@ -1,0 +1,191 @@
+// Benchmark 3: delta events per second and heap use, codex-harness runStreamed() vs a bare line reader, on flood-server.mjs.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Codex } from "../src/codex.js";
+import { RawClient } from "./raw-client.js";
+import type { Row, Section } from "./report.js";
+import { formatMiB, formatMs, formatRate, formatRatio, median, since } from "./stats.js";
+
+/** The fake app-server (a source file: tsc does not copy it into build/). */
+export const FLOOD_SERVER = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../bench/flood-server.mjs",
+);
+
+/** One consumption of a flood. */
+export interface FloodRun {
+  events: number;
+  /** From the first delta to the end of the turn. */
+  ms: number;
+  /** heapUsed after a GC before the run, and the highest value sampled during it. */
+  baseline: number;
+  peak: number;
+  /** How many heap samples were taken. */
+  samples: number;
+}
+
+export interface ThroughputResult {
+  events: number;
+  harness: FloodRun[];
+  raw: FloodRun[];
+  /** Runs with fewer events, to see whether the peak grows with the event count. */
+  small: { events: number; harness: FloodRun; raw: FloodRun };
+}
+
+type Consume = (events: number, onDelta: () => void) => Promise<void>;
+
+/** codex-harness: the Thread API's event stream, counting `item.delta`. */
+const harness: Consume = async (events, onDelta) => {
+  const env = { ...definedEnv(), FLOOD_EVENTS: String(events) };
+  const codex = new Codex({ codexPathOverride: FLOOD_SERVER, env });
+  try {
+    const { events: stream } = await codex.startThread().runStreamed("flood");
+    for await (const event of stream) if (event.type === "item.delta") onDelta();
+  } finally {
+    await codex.close();
+  }
+};
+
+/** The floor: the same requests by hand, stdout split on "\n" and JSON.parse'd. */
+const raw: Consume = async (events, onDelta) => {
+  const client = await RawClient.start(FLOOD_SERVER, {
+    ...definedEnv(),
+    FLOOD_EVENTS: String(events),
+  });
+  try {
+    client.onNotification = (message) => {
+      if (message.method === "item/agentMessage/delta") onDelta();
+    };
+    const threadId = await client.startThread(process.cwd());
+    const status = await client.runTurn(threadId, "flood");
+    if (status !== "completed") throw new Error(`the flood turn ended ${status}`);
+  } finally {
+    await client.close();
+  }
+};
+
+/** Consumes one flood, timing it and sampling heapUsed every 50 ms. */
+async function measureRun(consume: Consume, events: number): Promise<FloodRun> {
+  globalThis.gc?.();
+  const baseline = process.memoryUsage().heapUsed;
+  let peak = baseline;
+  let samples = 0;
+  const sample = () => {
+    samples++;
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  };
+  const timer = setInterval(sample, 50);
+  let count = 0;
+  let first = 0;
+  try {
+    await consume(events, () => {
+      if (count++ === 0) first = performance.now();
+    });
+    const ms = since(first);
+    sample();
+    if (count !== events) throw new Error(`counted ${count} deltas, expected ${events}`);
+    return { events, ms, baseline, peak, samples };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Interleaves `rounds` runs of each consumer at `events`, after a warm-up, then one small run each. */
+export async function benchThroughput(events: number, rounds: number): Promise<ThroughputResult> {
+  await measureRun(harness, 20_000);
+  await measureRun(raw, 20_000);
+  const result: ThroughputResult = { events, harness: [], raw: [], small: undefined as never };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ([harness, raw] as const) : ([raw, harness] as const);
+    for (const consume of order) {
+      const run = await measureRun(consume, events);
+      (consume === harness ? result.harness : result.raw).push(run);
+    }
+  }
+  const small = Math.round(events / 4);
+  result.small = {
+    events: small,
+    harness: await measureRun(harness, small),
+    raw: await measureRun(raw, small),
+  };
+  return result;
+}
+
+/** Events per second of each run, and their median. */
+export function medianRate(runs: FloodRun[]): number {
+  return median(runs.map((run) => run.events / (run.ms / 1000)));
+}
+
+/** The median growth of heapUsed over the baseline. */
+export function medianGrowth(runs: FloodRun[]): number {
+  return median(runs.map((run) => run.peak - run.baseline));
+}
+
+function definedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/** Heap growth may not rise with the event count by more than this factor (plus slack). */
+const FLAT_FACTOR = 1.5;
+const FLAT_SLACK_BYTES = 2 * 1024 * 1024;
+export const THROUGHPUT_TARGET = 0.7;
+
+/** The table rows and details of a throughput result. */
+export function throughputSection(result: ThroughputResult): Section {
+  const k = (n: number) => `${Math.round(n / 1000)}k`;
+  const benchmark = `${k(result.events)} deltas`;
+  const harnessRate = medianRate(result.harness);
+  const rawRate = medianRate(result.raw);
+  const best = (runs: FloodRun[]) => Math.max(...runs.map((run) => run.events / (run.ms / 1000)));
+  const growth = (runs: FloodRun[]) => medianGrowth(runs);
+  const smallGrowth = (run: FloodRun) => run.peak - run.baseline;
+  const flat = (big: number, small: number) => big <= small * FLAT_FACTOR + FLAT_SLACK_BYTES;
+  const memoryRow = (variant: string, runs: FloodRun[], small: FloodRun): Row => ({
+    benchmark: "heap while streaming",
+    variant,
+    median: `+${formatMiB(growth(runs))} (${k(result.events)})`,
+    best: `+${formatMiB(smallGrowth(small))} (${k(small.events)})`,
+    vsFloor: formatRatio(growth(runs), growth(result.raw)),
+    target: `flat: ${k(result.events)} <= ${FLAT_FACTOR}x ${k(small.events)} + 2 MiB`,
+    pass: flat(growth(runs), smallGrowth(small)),
+  });
+  const rows: Row[] = [
+    {
+      benchmark,
+      variant: "codex-harness runStreamed()",
+      median: formatRate(harnessRate),
+      best: formatRate(best(result.harness)),
+      vsFloor: formatRatio(harnessRate, rawRate),
+      target: `>= ${THROUGHPUT_TARGET.toFixed(2)}x floor`,
+      pass: harnessRate / rawRate >= THROUGHPUT_TARGET,
+    },
+    {
+      benchmark,
+      variant: "raw line reader (floor)",
+      median: formatRate(rawRate),
+      best: formatRate(best(result.raw)),
+      vsFloor: "1.00x",
+      target: "",
+      pass: undefined,
+    },
+    memoryRow("codex-harness runStreamed()", result.harness, result.small.harness),
+    memoryRow("raw line reader (floor)", result.raw, result.small.raw),
+  ];
+  const describe = (name: string, runs: FloodRun[]) =>
+    `${k(runs[0]?.events ?? 0)} deltas / ${name}: ${runs
+      .map(
+        (run) =>
+          `${formatMs(run.ms)} ms (heap ${formatMiB(run.baseline)} -> peak ${formatMiB(run.peak)}, ${run.samples} samples)`,
+      )
+      .join(", ")}`;
+  const notes = [
+    describe("codex-harness", result.harness),
+    describe("raw", result.raw),
+    describe("codex-harness", [result.small.harness]),
+    describe("raw", [result.small.raw]),
+  ];
+  if (!globalThis.gc) notes.push("(run node with --expose-gc for a settled heap baseline)");
+  return { rows, notes };
+}
