@@ -3,6 +3,7 @@ import { CodexHarnessError } from "./errors.js";
 import type { WithRaw } from "./events/raw.js";
 import type { ThreadEvent } from "./events/types.js";
 import { checkOutputSchema, normalizeInput } from "./turns/input.js";
+import { ObservedStream } from "./turns/observed-stream.js";
 import type { Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { type RunResult, RunResultBuilder } from "./turns/run-result.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
@@ -65,34 +66,36 @@ export class Thread {
     await transport.interrupt(threadId, turnId);
   }
 
-  private async *stream(
+  private stream(
     transport: TurnTransport,
     input: ReturnType<typeof normalizeInput>,
     turnOptions: TurnOptions,
   ): AsyncGenerator<WithRaw<ThreadEvent>> {
-    if (this.busy) {
-      throw new CodexHarnessError(
-        "thread_busy",
-        "A turn is already running on this thread: wait for its stream to end (or steer it) before starting another.",
-      );
-    }
-    this.busy = true;
-    const events = transport.runTurn({
-      threadId: this.threadId,
-      input,
-      threadOptions: this.options,
-      turnOptions,
-    });
-    try {
-      for await (const event of events) {
+    return new ObservedStream<WithRaw<ThreadEvent>>({
+      open: () => {
+        if (this.busy) {
+          throw new CodexHarnessError(
+            "thread_busy",
+            "A turn is already running on this thread: wait for its stream to end (or steer it) before starting another.",
+          );
+        }
+        this.busy = true;
+        return transport.runTurn({
+          threadId: this.threadId,
+          input,
+          threadOptions: this.options,
+          turnOptions,
+        });
+      },
+      onEvent: (event) => {
         if (event.type === "thread.started") this.threadId = event.thread_id;
-        if (event.type === "turn.started" && event.turn_id) this.runningTurnId = event.turn_id;
-        yield event;
-      }
-    } finally {
-      this.runningTurnId = undefined;
-      this.busy = false;
-    }
+        else if (event.type === "turn.started" && event.turn_id) this.runningTurnId = event.turn_id;
+      },
+      onEnd: () => {
+        this.runningTurnId = undefined;
+        this.busy = false;
+      },
+    });
   }
 
   private running(action: string): { transport: TurnTransport; threadId: string; turnId: string } {

@@ -6,6 +6,7 @@ import { type WithRaw, withRaw } from "./raw.js";
 import { zeroUsage } from "./turn-events.js";
 import type {
   DeltaStream,
+  ItemDeltaEvent,
   PlanStep,
   ThreadError,
   ThreadEvent,
@@ -57,26 +58,11 @@ export class AppServerTurnMapper {
   /** The canonical events for one notification of this turn. */
   map(notification: RpcNotification): WithRaw<ThreadEvent>[] {
     const params = (notification.params ?? {}) as Params;
+    const stream = DELTA_STREAMS[notification.method];
+    // Deltas come by the hundred thousand: built directly, and `rawOf()` rebuilds their message.
+    if (stream) return [this.delta(stream, params)];
     const scope = this.scope();
     const event = (value: ThreadEvent): WithRaw<ThreadEvent> => withRaw(value, notification);
-    const stream = DELTA_STREAMS[notification.method];
-    if (stream) {
-      return [
-        event({
-          type: "item.delta",
-          ...scope,
-          item_id: String(params.itemId ?? ""),
-          stream,
-          delta: typeof params.delta === "string" ? params.delta : "",
-          ...(typeof params.summaryIndex === "number"
-            ? { summary_index: params.summaryIndex }
-            : {}),
-          ...(typeof params.contentIndex === "number"
-            ? { content_index: params.contentIndex }
-            : {}),
-        }),
-      ];
-    }
     switch (notification.method) {
       case "turn/started":
         return [event({ type: "turn.started", ...scope })];
@@ -118,6 +104,20 @@ export class AppServerTurnMapper {
         params: notification.params,
       }),
     ];
+  }
+
+  private delta(stream: DeltaStream, params: Params): ItemDeltaEvent {
+    const event: ItemDeltaEvent = {
+      type: "item.delta",
+      thread_id: this.threadId,
+      item_id: String(params.itemId ?? ""),
+      stream,
+      delta: typeof params.delta === "string" ? params.delta : "",
+    };
+    if (this.turnId !== undefined) event.turn_id = this.turnId;
+    if (typeof params.summaryIndex === "number") event.summary_index = params.summaryIndex;
+    if (typeof params.contentIndex === "number") event.content_index = params.contentIndex;
+    return event;
   }
 
   private scope(): { thread_id: string; turn_id?: string } {

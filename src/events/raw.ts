@@ -1,4 +1,5 @@
-// Keeps the wire message an event came from reachable as a non-enumerable `raw` property.
+// Keeps the wire message an event came from reachable: a non-enumerable `raw`, read with `rawOf()`.
+import type { ThreadEvent } from "./types.js";
 
 /** An event with the wire message it was made from. */
 export type WithRaw<T> = T & { readonly raw?: unknown };
@@ -9,7 +10,35 @@ export function withRaw<T extends object>(event: T, raw: unknown): WithRaw<T> {
   return event as WithRaw<T>;
 }
 
-/** The wire message an event came from, if the transport kept it. */
+/** The app-server notification each delta stream comes from. */
+const DELTA_METHODS: Record<string, string> = {
+  agent_message: "item/agentMessage/delta",
+  reasoning: "item/reasoning/textDelta",
+  reasoning_summary: "item/reasoning/summaryTextDelta",
+  command_output: "item/commandExecution/outputDelta",
+  file_change_output: "item/fileChange/outputDelta",
+  plan: "item/plan/delta",
+};
+
+/**
+ * The wire message an event came from, if the transport kept one. `item.delta` events, which come
+ * by the hundred thousand, do not carry it: their message is rebuilt from the event (everything but
+ * codex's `emittedAtMs`).
+ */
 export function rawOf(event: object): unknown {
-  return (event as { raw?: unknown }).raw;
+  const raw = (event as { raw?: unknown }).raw;
+  if (raw !== undefined) return raw;
+  const delta = event as ThreadEvent;
+  if (delta.type !== "item.delta" || delta.turn_id === undefined) return undefined;
+  return {
+    method: DELTA_METHODS[delta.stream],
+    params: {
+      threadId: delta.thread_id,
+      turnId: delta.turn_id,
+      itemId: delta.item_id,
+      delta: delta.delta,
+      ...(delta.summary_index === undefined ? {} : { summaryIndex: delta.summary_index }),
+      ...(delta.content_index === undefined ? {} : { contentIndex: delta.content_index }),
+    },
+  };
 }

@@ -1,4 +1,5 @@
 // Newline-delimited JSON framing: splits a byte stream into JSON values, surviving noise and huge lines.
+import { StringDecoder } from "node:string_decoder";
 
 /** The default largest line accepted, in bytes (codex sends whole diffs and outputs in one line). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -20,19 +21,19 @@ export class FramingError extends Error {
   }
 }
 
-const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
+const CARRIAGE_RETURN = 13;
 const EXCERPT_CHARS = 200;
 
 /**
- * Splits bytes into lines and parses each as JSON. Handles messages split across chunks, several
- * per chunk, `\r\n`, and blank lines. A line longer than `maxLineBytes` is reported once and skipped
- * up to its newline without being buffered.
+ * Splits input into lines and parses each as JSON. Handles messages split across chunks (also in
+ * the middle of a UTF-8 character), several per chunk, `\r\n`, and blank lines. A line longer than
+ * `maxLineBytes` is reported once and skipped up to its newline without being buffered.
  */
 export class LineDecoder {
   private readonly maxLineBytes: number;
-  private parts: Buffer[] = [];
-  private size = 0;
+  private readonly utf8 = new StringDecoder("utf8");
+  /** The unfinished line carried over from earlier chunks. */
+  private carry = "";
   private skipping = false;
 
   constructor(options: { maxLineBytes?: number } = {}) {
@@ -45,80 +46,93 @@ export class LineDecoder {
 
   /** Feeds a chunk; returns the lines it completed. */
   push(chunk: Buffer | string): DecodedLine[] {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    const text = typeof chunk === "string" ? chunk : this.utf8.write(chunk);
     const out: DecodedLine[] = [];
     let start = 0;
     for (;;) {
-      const newline = bytes.indexOf(NEWLINE, start);
+      const newline = text.indexOf("\n", start);
       if (newline === -1) {
-        this.append(bytes.subarray(start), out);
+        this.hold(text.slice(start), out);
         return out;
       }
-      this.append(bytes.subarray(start, newline), out);
-      this.finishLine(out);
+      let line = text.slice(start, newline);
       start = newline + 1;
+      if (this.carry !== "") {
+        line = this.carry + line;
+        this.carry = "";
+      }
+      if (this.skipping) {
+        this.skipping = false;
+        continue;
+      }
+      if (this.tooLong(line)) {
+        out.push(tooLongError(line, this.maxLineBytes));
+        continue;
+      }
+      decodeLine(line, out);
     }
   }
 
   /** Ends the input: a last line without a newline is decoded too. */
   flush(): DecodedLine[] {
     const out: DecodedLine[] = [];
-    this.finishLine(out);
+    const line = this.carry + this.utf8.end();
+    this.carry = "";
+    if (!this.skipping) decodeLine(line, out);
+    this.skipping = false;
     return out;
   }
 
-  private append(piece: Buffer, out: DecodedLine[]): void {
-    if (this.skipping || piece.length === 0) return;
-    if (this.size + piece.length > this.maxLineBytes) {
-      const excerpt = excerptOf(Buffer.concat([...this.parts, piece.subarray(0, EXCERPT_CHARS)]));
-      out.push({
-        ok: false,
-        error: new FramingError(
-          "line_too_long",
-          `A line exceeded the ${this.maxLineBytes}-byte limit and was skipped; raise maxLineBytes if such lines are expected.`,
-          excerpt,
-        ),
-      });
-      this.parts = [];
-      this.size = 0;
+  /** Keeps an unfinished line, unless it already broke the limit (then it is skipped). */
+  private hold(rest: string, out: DecodedLine[]): void {
+    if (this.skipping || rest === "") return;
+    const line = this.carry + rest;
+    if (this.tooLong(line)) {
+      out.push(tooLongError(line, this.maxLineBytes));
+      this.carry = "";
       this.skipping = true;
       return;
     }
-    this.parts.push(piece);
-    this.size += piece.length;
+    this.carry = line;
   }
 
-  private finishLine(out: DecodedLine[]): void {
-    if (this.skipping) {
-      this.skipping = false;
-      return;
-    }
-    let line = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
-    this.parts = [];
-    this.size = 0;
-    if (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN) {
-      line = line.subarray(0, line.length - 1);
-    }
-    const text = line.toString("utf8");
-    if (text.trim() === "") return;
-    try {
-      out.push({ ok: true, value: JSON.parse(text) });
-    } catch (cause) {
-      out.push({
-        ok: false,
-        error: new FramingError(
-          "invalid_json",
-          `Skipped a line that is not JSON: ${JSON.stringify(text.slice(0, EXCERPT_CHARS))}`,
-          text.slice(0, EXCERPT_CHARS),
-          cause,
-        ),
-      });
-    }
+  /** UTF-8 needs at most 3 bytes per UTF-16 unit, so short lines need no byte count. */
+  private tooLong(line: string): boolean {
+    return line.length * 3 > this.maxLineBytes && Buffer.byteLength(line) > this.maxLineBytes;
   }
 }
 
-function excerptOf(bytes: Buffer): string {
-  return bytes.toString("utf8").slice(0, EXCERPT_CHARS);
+function decodeLine(line: string, out: DecodedLine[]): void {
+  const text =
+    line.length > 0 && line.charCodeAt(line.length - 1) === CARRIAGE_RETURN
+      ? line.slice(0, -1)
+      : line;
+  if (text === "") return;
+  try {
+    out.push({ ok: true, value: JSON.parse(text) });
+  } catch (cause) {
+    if (text.trim() === "") return;
+    out.push({
+      ok: false,
+      error: new FramingError(
+        "invalid_json",
+        `Skipped a line that is not JSON: ${JSON.stringify(text.slice(0, EXCERPT_CHARS))}`,
+        text.slice(0, EXCERPT_CHARS),
+        cause,
+      ),
+    });
+  }
+}
+
+function tooLongError(line: string, max: number): DecodedLine {
+  return {
+    ok: false,
+    error: new FramingError(
+      "line_too_long",
+      `A line exceeded the ${max}-byte limit and was skipped; raise maxLineBytes if such lines are expected.`,
+      line.slice(0, EXCERPT_CHARS),
+    ),
+  };
 }
 
 /** Encodes one message as a line of JSON. */

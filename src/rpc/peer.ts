@@ -254,19 +254,22 @@ export class JsonRpcPeer {
   }
 
   private dispatchNotification(notification: RpcNotification): void {
-    for (const listener of this.notificationListeners.get(notification.method) ?? []) {
-      this.callListener(() => listener(notification.params));
+    const listeners = this.notificationListeners.get(notification.method);
+    if (listeners) {
+      for (const listener of listeners) {
+        try {
+          listener(notification.params);
+        } catch (error) {
+          this.reportError(asError(error));
+        }
+      }
     }
     for (const listener of this.anyNotificationListeners) {
-      this.callListener(() => listener(notification));
-    }
-  }
-
-  private callListener(call: () => void): void {
-    try {
-      call();
-    } catch (error) {
-      this.reportError(asError(error));
+      try {
+        listener(notification);
+      } catch (error) {
+        this.reportError(asError(error));
+      }
     }
   }
 

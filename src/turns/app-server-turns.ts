@@ -6,6 +6,7 @@ import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.
 import type { ThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
+import type { EventQueue } from "./event-queue.js";
 import type { CodexOptions, UserInput } from "./options.js";
 import { threadNotFound } from "./thread-errors.js";
 import {
@@ -15,6 +16,7 @@ import {
   turnStartParams,
 } from "./thread-params.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
+import { TurnStream } from "./turn-stream.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /** The app-server client options a `Codex` configures. */
@@ -94,19 +96,30 @@ export class AppServerTurnTransport implements TurnTransport {
     }
   }
 
-  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+    return new TurnStream(this.setUpTurn(request));
+  }
+
+  /**
+   * Starts (or resumes) the thread, takes its lock, yields `thread.started`, starts the turn, and
+   * returns the turn's queue. The lock and the router entry are released when the queue finishes.
+   */
+  private async *setUpTurn(
+    request: TurnRequest,
+  ): AsyncGenerator<WithRaw<ThreadEvent>, EventQueue<WithRaw<ThreadEvent>> | undefined> {
     const { signal } = request.turnOptions;
     if (signal?.aborted) {
       yield* endedBeforeStart(request.threadId);
-      return;
+      return undefined;
     }
     const client = await this.connection();
     const threadId = request.threadId ?? (await this.startThread(client, request));
     const release = await this.lock(threadId, signal).catch(() => undefined);
     if (!release) {
       yield* endedBeforeStart(threadId);
-      return;
+      return undefined;
     }
+    let handedOff = false;
     try {
       if (!this.loadedThreads.has(threadId)) {
         await client
@@ -117,9 +130,34 @@ export class AppServerTurnTransport implements TurnTransport {
         this.loadedThreads.add(threadId);
       }
       yield threadStartedEvent(threadId);
-      yield* this.turn(client, threadId, request);
+      const turn = new ActiveTurn(threadId);
+      const interrupt = () => void this.interruptQuietly(client, turn);
+      this.router.add(turn);
+      const finish = () => {
+        signal?.removeEventListener("abort", interrupt);
+        // Left before codex ended the turn (break, process death): do not leave it running.
+        if (!turn.mapper.outcome) interrupt();
+        this.router.remove(turn);
+        release();
+      };
+      try {
+        const started = await client.request(
+          "turn/start",
+          turnStartParams(threadId, request.input, request.turnOptions),
+        );
+        turn.start(started.turn.id);
+      } catch (error) {
+        finish();
+        handedOff = true;
+        throw error;
+      }
+      if (signal?.aborted) interrupt();
+      else signal?.addEventListener("abort", interrupt, { once: true });
+      turn.events.onFinish = finish;
+      handedOff = true;
+      return turn.events;
     } finally {
-      release();
+      if (!handedOff) release();
     }
   }
 
@@ -130,33 +168,6 @@ export class AppServerTurnTransport implements TurnTransport {
     );
     this.loadedThreads.add(thread.id);
     return thread.id;
-  }
-
-  /** Starts the turn and yields its events until codex says it ended. */
-  private async *turn(
-    client: AppServerClient,
-    threadId: string,
-    request: TurnRequest,
-  ): AsyncGenerator<WithRaw<ThreadEvent>> {
-    const { signal } = request.turnOptions;
-    const turn = new ActiveTurn(threadId);
-    const onAbort = () => void this.interruptQuietly(client, turn);
-    this.router.add(turn);
-    try {
-      const started = await client.request(
-        "turn/start",
-        turnStartParams(threadId, request.input, request.turnOptions),
-      );
-      turn.start(started.turn.id);
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener("abort", onAbort, { once: true });
-      yield* turn.events;
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      // Leaving before the turn ended (break, throw): do not leave it running.
-      if (!turn.events.closed) onAbort();
-      this.router.remove(turn);
-    }
   }
 
   async steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {

@@ -1,23 +1,38 @@
 // An unbounded async queue: producers push events, one consumer iterates them, end or failure closes it.
 
-/** A single-consumer async iterable fed by `push`, closed by `end` or `fail`. */
-export class EventQueue<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
-  private wake: (() => void) | undefined;
+/** A single-consumer async iterator fed by `push`, closed by `end` or `fail`. */
+export class EventQueue<T> implements AsyncIterableIterator<T> {
+  private items: T[] = [];
+  private head = 0;
+  private waiting:
+    | { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }
+    | undefined;
   private done = false;
   private failure: { error: unknown } | undefined;
+  /**
+   * Called once when the consumer is done with the queue: it read the end, got the failure, or
+   * stopped early with `return()` (`early` is true then).
+   */
+  onFinish: ((early: boolean) => void) | undefined;
+  private finished = false;
 
   /** Adds an event; ignored once the queue is closed. */
   push(item: T): void {
     if (this.done) return;
-    this.items.push(item);
-    this.notify();
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting.resolve({ value: item, done: false });
+    } else {
+      this.items.push(item);
+    }
   }
 
   /** Ends the stream after the queued events. */
   end(): void {
+    if (this.done) return;
     this.done = true;
-    this.notify();
+    this.settleWaiting();
   }
 
   /** Ends the stream with an error, thrown after the queued events. */
@@ -25,39 +40,70 @@ export class EventQueue<T> implements AsyncIterable<T> {
     if (this.done) return;
     this.failure = { error };
     this.done = true;
-    this.notify();
+    this.settleWaiting();
   }
 
   get closed(): boolean {
     return this.done;
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
-    let index = 0;
-    for (;;) {
-      if (index < this.items.length) {
-        const item = this.items[index] as T;
-        // Drop consumed events so a long stream does not grow memory.
-        if (++index > 1024) {
-          this.items.splice(0, index);
-          index = 0;
-        }
-        yield item;
-        continue;
+  next(): Promise<IteratorResult<T>> {
+    if (this.head < this.items.length) {
+      const value = this.items[this.head] as T;
+      this.items[this.head++] = undefined as T;
+      // Drop consumed slots now and then so a long stream does not grow memory.
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
       }
-      if (this.done) {
-        if (this.failure) throw this.failure.error;
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
+      return Promise.resolve({ value, done: false });
     }
+    if (this.done) {
+      this.finish(false);
+      if (this.failure) {
+        const { error } = this.failure;
+        this.failure = undefined;
+        return Promise.reject(error);
+      }
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
   }
 
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+  /** The consumer stops: the queue closes and `onFinish(true)` runs. */
+  return(): Promise<IteratorResult<T>> {
+    this.done = true;
+    this.failure = undefined;
+    this.items = [];
+    this.head = 0;
+    this.settleWaiting();
+    this.finish(true);
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private finish(early: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onFinish?.(early);
+  }
+
+  private settleWaiting(): void {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    this.finish(false);
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = undefined;
+      waiting.reject(error);
+    } else {
+      waiting.resolve({ value: undefined, done: true });
+    }
   }
 }
