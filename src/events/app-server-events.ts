@@ -18,14 +18,14 @@ import type {
 type Params = Record<string, unknown>;
 
 /** Delta notifications and the stream each one extends. */
-const DELTA_STREAMS: Record<string, DeltaStream> = {
-  "item/agentMessage/delta": "agent_message",
-  "item/reasoning/textDelta": "reasoning",
-  "item/reasoning/summaryTextDelta": "reasoning_summary",
-  "item/commandExecution/outputDelta": "command_output",
-  "item/fileChange/outputDelta": "file_change_output",
-  "item/plan/delta": "plan",
-};
+const DELTA_STREAMS = new Map<string, DeltaStream>([
+  ["item/agentMessage/delta", "agent_message"],
+  ["item/reasoning/textDelta", "reasoning"],
+  ["item/reasoning/summaryTextDelta", "reasoning_summary"],
+  ["item/commandExecution/outputDelta", "command_output"],
+  ["item/fileChange/outputDelta", "file_change_output"],
+  ["item/plan/delta", "plan"],
+]);
 
 /** What the turn ended as, for `run()`. */
 export interface TurnOutcome {
@@ -58,9 +58,9 @@ export class AppServerTurnMapper {
   /** The canonical events for one notification of this turn. */
   map(notification: RpcNotification): WithRaw<ThreadEvent>[] {
     const params = (notification.params ?? {}) as Params;
-    const stream = DELTA_STREAMS[notification.method];
+    const stream = DELTA_STREAMS.get(notification.method);
     // Deltas come by the hundred thousand: built directly, and `rawOf()` rebuilds their message.
-    if (stream) return [this.delta(stream, params)];
+    if (stream !== undefined) return [this.delta(stream, params)];
     const scope = this.scope();
     const event = (value: ThreadEvent): WithRaw<ThreadEvent> => withRaw(value, notification);
     switch (notification.method) {

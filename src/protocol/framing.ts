@@ -46,14 +46,28 @@ export class LineDecoder {
 
   /** Feeds a chunk; returns the lines it completed. */
   push(chunk: Buffer | string): DecodedLine[] {
-    const text = typeof chunk === "string" ? chunk : this.utf8.write(chunk);
     const out: DecodedLine[] = [];
+    this.feed(
+      chunk,
+      (value) => out.push({ ok: true, value }),
+      (error) => out.push({ ok: false, error }),
+    );
+    return out;
+  }
+
+  /** Feeds a chunk, handing each completed line to `onValue` or `onError` (no arrays on the way). */
+  feed(
+    chunk: Buffer | string,
+    onValue: (value: unknown) => void,
+    onError: (error: FramingError) => void,
+  ): void {
+    const text = typeof chunk === "string" ? chunk : this.utf8.write(chunk);
     let start = 0;
     for (;;) {
       const newline = text.indexOf("\n", start);
       if (newline === -1) {
-        this.hold(text.slice(start), out);
-        return out;
+        this.hold(text.slice(start), onError);
+        return;
       }
       let line = text.slice(start, newline);
       start = newline + 1;
@@ -65,11 +79,8 @@ export class LineDecoder {
         this.skipping = false;
         continue;
       }
-      if (this.tooLong(line)) {
-        out.push(tooLongError(line, this.maxLineBytes));
-        continue;
-      }
-      decodeLine(line, out);
+      if (this.tooLong(line)) onError(tooLongError(line, this.maxLineBytes));
+      else decodeLine(line, onValue, onError);
     }
   }
 
@@ -78,17 +89,23 @@ export class LineDecoder {
     const out: DecodedLine[] = [];
     const line = this.carry + this.utf8.end();
     this.carry = "";
-    if (!this.skipping) decodeLine(line, out);
+    if (!this.skipping) {
+      decodeLine(
+        line,
+        (value) => out.push({ ok: true, value }),
+        (error) => out.push({ ok: false, error }),
+      );
+    }
     this.skipping = false;
     return out;
   }
 
   /** Keeps an unfinished line, unless it already broke the limit (then it is skipped). */
-  private hold(rest: string, out: DecodedLine[]): void {
+  private hold(rest: string, onError: (error: FramingError) => void): void {
     if (this.skipping || rest === "") return;
     const line = this.carry + rest;
     if (this.tooLong(line)) {
-      out.push(tooLongError(line, this.maxLineBytes));
+      onError(tooLongError(line, this.maxLineBytes));
       this.carry = "";
       this.skipping = true;
       return;
@@ -102,37 +119,40 @@ export class LineDecoder {
   }
 }
 
-function decodeLine(line: string, out: DecodedLine[]): void {
+function decodeLine(
+  line: string,
+  onValue: (value: unknown) => void,
+  onError: (error: FramingError) => void,
+): void {
   const text =
     line.length > 0 && line.charCodeAt(line.length - 1) === CARRIAGE_RETURN
       ? line.slice(0, -1)
       : line;
   if (text === "") return;
+  let value: unknown;
   try {
-    out.push({ ok: true, value: JSON.parse(text) });
+    value = JSON.parse(text);
   } catch (cause) {
     if (text.trim() === "") return;
-    out.push({
-      ok: false,
-      error: new FramingError(
+    onError(
+      new FramingError(
         "invalid_json",
         `Skipped a line that is not JSON: ${JSON.stringify(text.slice(0, EXCERPT_CHARS))}`,
         text.slice(0, EXCERPT_CHARS),
         cause,
       ),
-    });
+    );
+    return;
   }
+  onValue(value);
 }
 
-function tooLongError(line: string, max: number): DecodedLine {
-  return {
-    ok: false,
-    error: new FramingError(
-      "line_too_long",
-      `A line exceeded the ${max}-byte limit and was skipped; raise maxLineBytes if such lines are expected.`,
-      line.slice(0, EXCERPT_CHARS),
-    ),
-  };
+function tooLongError(line: string, max: number): FramingError {
+  return new FramingError(
+    "line_too_long",
+    `A line exceeded the ${max}-byte limit and was skipped; raise maxLineBytes if such lines are expected.`,
+    line.slice(0, EXCERPT_CHARS),
+  );
 }
 
 /** Encodes one message as a line of JSON. */

@@ -219,6 +219,12 @@ export class JsonRpcPeer {
   }
 
   private receive(raw: unknown): void {
+    // Fast path for the bulk of traffic: a well-formed notification.
+    const message = raw as { method?: unknown; id?: unknown };
+    if (typeof message?.method === "string" && message.id === undefined) {
+      this.dispatchNotification(message as RpcNotification);
+      return;
+    }
     const classified = classifyMessage(raw);
     switch (classified.kind) {
       case "request":

@@ -67,7 +67,15 @@ export class StreamTransport implements Transport {
   }
 
   private readonly handleData = (chunk: Buffer | string): void => {
-    for (const line of this.decoder.push(chunk)) this.deliver(line);
+    this.decoder.feed(chunk, this.deliverValue, this.deliverError);
+  };
+
+  private readonly deliverValue = (message: unknown): void => {
+    this.onmessage?.(message);
+  };
+
+  private readonly deliverError = (error: Error): void => {
+    this.onerror?.(error);
   };
 
   private readonly handleEnd = (): void => {
