@@ -38,15 +38,13 @@ export class Thread {
 
   /** Runs a turn and streams its events as they happen. */
   async runStreamed(input: Input, turnOptions: TurnOptions = {}): Promise<StreamedTurn> {
-    const transport = this.transport();
-    const checked = normalizeInput(input, this.options.workingDirectory);
-    checkOutputSchema(turnOptions.outputSchema);
-    return { events: this.stream(transport, checked, turnOptions) };
+    return this.open(input, turnOptions, true);
   }
 
   /** Runs a turn to its end. Rejects with `TurnFailedError` when the turn fails. */
   async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResult> {
-    const { events } = await this.runStreamed(input, turnOptions);
+    // Nobody reads this stream, so nobody can answer approval.requested: unanswered requests decline.
+    const { events } = await this.open(input, turnOptions, false);
     const builder = new RunResultBuilder();
     for await (const event of events) builder.add(event);
     return builder.finish();
@@ -66,10 +64,22 @@ export class Thread {
     await transport.interrupt(threadId, turnId);
   }
 
+  private async open(
+    input: Input,
+    turnOptions: TurnOptions,
+    interactive: boolean,
+  ): Promise<StreamedTurn> {
+    const transport = this.transport();
+    const checked = normalizeInput(input, this.options.workingDirectory);
+    checkOutputSchema(turnOptions.outputSchema);
+    return { events: this.stream(transport, checked, turnOptions, interactive) };
+  }
+
   private stream(
     transport: TurnTransport,
     input: ReturnType<typeof normalizeInput>,
     turnOptions: TurnOptions,
+    interactive: boolean,
   ): AsyncGenerator<WithRaw<ThreadEvent>> {
     return new ObservedStream<WithRaw<ThreadEvent>>({
       open: () => {
@@ -85,6 +95,7 @@ export class Thread {
           input,
           threadOptions: this.options,
           turnOptions,
+          interactive,
         });
       },
       onEvent: (event) => {

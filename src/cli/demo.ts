@@ -8,7 +8,7 @@ import { applyPatch, execCommand, reasoning, reply, response } from "../testing/
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
-import { answerApprovalsAtTerminal } from "./terminal-approvals.js";
+import { terminalApprovals } from "./terminal-approvals.js";
 
 export interface DemoOptions {
   /** Approve everything without asking. */
@@ -55,6 +55,7 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
   await model.writeCodexHome(path.join(root, "codex-home"));
   const codex = new Codex({
     codexHome: path.join(root, "codex-home"),
+    approvals: terminalApprovals(terminal, options.yes),
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
   });
   try {
@@ -66,7 +67,6 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
       ),
     );
     terminal.line(terminal.style("dim", workdir));
-    answerApprovalsAtTerminal(await codex.appServer.client(), terminal, options.yes);
     const prompt = "Add a hello script and a README to this project.";
     terminal.line();
     terminal.line(`${terminal.style("cyan", "›")} ${prompt}`);

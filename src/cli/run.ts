@@ -3,7 +3,7 @@ import { Codex } from "../codex.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
-import { answerApprovalsAtTerminal } from "./terminal-approvals.js";
+import { terminalApprovals } from "./terminal-approvals.js";
 
 export interface RunCommandOptions {
   json?: boolean;
@@ -24,6 +24,7 @@ export async function runPrompt(
   options: RunCommandOptions,
 ): Promise<number> {
   const codex = new Codex({
+    approvals: terminalApprovals(terminal, options.yes === true),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
   });
@@ -38,9 +39,6 @@ export async function runPrompt(
     const thread = options.resume
       ? codex.resumeThread(options.resume, threadOptions)
       : codex.startThread(threadOptions);
-    if (codex.transportKind === "app-server") {
-      answerApprovalsAtTerminal(await codex.appServer.client(), terminal, options.yes === true);
-    }
     const { events } = await thread.runStreamed(prompt);
     const renderer = new EventRenderer(terminal);
     let failed = false;

@@ -6,6 +6,7 @@ import { type WithRaw, withRaw } from "./raw.js";
 import { zeroUsage } from "./turn-events.js";
 import type {
   DeltaStream,
+  FileUpdateChange,
   ItemDeltaEvent,
   PlanStep,
   ThreadError,
@@ -46,6 +47,8 @@ export class AppServerTurnMapper {
   plan: { explanation: string | null; plan: PlanStep[] } | null = null;
   /** Set when `turn/completed` arrived. */
   outcome: TurnOutcome | undefined;
+  /** The files of each file change item seen so far (an approval request names only the item). */
+  readonly fileChanges = new Map<string, FileUpdateChange[]>();
   private firstUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
   private latestUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
   private todoList: TodoListItem | undefined;
@@ -70,6 +73,7 @@ export class AppServerTurnMapper {
       case "item/completed": {
         const item = toCanonicalItem((params.item ?? {}) as Params);
         if (!item) break;
+        if (item.type === "file_change") this.fileChanges.set(item.id, item.changes);
         const type = notification.method === "item/started" ? "item.started" : "item.completed";
         return [event({ type, ...scope, item })];
       }

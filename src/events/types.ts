@@ -1,5 +1,11 @@
 // The canonical event model: @openai/codex-sdk's events and items (snake_case), plus codex-harness's extras.
 import type { CodexErrorInfo } from "../protocol/generated/ts/v2/CodexErrorInfo.js";
+import type {
+  ApprovalDecider,
+  ApprovalKind,
+  ApprovalRequest,
+  DecisionOf,
+} from "./approval-types.js";
 
 /** Token usage of a turn, as `@openai/codex-sdk` reports it. */
 export interface Usage {
@@ -272,6 +278,26 @@ export interface NotificationEvent extends EventScope {
   params: unknown;
 }
 
+/**
+ * codex asks something nobody's handler answered: answer with `respond(decision)` (the first
+ * answer wins). Unanswered, it is declined at the timeout.
+ */
+export interface ApprovalRequestedEvent extends EventScope {
+  type: "approval.requested";
+  request: ApprovalRequest;
+  respond(decision: DecisionOf<ApprovalKind>): void;
+}
+
+/** A server request was answered: what, and who decided. */
+export interface ApprovalResolvedEvent extends EventScope {
+  type: "approval.resolved";
+  request_id: string | number;
+  kind: ApprovalKind;
+  item_id: string | null;
+  decision: DecisionOf<ApprovalKind>;
+  decided_by: ApprovalDecider;
+}
+
 /** Every event a turn's stream yields. */
 export type ThreadEvent =
   | ThreadStartedEvent
@@ -285,6 +311,8 @@ export type ThreadEvent =
   | ItemDeltaEvent
   | TurnDiffUpdatedEvent
   | TurnPlanUpdatedEvent
+  | ApprovalRequestedEvent
+  | ApprovalResolvedEvent
   | NotificationEvent;
 
 /** The events `@openai/codex-sdk` itself emits. */

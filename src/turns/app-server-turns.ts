@@ -1,5 +1,7 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
+import { ApprovalBroker } from "../approvals/broker.js";
+import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import type { WithRaw } from "../events/raw.js";
 import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
@@ -80,6 +82,11 @@ export class AppServerTurnTransport implements TurnTransport {
   private async connect(): Promise<AppServerClient> {
     try {
       const client = await AppServerClient.start(clientOptionsOf(this.options));
+      new ApprovalBroker(
+        client,
+        (threadId) => (threadId === null ? undefined : this.router.get(threadId)),
+        () => this.options.approvals,
+      );
       client.onAnyNotification((notification) => {
         if (this.router.route(notification)) return;
         for (const listener of this.otherListeners) listener(notification);
@@ -130,13 +137,18 @@ export class AppServerTurnTransport implements TurnTransport {
         this.loadedThreads.add(threadId);
       }
       yield threadStartedEvent(threadId);
-      const turn = new ActiveTurn(threadId);
+      const turn = new ActiveTurn(
+        threadId,
+        mergeApprovals(this.options.approvals, request.threadOptions.approvals),
+        request.interactive ?? true,
+      );
       const interrupt = () => void this.interruptQuietly(client, turn);
       this.router.add(turn);
       const finish = () => {
         signal?.removeEventListener("abort", interrupt);
         // Left before codex ended the turn (break, process death): do not leave it running.
         if (!turn.mapper.outcome) interrupt();
+        turn.close();
         this.router.remove(turn);
         release();
       };

@@ -1,5 +1,6 @@
 // The public option types of Codex, Thread and turns: @openai/codex-sdk's names, plus codex-harness's.
 import type { ConfigObject } from "../app-server/codex-config.js";
+import type { Approvals } from "../events/approval-types.js";
 import type { RetryOptions } from "../rpc/retry.js";
 
 /** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
@@ -40,6 +41,11 @@ export interface CodexOptions {
   retry?: RetryOptions;
   /** Receives codex's stderr as it arrives. */
   onStderr?: (text: string) => void;
+  /**
+   * Answers codex's server requests (approvals, questions, tools). Nothing is approved by default:
+   * unanswered requests are declined (app-server transport; `codex exec` never asks).
+   */
+  approvals?: Approvals;
 }
 
 /** Options of a thread: `@openai/codex-sdk`'s names. */
@@ -56,6 +62,8 @@ export interface ThreadOptions {
   webSearchEnabled?: boolean;
   approvalPolicy?: ApprovalMode;
   additionalDirectories?: string[];
+  /** Handlers for this thread, overriding the Codex's per kind. */
+  approvals?: Approvals;
 }
 
 /** Options of one turn. */

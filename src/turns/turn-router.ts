@@ -1,7 +1,10 @@
 // Routes app-server notifications to the running turn of their thread, by threadId/turnId only.
+
+import type { ApprovalTarget } from "../approvals/broker.js";
 import { AppServerTurnMapper } from "../events/app-server-events.js";
+import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { FileUpdateChange, ThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { EventQueue } from "./event-queue.js";
 
@@ -27,13 +30,40 @@ export function turnIdOf(notification: RpcNotification): string | undefined {
  * One running turn: its event queue and mapper. Notifications that arrive before `turn/start`
  * answered (so before the turn id is known) are kept and replayed once it is.
  */
-export class ActiveTurn {
+export class ActiveTurn implements ApprovalTarget {
   readonly events = new EventQueue<WithRaw<ThreadEvent>>();
   readonly mapper: AppServerTurnMapper;
   private pending: RpcNotification[] | undefined = [];
+  private readonly end = new AbortController();
 
-  constructor(readonly threadId: string) {
+  /**
+   * @param approvals the handlers in force for this turn
+   * @param interactive whether the stream's reader can answer `approval.requested`
+   */
+  constructor(
+    readonly threadId: string,
+    readonly approvals: Approvals | undefined = undefined,
+    readonly interactive = false,
+  ) {
     this.mapper = new AppServerTurnMapper(threadId);
+  }
+
+  /** Aborts when the turn ended (codex said so, or its stream finished). */
+  get ended(): AbortSignal {
+    return this.end.signal;
+  }
+
+  /** Marks the turn as over: pending approvals of the turn are cleared. */
+  close(): void {
+    this.end.abort();
+  }
+
+  emit(event: ThreadEvent): void {
+    this.events.push(event);
+  }
+
+  changesOf(itemId: string): FileUpdateChange[] {
+    return this.mapper.fileChanges.get(itemId) ?? [];
   }
 
   get turnId(): string | undefined {
@@ -58,7 +88,10 @@ export class ActiveTurn {
     if (turnId !== undefined && turnId !== this.turnId) return;
     if (this.events.closed) return;
     for (const event of this.mapper.map(notification)) this.events.push(event);
-    if (this.mapper.outcome) this.events.end();
+    if (this.mapper.outcome) {
+      this.events.end();
+      this.close();
+    }
   }
 }
 
@@ -69,6 +102,11 @@ export class TurnRouter {
   /** Registers the running turn of a thread (one at a time per thread). */
   add(turn: ActiveTurn): void {
     this.active.set(turn.threadId, turn);
+  }
+
+  /** The running turn of a thread, if any. */
+  get(threadId: string): ActiveTurn | undefined {
+    return this.active.get(threadId);
   }
 
   remove(turn: ActiveTurn): void {
@@ -86,7 +124,10 @@ export class TurnRouter {
 
   /** Ends every running turn's stream with `error` (the connection is gone). */
   failAll(error: Error): void {
-    for (const turn of this.active.values()) turn.events.fail(error);
+    for (const turn of this.active.values()) {
+      turn.events.fail(error);
+      turn.close();
+    }
     this.active.clear();
   }
 }

@@ -11,6 +11,11 @@ export interface TurnRequest {
   input: UserInput[];
   threadOptions: ThreadOptions;
   turnOptions: TurnOptions;
+  /**
+   * Whether someone reads the stream and can answer `approval.requested` (`runStreamed`); with
+   * `run()` nobody can, so unanswered requests are declined at once. Default: true.
+   */
+  interactive?: boolean;
 }
 
 /**

@@ -1,0 +1,221 @@
+// Answers every server request codex sends: handler, then the turn's stream, then decline — fail-closed.
+import type { AppServerClient } from "../app-server/client.js";
+import { CodexHarnessError } from "../errors.js";
+import type {
+  ApprovalDecider,
+  ApprovalKind,
+  ApprovalRequest,
+  Approvals,
+  DecisionOf,
+} from "../events/approval-types.js";
+import type { FileUpdateChange, ThreadEvent } from "../events/types.js";
+import type { RequestId } from "../protocol/messages.js";
+import type { ServerRequestMethod } from "../protocol/types.js";
+import type { ServerRequestContext } from "../rpc/peer.js";
+import { isDecision, toWireResult } from "./decisions.js";
+import { KIND_OF_METHOD, toApprovalRequest } from "./requests.js";
+import { waitFor } from "./wait.js";
+
+/** How long an answer may take by default: 10 minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+
+/** The running turn a request belongs to: its handlers, its stream, its end. */
+export interface ApprovalTarget {
+  /** The handlers in force for the turn (thread's over the Codex's). */
+  approvals: Approvals | undefined;
+  /** Whether someone reads the stream and can answer `approval.requested`. */
+  interactive: boolean;
+  /** Puts an event on the turn's stream. */
+  emit(event: ThreadEvent): void;
+  /** Aborts when the turn ends. */
+  ended: AbortSignal;
+  /** The files of a file change item of the turn. */
+  changesOf(itemId: string): FileUpdateChange[];
+}
+
+/** A decision and who made it. */
+interface Outcome {
+  decision: DecisionOf<ApprovalKind>;
+  decidedBy: ApprovalDecider;
+}
+
+const key = (id: RequestId): string => `${typeof id}:${String(id)}`;
+
+/**
+ * Installs handlers for every server request method of the pinned protocol on `client`. A
+ * request is answered by the turn's handler; if it has none (or it defers), by whoever answers
+ * `approval.requested` on the turn's stream; otherwise, and at the timeout, it is declined.
+ * codex clearing the request (`serverRequest/resolved`), the turn ending or the connection closing
+ * aborts the handler's signal.
+ */
+export class ApprovalBroker {
+  private readonly pending = new Map<string, AbortController>();
+
+  constructor(
+    client: AppServerClient,
+    private readonly targetOf: (threadId: string | null) => ApprovalTarget | undefined,
+    private readonly fallback: () => Approvals | undefined,
+  ) {
+    for (const method of Object.keys(KIND_OF_METHOD)) {
+      client.setRequestHandler(
+        method as ServerRequestMethod,
+        ((params: unknown, context: ServerRequestContext) =>
+          this.answer(method, params, context)) as never,
+      );
+    }
+    client.setRequestHandler("currentTime/read", () => ({
+      currentTimeAt: Math.floor(Date.now() / 1000),
+    }));
+    client.setRequestHandler("attestation/generate", () => {
+      throw new CodexHarnessError(
+        "unsupported_request",
+        "codex-harness does not generate attestations.",
+      );
+    });
+    client.onNotification("serverRequest/resolved", ({ requestId }) => {
+      this.pending.get(key(requestId))?.abort();
+    });
+  }
+
+  private async answer(
+    method: string,
+    params: unknown,
+    context: ServerRequestContext,
+  ): Promise<unknown> {
+    const p = (params ?? {}) as { threadId?: unknown; conversationId?: unknown };
+    const threadId =
+      typeof p.threadId === "string"
+        ? p.threadId
+        : typeof p.conversationId === "string"
+          ? p.conversationId
+          : null;
+    const target = this.targetOf(threadId);
+    const request = toApprovalRequest(
+      method,
+      context.id,
+      params,
+      (id) => target?.changesOf(id) ?? [],
+    );
+    if (!request) throw new CodexHarnessError("unsupported_request", `No handler for ${method}.`);
+    const cleared = new AbortController();
+    const clear = () => cleared.abort();
+    this.pending.set(key(context.id), cleared);
+    context.signal.addEventListener("abort", clear, { once: true });
+    target?.ended.addEventListener("abort", clear, { once: true });
+    try {
+      const { decision, decidedBy } = await this.decide(request, target, cleared.signal);
+      target?.emit({
+        type: "approval.resolved",
+        ...scope(request),
+        request_id: request.request_id,
+        kind: request.kind,
+        item_id: request.item_id,
+        decision,
+        decided_by: decidedBy,
+      });
+      return toWireResult(method, decision);
+    } finally {
+      this.pending.delete(key(context.id));
+      context.signal.removeEventListener("abort", clear);
+      target?.ended.removeEventListener("abort", clear);
+    }
+  }
+
+  private async decide(
+    request: ApprovalRequest,
+    target: ApprovalTarget | undefined,
+    cleared: AbortSignal,
+  ): Promise<Outcome> {
+    const approvals = target ? target.approvals : this.fallback();
+    const deadline = Date.now() + timeoutOf(approvals, request.kind);
+    const handler = approvals?.[request.kind] as
+      | ((request: ApprovalRequest, context: { signal: AbortSignal }) => unknown)
+      | undefined;
+    if (handler) {
+      const handlerAbort = new AbortController();
+      const stop = () => handlerAbort.abort();
+      cleared.addEventListener("abort", stop, { once: true });
+      try {
+        const result = await waitFor(
+          Promise.resolve().then(() => handler(request, { signal: handlerAbort.signal })),
+          cleared,
+          deadline,
+        );
+        if (result.outcome !== "value")
+          return declined(result.outcome === "timeout" ? "timeout" : "cleared");
+        if (result.value !== undefined) {
+          if (!isDecision(request.kind, result.value)) {
+            throw new CodexHarnessError(
+              "invalid_decision",
+              `The ${request.kind} handler returned ${JSON.stringify(result.value)}, which is not a ${request.kind} decision; it was declined.`,
+            );
+          }
+          return { decision: result.value, decidedBy: "handler" };
+        }
+      } catch (error) {
+        target?.emit({
+          type: "error",
+          ...scope(request),
+          message: `The ${request.kind} handler failed, so the request was declined: ${(error as Error)?.message ?? String(error)}`,
+        });
+        return declined("error");
+      } finally {
+        stop();
+        cleared.removeEventListener("abort", stop);
+      }
+    }
+    if (target?.interactive) return this.askStream(request, target, cleared, deadline);
+    return declined("default");
+  }
+
+  /** Puts `approval.requested` on the stream and waits for its answer, the deadline or a clear. */
+  private async askStream(
+    request: ApprovalRequest,
+    target: ApprovalTarget,
+    cleared: AbortSignal,
+    deadline: number,
+  ): Promise<Outcome> {
+    let answer!: (decision: DecisionOf<ApprovalKind>) => void;
+    const answered = new Promise<DecisionOf<ApprovalKind>>((resolve) => {
+      answer = resolve;
+    });
+    let open = true;
+    target.emit({
+      type: "approval.requested",
+      ...scope(request),
+      request,
+      respond: (decision) => {
+        if (!isDecision(request.kind, decision)) {
+          throw new CodexHarnessError(
+            "invalid_decision",
+            `${JSON.stringify(decision)} is not a ${request.kind} decision.`,
+          );
+        }
+        if (!open) return;
+        open = false;
+        answer(decision);
+      },
+    });
+    const result = await waitFor(answered, cleared, deadline);
+    open = false;
+    if (result.outcome === "value") return { decision: result.value, decidedBy: "stream" };
+    return declined(result.outcome === "timeout" ? "timeout" : "cleared");
+  }
+}
+
+function declined(decidedBy: ApprovalDecider): Outcome {
+  return { decision: "decline", decidedBy };
+}
+
+function scope(request: ApprovalRequest): { thread_id?: string; turn_id?: string } {
+  return {
+    ...(request.thread_id === null ? {} : { thread_id: request.thread_id }),
+    ...(request.turn_id === null ? {} : { turn_id: request.turn_id }),
+  };
+}
+
+function timeoutOf(approvals: Approvals | undefined, kind: ApprovalKind): number {
+  const setting = approvals?.timeoutMs;
+  const value = typeof setting === "number" ? setting : setting?.[kind];
+  return value ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+}

@@ -1,0 +1,143 @@
+// Turns the params of codex's server requests into the snake_case request objects handlers get.
+import type { FileUpdateChange } from "../events/types.js";
+import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
+import type { RequestId } from "../protocol/messages.js";
+import type { ApprovalKind, ApprovalRequest, ApprovalRequestBase } from "./types.js";
+
+/** Each server request method and the handler kind that answers it (v2 methods and their v1 twins). */
+export const KIND_OF_METHOD: Readonly<Record<string, ApprovalKind>> = {
+  "item/commandExecution/requestApproval": "commandExecution",
+  execCommandApproval: "commandExecution",
+  "item/fileChange/requestApproval": "fileChange",
+  applyPatchApproval: "fileChange",
+  "item/permissions/requestApproval": "permissions",
+  "item/tool/requestUserInput": "userInput",
+  "mcpServer/elicitation/request": "elicitation",
+  "item/tool/call": "dynamicTool",
+  "account/chatgptAuthTokens/refresh": "tokenRefresh",
+};
+
+type Params = Record<string, unknown>;
+
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
+
+/**
+ * The request object for a server request, or `undefined` for a method no handler answers.
+ * `changesOf(itemId)` gives a file change's files, as its `file_change` item listed them.
+ */
+export function toApprovalRequest(
+  method: string,
+  requestId: RequestId,
+  params: unknown,
+  changesOf: (itemId: string) => FileUpdateChange[] = () => [],
+): ApprovalRequest | undefined {
+  const kind = KIND_OF_METHOD[method];
+  if (!kind) return undefined;
+  const p = (params ?? {}) as Params;
+  const base = (itemId: string | null): Omit<ApprovalRequestBase, "kind"> => ({
+    request_id: requestId,
+    method,
+    thread_id: str(p.threadId) ?? str(p.conversationId),
+    turn_id: str(p.turnId),
+    item_id: itemId,
+  });
+  switch (kind) {
+    case "commandExecution": {
+      const argv = Array.isArray(p.command) ? (p.command as string[]) : null;
+      const context = p.networkApprovalContext as { host: string; protocol: string } | null;
+      return {
+        kind,
+        ...base(str(p.itemId) ?? str(p.callId)),
+        command: argv ? argv.join(" ") : (str(p.command) ?? ""),
+        cwd: str(p.cwd),
+        reason: str(p.reason),
+        command_actions: list(p.commandActions ?? p.parsedCmd),
+        proposed_execpolicy_amendment: (p.proposedExecpolicyAmendment as string[] | null) ?? null,
+        proposed_network_policy_amendments: list(p.proposedNetworkPolicyAmendments),
+        network_approval_context: context ?? null,
+      };
+    }
+    case "fileChange": {
+      const itemId = str(p.itemId) ?? str(p.callId);
+      return {
+        kind,
+        ...base(itemId),
+        reason: str(p.reason),
+        grant_root: str(p.grantRoot),
+        changes: p.fileChanges
+          ? v1Changes(p.fileChanges as Params)
+          : itemId
+            ? changesOf(itemId)
+            : [],
+      };
+    }
+    case "permissions": {
+      const permissions = (p.permissions ?? {}) as Params;
+      return {
+        kind,
+        ...base(str(p.itemId)),
+        cwd: str(p.cwd),
+        reason: str(p.reason),
+        permissions: {
+          network: (permissions.network as never) ?? null,
+          file_system: (permissions.fileSystem as never) ?? null,
+        },
+      };
+    }
+    case "userInput":
+      return {
+        kind,
+        ...base(str(p.itemId)),
+        questions: list<Params>(p.questions).map((question) => ({
+          id: str(question.id) ?? "",
+          header: str(question.header) ?? "",
+          question: str(question.question) ?? "",
+          is_other: question.isOther === true,
+          is_secret: question.isSecret === true,
+          options: Array.isArray(question.options)
+            ? (question.options as { label: string; description: string }[])
+            : null,
+        })),
+        is_blocking: p.isBlocking !== false,
+      };
+    case "elicitation":
+      return {
+        kind,
+        ...base(null),
+        server_name: str(p.serverName) ?? "",
+        mode: str(p.mode) ?? "form",
+        message: str(p.message) ?? str(p.description),
+        requested_schema: (p.requestedSchema as JsonValue | undefined) ?? null,
+        url: str(p.url),
+        params: p,
+      };
+    case "dynamicTool":
+      return {
+        kind,
+        ...base(str(p.callId)),
+        call_id: str(p.callId) ?? "",
+        namespace: str(p.namespace),
+        tool: str(p.tool) ?? "",
+        arguments: (p.arguments as JsonValue | undefined) ?? null,
+      };
+    case "tokenRefresh":
+      return {
+        kind,
+        ...base(null),
+        reason: str(p.reason) ?? "",
+        previous_account_id: str(p.previousAccountId),
+      };
+  }
+}
+
+/** v1 `applyPatchApproval` lists its files as `{ path: change }`. */
+function v1Changes(fileChanges: Params): FileUpdateChange[] {
+  return Object.entries(fileChanges).map(([path, change]) => {
+    const type = str((change as Params | null)?.type) ?? "update";
+    return {
+      path,
+      kind: (["add", "delete"].includes(type) ? type : "update") as FileUpdateChange["kind"],
+    };
+  });
+}
