@@ -5,7 +5,7 @@ import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { ExecTurnTransport } from "./turns/exec-turns.js";
 import type { CodexOptions, ThreadOptions } from "./turns/options.js";
-import { checkApprovalPolicy, threadStartParams } from "./turns/thread-params.js";
+import { checkApprovalPolicy, threadSettings } from "./turns/thread-params.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
 /**
@@ -63,14 +63,7 @@ export class Codex {
 
   /** Forks a saved thread into a new one that continues from it (app-server transport). */
   async forkThread(id: string, options: ThreadOptions = {}): Promise<Thread> {
-    const { model, cwd, approvalPolicy, sandbox, config } = threadStartParams(options);
-    const { thread } = await this.appServer.forkThread(id, {
-      model,
-      cwd,
-      approvalPolicy,
-      sandbox,
-      config,
-    });
+    const { thread } = await this.appServer.forkThread(id, threadSettings(options));
     return new Thread(() => this.activeTransport(), options, thread.id);
   }
 

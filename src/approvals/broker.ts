@@ -49,7 +49,8 @@ const key = (id: RequestId): string => `${typeof id}:${String(id)}`;
  * aborts the handler's signal.
  */
 export class ApprovalBroker {
-  private readonly pending = new Map<string, AbortController>();
+  /** Requests waiting for an answer, by request id: how to clear each. */
+  private readonly pending = new Map<string, { clear(): void }>();
 
   constructor(
     client: AppServerClient,
@@ -73,7 +74,7 @@ export class ApprovalBroker {
       );
     });
     client.onNotification("serverRequest/resolved", ({ requestId }) => {
-      this.pending.get(key(requestId))?.abort();
+      this.pending.get(key(requestId))?.clear();
     });
   }
 
@@ -97,13 +98,10 @@ export class ApprovalBroker {
       (id) => target?.changesOf(id) ?? [],
     );
     if (!request) throw new CodexHarnessError("unsupported_request", `No handler for ${method}.`);
-    const cleared = new AbortController();
-    const clear = () => cleared.abort();
-    this.pending.set(key(context.id), cleared);
-    context.signal.addEventListener("abort", clear, { once: true });
-    target?.ended.addEventListener("abort", clear, { once: true });
-    try {
-      const { decision, decidedBy } = await this.decide(request, target, cleared.signal);
+    let reported = false;
+    const report = (decision: DecisionOf<ApprovalKind>, decidedBy: ApprovalDecider) => {
+      if (reported) return;
+      reported = true;
       target?.emit({
         type: "approval.resolved",
         ...scope(request),
@@ -113,6 +111,19 @@ export class ApprovalBroker {
         decision,
         decided_by: decidedBy,
       });
+    };
+    const cleared = new AbortController();
+    // Cleared requests are reported at once, so the report precedes the turn's end on the stream.
+    const clear = () => {
+      report("decline", "cleared");
+      cleared.abort();
+    };
+    this.pending.set(key(context.id), { clear });
+    context.signal.addEventListener("abort", clear, { once: true });
+    target?.ended.addEventListener("abort", clear, { once: true });
+    try {
+      const { decision, decidedBy } = await this.decide(request, target, cleared.signal);
+      report(decision, decidedBy);
       return toWireResult(method, decision);
     } finally {
       this.pending.delete(key(context.id));

@@ -1,6 +1,7 @@
 // The public option types of Codex, Thread and turns: @openai/codex-sdk's names, plus codex-harness's.
 import type { ConfigObject } from "../app-server/codex-config.js";
 import type { Approvals } from "../events/approval-types.js";
+import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
 
 /** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
@@ -64,6 +65,11 @@ export interface ThreadOptions {
   additionalDirectories?: string[];
   /** Handlers for this thread, overriding the Codex's per kind. */
   approvals?: Approvals;
+  /**
+   * Tools this client implements, offered to the model when the thread starts (app-server); their
+   * calls reach the `dynamicTool` handler.
+   */
+  dynamicTools?: DynamicToolSpec[];
 }
 
 /** Options of one turn. */

@@ -40,6 +40,14 @@ function configOf(options: ThreadOptions): Record<string, JsonValue> | null {
 
 /** `thread/start` params for a new thread. */
 export function threadStartParams(options: ThreadOptions): ThreadStartParams {
+  return {
+    ...threadSettings(options),
+    ...(options.dynamicTools?.length ? { dynamicTools: options.dynamicTools } : {}),
+  };
+}
+
+/** The settings a thread is (re)loaded with: model, cwd, approval policy, sandbox, config. */
+export function threadSettings(options: ThreadOptions) {
   checkApprovalPolicy(options.approvalPolicy);
   return {
     model: options.model ?? null,
@@ -52,7 +60,7 @@ export function threadStartParams(options: ThreadOptions): ThreadStartParams {
 
 /** `thread/resume` params that reload a thread with the given options. */
 export function threadResumeParams(threadId: string, options: ThreadOptions): ThreadResumeParams {
-  return { ...threadStartParams(options), threadId };
+  return { ...threadSettings(options), threadId };
 }
 
 /** The official SDK's snake_case program names and their app-server spelling. */

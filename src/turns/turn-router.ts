@@ -87,11 +87,11 @@ export class ActiveTurn implements ApprovalTarget {
     const turnId = turnIdOf(notification);
     if (turnId !== undefined && turnId !== this.turnId) return;
     if (this.events.closed) return;
-    for (const event of this.mapper.map(notification)) this.events.push(event);
-    if (this.mapper.outcome) {
-      this.events.end();
-      this.close();
-    }
+    const events = this.mapper.map(notification);
+    // The turn is over: clear what is still pending first, so those reports precede its end.
+    if (this.mapper.outcome) this.close();
+    for (const event of events) this.events.push(event);
+    if (this.mapper.outcome) this.events.end();
   }
 }
 

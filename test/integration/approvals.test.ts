@@ -1,0 +1,402 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, it } from "node:test";
+import type { ApprovalResolvedEvent, ThreadEvent } from "../../src/events/types.js";
+import { toolOutputs } from "../../src/testing/recorded.js";
+import {
+  applyPatch,
+  execCommand,
+  functionCall,
+  reply,
+  requestUserInput,
+  response,
+} from "../../src/testing/script.js";
+import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+
+let fixture: CodexApiFixture | undefined;
+
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+/** read-only + on-request (ScriptedModel's default config): escalated commands ask. */
+const ASKING = {};
+
+const resolvedOf = (events: ThreadEvent[]) =>
+  events.filter((e): e is ApprovalResolvedEvent => e.type === "approval.resolved");
+const commandItems = (events: ThreadEvent[]) =>
+  events.flatMap((e) =>
+    e.type === "item.completed" && e.item.type === "command_execution" ? [e.item] : [],
+  );
+
+describe("approvals (real codex, ScriptedModel)", () => {
+  it("accept: the command runs, and approval.resolved says the handler decided", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("echo yes > accepted.txt", { escalated: true, justification: "write it" }),
+        reply("ok"),
+      ],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            commandExecution: (request) => {
+              assert.equal(request.reason, "write it");
+              assert.match(request.command, /echo yes > accepted\.txt/);
+              assert.equal(request.cwd, fixture?.workdir);
+              return "accept";
+            },
+          },
+        },
+      },
+    );
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .runStreamed("go");
+    const all = await collect(events);
+    assert.equal(readFileSync(path.join(fixture.workdir, "accepted.txt"), "utf8"), "yes\n");
+    const [resolved] = resolvedOf(all);
+    assert.equal(resolved?.kind, "commandExecution");
+    assert.equal(resolved?.decision, "accept");
+    assert.equal(resolved?.decided_by, "handler");
+    assert.equal(commandItems(all)[0]?.status, "completed");
+  });
+
+  it("decline: the command does not run and its item is declined", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo no > declined.txt", { escalated: true }), reply("ok")],
+      { config: ASKING, codex: { approvals: { commandExecution: () => "decline" } } },
+    );
+    const result = await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    assert.equal(existsSync(path.join(fixture.workdir, "declined.txt")), false);
+    const command = result.items.find((item) => item.type === "command_execution");
+    assert.equal(command?.type === "command_execution" && command.status, "declined");
+  });
+
+  it("acceptForSession: the same command later in the session is not asked again", async () => {
+    let asked = 0;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("touch session.txt", { escalated: true }),
+        reply("first"),
+        execCommand("touch session.txt", { escalated: true }),
+        reply("second"),
+      ],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            commandExecution: () => {
+              asked++;
+              return "acceptForSession";
+            },
+          },
+        },
+      },
+    );
+    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    await thread.run("first");
+    const second = await thread.run("again");
+    assert.equal(asked, 1);
+    const command = second.items.find((item) => item.type === "command_execution");
+    assert.equal(command?.type === "command_execution" && command.status, "completed");
+  });
+
+  it("accepts with an execpolicy amendment: later commands with that prefix are not asked", async () => {
+    const asked: string[] = [];
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("touch first.txt", { escalated: true, prefixRule: ["touch"] }),
+        execCommand("touch second.txt", { escalated: true }),
+        reply("done"),
+      ],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            commandExecution: (request) => {
+              asked.push(request.command);
+              return {
+                acceptWithExecpolicyAmendment: request.proposed_execpolicy_amendment ?? ["touch"],
+              };
+            },
+          },
+        },
+      },
+    );
+    await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    assert.ok(existsSync(path.join(fixture.workdir, "first.txt")));
+    assert.ok(existsSync(path.join(fixture.workdir, "second.txt")));
+    assert.equal(asked.length, 1, `asked for ${asked.join(", ")}`);
+  });
+
+  for (const decision of ["accept", "decline"] as const) {
+    it(`file change ${decision}: the file is ${decision === "accept" ? "present" : "absent"}`, async () => {
+      fixture = await startCodexApi(
+        "app-server",
+        [applyPatch("*** Add File: patched.md\n+hello"), reply("ok")],
+        {
+          config: ASKING,
+          codex: {
+            approvals: {
+              fileChange: (request) => {
+                assert.deepEqual(
+                  request.changes.map((change) => [path.basename(change.path), change.kind]),
+                  [["patched.md", "add"]],
+                );
+                return decision;
+              },
+            },
+          },
+        },
+      );
+      await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("patch");
+      assert.equal(existsSync(path.join(fixture.workdir, "patched.md")), decision === "accept");
+    });
+  }
+
+  it("answers a question; the answer is in the model's next request", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        requestUserInput(
+          [
+            {
+              id: "db",
+              header: "Database",
+              question: "Which one?",
+              options: [
+                { label: "Postgres", description: "" },
+                { label: "SQLite", description: "" },
+              ],
+            },
+          ],
+          { callId: "q1" },
+        ),
+        reply("Using SQLite."),
+      ],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            userInput: (request) => {
+              assert.equal(request.questions[0]?.question, "Which one?");
+              return { answers: { db: ["SQLite"] } };
+            },
+          },
+        },
+      },
+    );
+    const result = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .run("pick");
+    assert.equal(result.finalResponse, "Using SQLite.");
+    assert.match(fixture.model.toolOutput("q1")?.output ?? "", /SQLite/);
+  });
+
+  it("calls a dynamic tool declared at thread start and gives the model its output", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [functionCall("lookup_price", { sku: "A-1" }, { callId: "t1" }), reply("It costs 42.")],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            dynamicTool: (request) => {
+              assert.equal(request.tool, "lookup_price");
+              assert.deepEqual(request.arguments, { sku: "A-1" });
+              return { output: "price: 42 EUR" };
+            },
+          },
+        },
+      },
+    );
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      dynamicTools: [
+        {
+          type: "function",
+          name: "lookup_price",
+          description: "Price of a product",
+          inputSchema: {
+            type: "object",
+            properties: { sku: { type: "string" } },
+            required: ["sku"],
+          },
+        },
+      ],
+    });
+    const result = await thread.run("how much is A-1?");
+    assert.equal(result.finalResponse, "It costs 42.");
+    const tools =
+      (fixture.model.modelRequests[0]?.body as { tools?: { name?: string }[] }).tools ?? [];
+    assert.ok(
+      tools.some((tool) => tool.name === "lookup_price"),
+      "the tool was offered to the model",
+    );
+    assert.match(fixture.model.toolOutput("t1")?.output ?? "", /price: 42 EUR/);
+  });
+
+  it("declines at the timeout when nobody answers", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("touch late.txt", { escalated: true }), reply("ok")],
+      {
+        config: ASKING,
+        codex: { approvals: { commandExecution: () => new Promise(() => {}), timeoutMs: 300 } },
+      },
+    );
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .runStreamed("go");
+    const all = await collect(events);
+    assert.equal(resolvedOf(all)[0]?.decided_by, "timeout");
+    assert.equal(resolvedOf(all)[0]?.decision, "decline");
+    assert.equal(existsSync(path.join(fixture.workdir, "late.txt")), false);
+  });
+
+  it("declines when the handler throws, and says so with an error event", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("touch thrown.txt", { escalated: true }), reply("ok")],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            commandExecution: () => {
+              throw new Error("policy service down");
+            },
+          },
+        },
+      },
+    );
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .runStreamed("go");
+    const all = await collect(events);
+    assert.equal(resolvedOf(all)[0]?.decided_by, "error");
+    assert.ok(all.some((e) => e.type === "error" && /policy service down/.test(e.message)));
+    assert.equal(existsSync(path.join(fixture.workdir, "thrown.txt")), false);
+  });
+
+  it("with no handler, run() declines at once; runStreamed() asks through approval.requested", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("touch unasked.txt", { escalated: true }),
+        reply("first"),
+        execCommand("touch asked.txt", { escalated: true }),
+        reply("second"),
+      ],
+      { config: ASKING },
+    );
+    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    await thread.run("nobody can answer");
+    assert.equal(existsSync(path.join(fixture.workdir, "unasked.txt")), false);
+    const { events } = await thread.runStreamed("someone answers");
+    const all: ThreadEvent[] = [];
+    for await (const event of events) {
+      all.push(event);
+      if (event.type === "approval.requested") {
+        assert.equal(event.request.kind, "commandExecution");
+        assert.throws(
+          () => event.respond("yes please" as never),
+          /not a commandExecution decision/,
+        );
+        event.respond("accept");
+      }
+    }
+    assert.ok(existsSync(path.join(fixture.workdir, "asked.txt")));
+    assert.equal(resolvedOf(all)[0]?.decided_by, "stream");
+  });
+
+  it("interrupting while an approval is pending aborts the handler's signal; resolved says cleared", async () => {
+    let signalAborted: Promise<void> | undefined;
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("touch pending.txt", { escalated: true }), reply("never")],
+      {
+        config: ASKING,
+        codex: {
+          approvals: {
+            commandExecution: (_request, { signal }) => {
+              signalAborted = new Promise((resolve) =>
+                signal.addEventListener("abort", () => resolve()),
+              );
+              return new Promise(() => {});
+            },
+          },
+        },
+      },
+    );
+    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    const { events } = await thread.runStreamed("go");
+    const all: ThreadEvent[] = [];
+    for await (const event of events) {
+      all.push(event);
+      if (event.type === "item.started" && event.item.type === "command_execution") {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await thread.interrupt();
+      }
+    }
+    await signalAborted;
+    assert.equal(all.at(-1)?.type, "turn.completed");
+    assert.equal((all.at(-1) as { status?: string }).status, "interrupted");
+    assert.equal(resolvedOf(all)[0]?.decided_by, "cleared");
+    assert.equal(existsSync(path.join(fixture.workdir, "pending.txt")), false);
+  });
+
+  it("two threads waiting at once, answered in reverse order, each get their own answer", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        (request) =>
+          execCommand(
+            `touch ${JSON.stringify(request.body).includes("thread A") ? "a" : "b"}.txt`,
+            { escalated: true },
+          ),
+        (request) =>
+          execCommand(
+            `touch ${JSON.stringify(request.body).includes("thread A") ? "a" : "b"}.txt`,
+            { escalated: true },
+          ),
+        reply("done"),
+        reply("done"),
+      ],
+      { config: ASKING },
+    );
+    const f = fixture;
+    const requests = new Map<string, (decision: "accept" | "decline") => void>();
+    let bothAsked!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      bothAsked = resolve;
+    });
+    const drive = async (name: string) => {
+      const { events } = await f.codex
+        .startThread({ workingDirectory: f.workdir })
+        .runStreamed(`thread ${name}`);
+      for await (const event of events) {
+        if (event.type === "approval.requested") {
+          requests.set(name, event.respond);
+          if (requests.size === 2) bothAsked();
+        }
+      }
+    };
+    const runs = [drive("A"), drive("B")];
+    await asked;
+    requests.get("B")?.("accept");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    requests.get("A")?.("decline");
+    await Promise.all(runs);
+    assert.equal(existsSync(path.join(f.workdir, "a.txt")), false, "A was declined");
+    assert.equal(existsSync(path.join(f.workdir, "b.txt")), true, "B was accepted");
+    const outputs = f.model.modelRequests.flatMap((request) => toolOutputs(request));
+    assert.ok(outputs.length >= 2);
+  });
+});
