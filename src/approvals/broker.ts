@@ -53,7 +53,7 @@ export class ApprovalBroker {
   private readonly pending = new Map<string, { clear(): void }>();
 
   constructor(
-    client: AppServerClient,
+    client: Pick<AppServerClient, "setRequestHandler" | "onNotification">,
     private readonly targetOf: (threadId: string | null) => ApprovalTarget | undefined,
     private readonly fallback: () => Approvals | undefined,
   ) {
