@@ -18,8 +18,23 @@ export {
   toConfigOverrides,
 } from "./app-server/codex-config.js";
 export { AppServerAccess } from "./app-server-access.js";
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approvals/broker.js";
+export {
+  type PermissionsInput,
+  type PermissionsSpec,
+  parsePermissions,
+  readPermissionsFile,
+} from "./approvals/permissions-file.js";
+export {
+  allowAll,
+  composeApprovals,
+  denyAll,
+  type FromPermissionsOptions,
+  fromPermissions,
+} from "./approvals/policies.js";
 export { Codex } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
+export type * from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";
 export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";

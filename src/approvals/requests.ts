@@ -2,7 +2,12 @@
 import type { FileUpdateChange } from "../events/types.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { RequestId } from "../protocol/messages.js";
-import type { ApprovalKind, ApprovalRequest, ApprovalRequestBase } from "./types.js";
+import type {
+  ApprovalKind,
+  ApprovalRequest,
+  ApprovalRequestBase,
+  CommandExecutionRequest,
+} from "./types.js";
 
 /** Each server request method and the handler kind that answers it (v2 methods and their v1 twins). */
 export const KIND_OF_METHOD: Readonly<Record<string, ApprovalKind>> = {
@@ -49,7 +54,9 @@ export function toApprovalRequest(
       return {
         kind,
         ...base(str(p.itemId) ?? str(p.callId)),
-        command: argv ? argv.join(" ") : (str(p.command) ?? ""),
+        approval_kind:
+          (str(p.kind) as CommandExecutionRequest["approval_kind"] | null) ?? "command",
+        command: argv ? argv.map(shellQuote).join(" ") : (str(p.command) ?? ""),
         cwd: str(p.cwd),
         reason: str(p.reason),
         command_actions: list(p.commandActions ?? p.parsedCmd),
@@ -129,6 +136,11 @@ export function toApprovalRequest(
         previous_account_id: str(p.previousAccountId),
       };
   }
+}
+
+/** Quotes one argv word for a shell command line (v1 approvals give argv, not a line). */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** v1 `applyPatchApproval` lists its files as `{ path: change }`. */

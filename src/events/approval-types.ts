@@ -34,6 +34,11 @@ export interface ApprovalRequestBase {
 /** codex wants to run a command (outside the sandbox, or with more permissions). */
 export interface CommandExecutionRequest extends ApprovalRequestBase {
   kind: "commandExecution";
+  /**
+   * What is asked: `command` (run it), `humanCommand` (a person must decide), `writeStdin` (send
+   * input to a running terminal).
+   */
+  approval_kind: "command" | "humanCommand" | "writeStdin";
   /** The command line as codex will run it, e.g. `/bin/bash -lc 'ls -la'`. */
   command: string;
   cwd: string | null;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { fromPermissions } from "../../src/approvals/policies.js";
 import type { ApprovalResolvedEvent, ThreadEvent } from "../../src/events/types.js";
 import { toolOutputs } from "../../src/testing/recorded.js";
 import {
@@ -398,5 +399,44 @@ describe("approvals (real codex, ScriptedModel)", () => {
     assert.equal(existsSync(path.join(f.workdir, "b.txt")), true, "B was accepted");
     const outputs = f.model.modelRequests.flatMap((request) => toolOutputs(request));
     assert.ok(outputs.length >= 2);
+  });
+});
+
+describe("policies on the real codex", () => {
+  it("fromPermissions allows `ls` and declines `rm -rf`", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("ls", { escalated: true, callId: "ls" }),
+        execCommand("rm -rf ./keep", { escalated: true, callId: "rm" }),
+        reply("done"),
+      ],
+      {
+        config: ASKING,
+        codex: {
+          approvals: fromPermissions({
+            exec: { commands: ["ls"] },
+            deny: { exec: ["rm -rf *"] },
+          }),
+        },
+      },
+    );
+    mkdirSync(path.join(fixture.workdir, "keep"));
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .runStreamed("go");
+    const all = await collect(events);
+    assert.deepEqual(
+      resolvedOf(all).map((e) => [e.decision, e.decided_by]),
+      [
+        ["accept", "handler"],
+        ["decline", "handler"],
+      ],
+    );
+    assert.ok(existsSync(path.join(fixture.workdir, "keep")), "rm -rf was declined");
+    assert.deepEqual(
+      commandItems(all).map((item) => item.status),
+      ["completed", "declined"],
+    );
   });
 });

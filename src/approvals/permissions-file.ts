@@ -1,0 +1,280 @@
+// agent-spaces `permissions.toml`: reading and validating it, what its path and host entries match.
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parse, TomlError } from "smol-toml";
+import { CodexHarnessError } from "../errors.js";
+
+/** A validated permissions file: every list present (possibly empty), entries as written. */
+export interface PermissionsSpec {
+  /** Where it came from (the file path), for messages. */
+  origin: string;
+  /** The directory relative paths resolve against (the file's directory), if known. */
+  baseDir?: string;
+  read: { paths: string[] };
+  write: { paths: string[] };
+  exec: { commands: string[]; patterns: string[] };
+  network: { hosts: string[] };
+  deny: { read: string[]; write: string[]; exec: string[]; network: string[] };
+}
+
+/** A permissions object as a person writes it: every section and list optional. */
+export interface PermissionsInput {
+  read?: { paths?: string[] };
+  write?: { paths?: string[] };
+  exec?: { commands?: string[]; patterns?: string[] };
+  network?: { hosts?: string[] };
+  deny?: { read?: string[]; write?: string[]; exec?: string[]; network?: string[] };
+}
+
+const SECTIONS: Record<string, readonly string[]> = {
+  read: ["paths"],
+  write: ["paths"],
+  exec: ["commands", "patterns"],
+  network: ["hosts"],
+  deny: ["read", "write", "exec", "network"],
+};
+const DEFAULT_PORTS: Record<string, number> = { http: 80, https: 443 };
+const HOST =
+  /^(?:\*\.)?(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
+
+/** Reads and validates a `permissions.toml` (synchronously); relative paths use its directory. */
+export function readPermissionsFile(file: string): PermissionsSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new CodexHarnessError(
+      "invalid_permissions",
+      `${file}: cannot read the permissions file (${reason}); ` +
+        "pass the path of an existing permissions.toml",
+      { cause: error },
+    );
+  }
+  return parsePermissions(text, file, { baseDir: path.dirname(path.resolve(file)) });
+}
+
+/** Parses and validates permissions TOML; `origin` names it in messages (usually its path). */
+export function parsePermissions(
+  text: string,
+  origin: string,
+  options: { baseDir?: string } = {},
+): PermissionsSpec {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0];
+    throw new CodexHarnessError(
+      "invalid_permissions",
+      `${origin}:${error.line}:${error.column}: not valid TOML (${reason}); fix the syntax there`,
+      { cause: error },
+    );
+  }
+  const spec = validate(value, origin, false);
+  return options.baseDir === undefined ? spec : { ...spec, baseDir: options.baseDir };
+}
+
+/**
+ * Validates a permissions object (written in code, or a {@link PermissionsSpec}) into a
+ * {@link PermissionsSpec}. Throws `invalid_permissions` naming `origin`, the key and what is wrong.
+ */
+export function normalisePermissions(
+  value: PermissionsInput | PermissionsSpec,
+  origin?: string,
+): PermissionsSpec {
+  const meta = value as Partial<PermissionsSpec>;
+  const name = origin ?? (typeof meta.origin === "string" ? meta.origin : "permissions object");
+  return validate(value, name, true);
+}
+
+/** `metadata`: accept the `origin` and `baseDir` strings of a {@link PermissionsSpec}. */
+function validate(value: unknown, origin: string, metadata: boolean): PermissionsSpec {
+  const fail = (where: string, what: string): never => {
+    throw new CodexHarnessError("invalid_permissions", `${origin}: ${where} ${what}`);
+  };
+  if (!isTable(value)) fail("the permissions", `must be a table/object, got ${kindOf(value)}`);
+  const list = (section: string, key: string): string[] => {
+    const table = (value as Record<string, unknown>)[section];
+    if (table === undefined) return [];
+    if (!isTable(table)) fail(`[${section}]`, `must be a table, got ${kindOf(table)}`);
+    const items = (table as Record<string, unknown>)[key];
+    const where = `[${section}] ${key}`;
+    if (items === undefined) return [];
+    if (!Array.isArray(items)) {
+      fail(where, `must be an array of strings (${key} = ["…"]), got ${kindOf(items)}`);
+    }
+    return (items as unknown[]).map((item, index) => {
+      if (typeof item !== "string") {
+        fail(`${where}[${index}]`, `must be a string, got ${kindOf(item)}`);
+      }
+      const entry = (item as string).trim();
+      if (entry === "") fail(`${where}[${index}]`, "is empty; remove it or write a value");
+      return entry;
+    });
+  };
+  for (const [section, table] of Object.entries(value as object)) {
+    if (table === undefined) continue;
+    if (metadata && (section === "origin" || section === "baseDir") && typeof table === "string") {
+      continue;
+    }
+    const keys = SECTIONS[section];
+    if (keys === undefined) {
+      const known = Object.keys(SECTIONS).map((name) => `[${name}]`);
+      fail(`[${section}]`, `is not a permissions section; use ${known.join(", ")}`);
+    }
+    if (!isTable(table)) fail(`[${section}]`, `must be a table, got ${kindOf(table)}`);
+    for (const key of Object.keys(table as object)) {
+      if (!keys?.includes(key)) {
+        fail(`[${section}] ${key}`, `is not a known key; use ${keys?.join(", ")}`);
+      }
+    }
+  }
+  const spec: PermissionsSpec = {
+    origin,
+    read: { paths: list("read", "paths") },
+    write: { paths: list("write", "paths") },
+    exec: { commands: list("exec", "commands"), patterns: list("exec", "patterns") },
+    network: { hosts: list("network", "hosts") },
+    deny: {
+      read: list("deny", "read"),
+      write: list("deny", "write"),
+      exec: list("deny", "exec"),
+      network: list("deny", "network"),
+    },
+  };
+  spec.exec.commands.forEach((command, index) => {
+    if (/\s/.test(command)) {
+      fail(
+        `[exec] commands[${index}]`,
+        `is "${command}"; list program names there and put whole commands in [exec] patterns`,
+      );
+    }
+  });
+  for (const [where, hosts] of [
+    ["[network] hosts", spec.network.hosts],
+    ["[deny] network", spec.deny.network],
+  ] as const) {
+    hosts.forEach((host, index) => {
+      if (parseHost(host) === null) {
+        fail(`${where}[${index}]`, `is "${host}"; write a host, host:port, or *.domain[:port]`);
+      }
+    });
+  }
+  const baseDir = (value as { baseDir?: unknown }).baseDir;
+  if (metadata && typeof baseDir === "string") spec.baseDir = baseDir;
+  return spec;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date)
+  );
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (value instanceof Date) return "a date";
+  return typeof value === "object" ? "a table" : `a ${typeof value}`;
+}
+
+/** `~` -> home, then resolves against `baseDir` (absolute and normalised). */
+export function resolvePermissionPath(entry: string, baseDir: string): string {
+  const expanded =
+    entry === "~" || entry.startsWith("~/") ? path.join(os.homedir(), entry.slice(1)) : entry;
+  return path.resolve(baseDir, expanded);
+}
+
+/** Whether `target` is `root` or below it (both absolute). */
+export function isInside(target: string, root: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
+}
+
+/**
+ * Whether a deny path entry matches `target` (absolute). Entries starting with `/`, `~`, `./` or
+ * `../` are anchored (resolved against `baseDir`) and match the path or a directory above it.
+ * Others float: they match the path relative to each root holding it (or its basename, outside
+ * all roots), a directory of that relative path, or any single segment of it (so
+ * `package-lock.json` and `.env` match at any depth).
+ * `**` matches any run of path segments, `*` any characters within one segment.
+ */
+export function pathDenied(
+  target: string,
+  patterns: readonly string[],
+  roots: readonly string[],
+  baseDir: string,
+): boolean {
+  const inRoots = roots.filter((root) => isInside(target, root));
+  const rels = inRoots.map((root) => path.relative(root, target).split(path.sep).filter(Boolean));
+  if (rels.length === 0) rels.push([path.basename(target)]);
+  const prefixes = (parts: string[]) => parts.map((_, k) => parts.slice(0, k + 1).join("/"));
+  return patterns.some((pattern) => {
+    if (/^(?:~|\.{1,2}(?:\/|$)|\/)/.test(pattern)) {
+      const regex = pathGlob(resolvePermissionPath(pattern, baseDir).split(path.sep).join("/"));
+      const segments = target.split(path.sep).filter(Boolean);
+      return prefixes(segments).some((p) => regex.test(`/${p}`));
+    }
+    const regex = pathGlob(pattern.replace(/\/+$/, ""));
+    return rels.some(
+      (rel) => rel.some((s) => regex.test(s)) || prefixes(rel).some((p) => regex.test(p)),
+    );
+  });
+}
+
+function pathGlob(pattern: string): RegExp {
+  let body = "";
+  for (let k = 0; k < pattern.length; k++) {
+    if (pattern.startsWith("**/", k)) {
+      body += "(?:[^/]*/)*";
+      k += 2;
+    } else if (pattern.startsWith("**", k)) {
+      body += ".*";
+      k += 1;
+    } else if (pattern[k] === "*") body += "[^/]*";
+    else body += (pattern[k] as string).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${body}$`, "s");
+}
+
+/** A host entry or request host split: lower-cased, trailing dot and IPv6 brackets removed. */
+export function parseHost(
+  entry: string,
+): { host: string; wildcard: boolean; port: number | null } | null {
+  const match = /^(\*\.)?(\[[0-9a-f:.]+\]|[^:[\]]+|[0-9a-f:]*:[0-9a-f:]*)(?::(\d{1,5}))?$/i.exec(
+    entry.trim(),
+  );
+  if (!match) return null;
+  const [, star, rawHost = "", rawPort] = match;
+  const host = rawHost
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[|\]$/g, "");
+  const port = rawPort === undefined ? null : Number(rawPort);
+  if (port !== null && (port < 1 || port > 65535)) return null;
+  if (!host.includes(":") && !HOST.test(host)) return null;
+  return { host, wildcard: star !== undefined, port };
+}
+
+/**
+ * Whether a host entry matches a requested host. `*.domain` matches subdomains only; a port in
+ * the entry must equal the request's (its own, or 80/443 from the protocol). As a deny (`deny`),
+ * an entry also matches subdomains and any port it cannot rule out.
+ */
+export function hostMatches(
+  entry: string,
+  request: { host: string; protocol: string },
+  deny = false,
+): boolean {
+  const rule = parseHost(entry);
+  const target = parseHost(request.host);
+  if (rule === null || target === null) return deny;
+  const port = target.port ?? DEFAULT_PORTS[request.protocol] ?? null;
+  const sub = target.host.endsWith(`.${rule.host}`);
+  if (!(rule.wildcard ? sub : target.host === rule.host || (deny && sub))) return false;
+  if (rule.port === null) return true;
+  return port === null ? deny : port === rule.port;
+}
