@@ -11,7 +11,6 @@ import {
   functionCall,
   reply,
   requestUserInput,
-  response,
 } from "../../src/testing/script.js";
 import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
 
@@ -235,8 +234,10 @@ describe("approvals (real codex, ScriptedModel)", () => {
     });
     const result = await thread.run("how much is A-1?");
     assert.equal(result.finalResponse, "It costs 42.");
-    const tools =
-      (fixture.model.modelRequests[0]?.body as { tools?: { name?: string }[] }).tools ?? [];
+    const body = fixture.model.modelRequests[0]?.body as
+      | { tools?: { name?: string }[] }
+      | undefined;
+    const tools = body?.tools ?? [];
     assert.ok(
       tools.some((tool) => tool.name === "lookup_price"),
       "the tool was offered to the model",
