@@ -35,4 +35,11 @@ describe("README examples", () => {
     assert.match(stdout, /I added notes\.md\.\n\d+ input tokens/);
     assert.match(stdout, /completed: It has one heading\. \(thread ok\)/);
   });
+
+  it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
+    const stdout = await runExample("approvals-policy");
+    assert.match(stdout, /ls: "accept"/);
+    assert.match(stdout, /rm -rf \.\/src': "decline"/);
+    assert.match(stdout, /curl https:\/\/example\.com': "decline"/);
+  });
 });
