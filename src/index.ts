@@ -44,6 +44,8 @@ export {
   AppServerExitedError,
   CodexExitedError,
   isOverloaded,
+  MethodNotSupportedError,
+  OverloadedError,
   type ProcessExit,
   RpcErrorCodes,
   RpcLocalError,

@@ -31,6 +31,8 @@ export interface ApprovalTarget {
   ended: AbortSignal;
   /** The files of a file change item of the turn. */
   changesOf(itemId: string): FileUpdateChange[];
+  /** Keeps the turn from counting as idle while the request waits; returns the release. */
+  holdIdle?(): () => void;
 }
 
 /** A decision and who made it. */
@@ -112,6 +114,7 @@ export class ApprovalBroker {
         decided_by: decidedBy,
       });
     };
+    const releaseIdle = target?.holdIdle?.();
     const cleared = new AbortController();
     // Cleared requests are reported at once, so the report precedes the turn's end on the stream.
     const clear = () => {
@@ -126,6 +129,7 @@ export class ApprovalBroker {
       report(decision, decidedBy);
       return toWireResult(method, decision);
     } finally {
+      releaseIdle?.();
       this.pending.delete(key(context.id));
       context.signal.removeEventListener("abort", clear);
       target?.ended.removeEventListener("abort", clear);

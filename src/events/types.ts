@@ -298,6 +298,16 @@ export interface ApprovalResolvedEvent extends EventScope {
   decided_by: ApprovalDecider;
 }
 
+/** Something the caller should know that is not an error (e.g. a lost thread was replaced). */
+export interface NoticeEvent extends EventScope {
+  type: "notice";
+  /** What happened, e.g. `thread_replaced`. */
+  code: string;
+  message: string;
+  /** For `thread_replaced`: the thread codex could not resume. */
+  replaced_thread_id?: string;
+}
+
 /** Every event a turn's stream yields. */
 export type ThreadEvent =
   | ThreadStartedEvent
@@ -313,6 +323,7 @@ export type ThreadEvent =
   | TurnPlanUpdatedEvent
   | ApprovalRequestedEvent
   | ApprovalResolvedEvent
+  | NoticeEvent
   | NotificationEvent;
 
 /** The events `@openai/codex-sdk` itself emits. */

@@ -105,6 +105,30 @@ export class RpcWireError extends Error {
   }
 }
 
+/** codex answered -32001: it is overloaded. After the retries (if any), this is what rejects. */
+export class OverloadedError extends RpcWireError {
+  /** How many times the request was sent. */
+  attempts = 1;
+
+  constructor(error: RpcErrorObject, method?: string) {
+    super(error, method);
+    this.name = "OverloadedError";
+  }
+}
+
+/** codex does not know the method: this codex version does not support it (-32601). */
+export class MethodNotSupportedError extends RpcWireError {
+  /** The codex version that refused, from `initialize` (or "unknown"). */
+  readonly codexVersion: string;
+
+  constructor(error: RpcErrorObject, method: string, codexVersion: string) {
+    super(error, method);
+    this.name = "MethodNotSupportedError";
+    this.codexVersion = codexVersion;
+    this.message = `${method} is not supported by this codex version (${codexVersion}): ${error.message}. Use a codex that has it (codex-harness is tested with the pinned @openai/codex).`;
+  }
+}
+
 /** True when `error` is a wire error with code -32001 (overloaded). */
 export function isOverloaded(error: unknown): boolean {
   return error instanceof RpcWireError && error.overloaded;

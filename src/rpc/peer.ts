@@ -2,11 +2,18 @@
 import {
   classifyMessage,
   type RequestId,
+  type RpcErrorObject,
   type RpcErrorResponse,
   type RpcNotification,
   type RpcRequest,
 } from "../protocol/messages.js";
-import { isOverloaded, RpcErrorCodes, RpcLocalError, RpcWireError } from "./errors.js";
+import {
+  isOverloaded,
+  OverloadedError,
+  RpcErrorCodes,
+  RpcLocalError,
+  RpcWireError,
+} from "./errors.js";
 import { backoffDelay, DEFAULT_RETRY, type RetryOptions, sleep } from "./retry.js";
 import type { Transport } from "./transport.js";
 
@@ -96,6 +103,7 @@ export class JsonRpcPeer {
       try {
         return await this.requestOnce(method, params, options);
       } catch (error) {
+        if (error instanceof OverloadedError) error.attempts = attempt + 1;
         if (!isOverloaded(error) || attempt >= settings.maxRetries) throw error;
         await sleep(backoffDelay(attempt, settings), options.signal).catch((reason: unknown) => {
           throw abortedError(method, reason);
@@ -248,7 +256,7 @@ export class JsonRpcPeer {
         }
         this.pending.delete(id as number);
         if (classified.kind === "response") pending.resolve(classified.message.result);
-        else pending.reject(new RpcWireError(classified.message.error, pending.method));
+        else pending.reject(wireError(classified.message.error, pending.method));
         return;
       }
       case "invalid":
@@ -328,6 +336,12 @@ export class JsonRpcPeer {
       }
     }
   }
+}
+
+function wireError(error: RpcErrorObject, method: string): RpcWireError {
+  return error.code === RpcErrorCodes.Overloaded
+    ? new OverloadedError(error, method)
+    : new RpcWireError(error, method);
 }
 
 function abortedError(method: string, reason: unknown): RpcLocalError {

@@ -3,13 +3,15 @@ import { AppServerClient, type AppServerClientOptions } from "../app-server/clie
 import { ApprovalBroker } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
-import type { WithRaw } from "../events/raw.js";
+import { type WithRaw, withRaw } from "../events/raw.js";
 import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
+import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
 import type { CodexOptions, UserInput } from "./options.js";
+import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
 import {
   threadResumeParams,
@@ -20,6 +22,9 @@ import {
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
+
+/** How long a turn may go without any event from codex (approvals waiting excepted). */
+export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 
 /** The app-server client options a `Codex` configures. */
 export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
@@ -36,7 +41,9 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     ...(config ? { config } : {}),
     ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+    // -32001 (overloaded) is retried with backoff and jitter unless the caller says otherwise.
+    retry: options.retry ?? DEFAULT_RETRY,
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
   };
 }
@@ -55,22 +62,19 @@ function definedEnv(): Record<string, string> {
  */
 export class AppServerTurnTransport implements TurnTransport {
   readonly kind = "app-server" as const;
-  private client: Promise<AppServerClient> | undefined;
   private readonly router = new TurnRouter();
   private readonly loadedThreads = new Set<string>();
   private readonly threadLocks = new Map<string, Promise<void>>();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
-  private closed = false;
+  private readonly supervisor: AppServerSupervisor;
 
-  constructor(private readonly options: CodexOptions) {}
+  constructor(private readonly options: CodexOptions) {
+    this.supervisor = new AppServerSupervisor(() => this.connect(), options.restart);
+  }
 
-  /** The app-server connection, started on first use and restarted after the process died. */
-  async connection(): Promise<AppServerClient> {
-    if (this.closed) {
-      throw new CodexHarnessError("codex_closed", "This Codex was closed; create a new one.");
-    }
-    this.client ??= this.connect();
-    return this.client;
+  /** The app-server connection, started on first use and restarted (with backoff) after a crash. */
+  connection(): Promise<AppServerClient> {
+    return this.supervisor.connection();
   }
 
   /** Listens to notifications no running turn took (account, config, other threads). */
@@ -80,27 +84,22 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   private async connect(): Promise<AppServerClient> {
-    try {
-      const client = await AppServerClient.start(clientOptionsOf(this.options));
-      new ApprovalBroker(
-        client,
-        (threadId) => (threadId === null ? undefined : this.router.get(threadId)),
-        () => this.options.approvals,
-      );
-      client.onAnyNotification((notification) => {
-        if (this.router.route(notification)) return;
-        for (const listener of this.otherListeners) listener(notification);
-      });
-      client.onClose((reason) => {
-        this.client = undefined;
-        this.loadedThreads.clear();
-        this.router.failAll(reason);
-      });
-      return client;
-    } catch (error) {
-      this.client = undefined;
-      throw error;
-    }
+    const client = await AppServerClient.start(clientOptionsOf(this.options));
+    new ApprovalBroker(
+      client,
+      (threadId) => (threadId === null ? undefined : this.router.get(threadId)),
+      () => this.options.approvals,
+    );
+    client.onAnyNotification((notification) => {
+      if (this.router.route(notification)) return;
+      for (const listener of this.otherListeners) listener(notification);
+    });
+    client.onClose((reason) => {
+      // Running turns end with the reason; threads reattach lazily (the next turn resumes them).
+      this.loadedThreads.clear();
+      this.router.failAll(reason);
+    });
+    return client;
   }
 
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
@@ -120,7 +119,7 @@ export class AppServerTurnTransport implements TurnTransport {
       return undefined;
     }
     const client = await this.connection();
-    const threadId = request.threadId ?? (await this.startThread(client, request));
+    let threadId = request.threadId ?? (await this.startThread(client, request));
     const release = await this.lock(threadId, signal).catch(() => undefined);
     if (!release) {
       yield* endedBeforeStart(threadId);
@@ -129,12 +128,30 @@ export class AppServerTurnTransport implements TurnTransport {
     let handedOff = false;
     try {
       if (!this.loadedThreads.has(threadId)) {
-        await client
+        const lost = await client
           .request("thread/resume", threadResumeParams(threadId, request.threadOptions))
-          .catch((error: unknown) => {
-            throw explainResumeFailure(threadId, error);
-          });
-        this.loadedThreads.add(threadId);
+          .then(
+            () => undefined,
+            (error: unknown) => explainResumeFailure(threadId, error),
+          );
+        if (lost) {
+          if (!(lost instanceof CodexHarnessError && lost.code === "thread_not_found")) throw lost;
+          if (request.threadOptions.onLostThread !== "startNew") throw lost;
+          const replaced = threadId;
+          threadId = await this.startThread(client, request);
+          yield withRaw(
+            {
+              type: "notice",
+              thread_id: threadId,
+              code: "thread_replaced",
+              message: `codex could not resume thread ${replaced}, so a new thread ${threadId} was started (onLostThread: "startNew"); it does not remember the old conversation.`,
+              replaced_thread_id: replaced,
+            },
+            lost,
+          );
+        } else {
+          this.loadedThreads.add(threadId);
+        }
       }
       yield threadStartedEvent(threadId);
       const turn = new ActiveTurn(
@@ -144,6 +161,7 @@ export class AppServerTurnTransport implements TurnTransport {
       );
       const interrupt = () => void this.interruptQuietly(client, turn);
       this.router.add(turn);
+      turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
       const finish = () => {
         signal?.removeEventListener("abort", interrupt);
         // Left before codex ended the turn (break, process death): do not leave it running.
@@ -197,10 +215,7 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const client = await this.client?.catch(() => undefined);
-    this.client = undefined;
-    await client?.close();
+    await this.supervisor.close();
   }
 
   private async interruptQuietly(client: AppServerClient, turn: ActiveTurn): Promise<void> {

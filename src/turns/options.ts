@@ -3,6 +3,7 @@ import type { ConfigObject } from "../app-server/codex-config.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
+import type { RestartPolicy } from "./supervisor.js";
 
 /** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
 export type ApprovalMode = "never" | "on-request" | "on-failure" | "untrusted";
@@ -36,10 +37,19 @@ export interface CodexOptions {
   transport?: "app-server" | "exec";
   /** CODEX_HOME for codex (default: codex's own). */
   codexHome?: string;
+  /** app-server: the largest stdout line accepted, in bytes (default 64 MiB); longer ones are skipped. */
+  maxLineBytes?: number;
   /** app-server: per-request timeout in ms (default 60 000). */
   requestTimeoutMs?: number;
-  /** app-server: retry requests codex rejects as overloaded (-32001). */
+  /** app-server: retry requests codex rejects as overloaded (-32001) (default: 4 retries). */
   retry?: RetryOptions;
+  /**
+   * app-server: fail a turn when codex sends nothing for it this long (ms; default 15 minutes),
+   * not counting time an approval waits for an answer.
+   */
+  turnIdleTimeoutMs?: number;
+  /** app-server: how a crashed process is restarted (default 5 restarts a minute); `false`: never. */
+  restart?: RestartPolicy | false;
   /** Receives codex's stderr as it arrives. */
   onStderr?: (text: string) => void;
   /**
@@ -70,6 +80,11 @@ export interface ThreadOptions {
    * calls reach the `dynamicTool` handler.
    */
   dynamicTools?: DynamicToolSpec[];
+  /**
+   * What to do when codex cannot resume this thread (`thread_not_found`, e.g. its rollout is
+   * gone): `"fail"` (default) rejects; `"startNew"` starts a new thread and emits a `notice`.
+   */
+  onLostThread?: "fail" | "startNew";
 }
 
 /** Options of one turn. */

@@ -1,6 +1,7 @@
 // Routes app-server notifications to the running turn of their thread, by threadId/turnId only.
 
 import type { ApprovalTarget } from "../approvals/broker.js";
+import { CodexHarnessError } from "../errors.js";
 import { AppServerTurnMapper } from "../events/app-server-events.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
@@ -35,6 +36,9 @@ export class ActiveTurn implements ApprovalTarget {
   readonly mapper: AppServerTurnMapper;
   private pending: RpcNotification[] | undefined = [];
   private readonly end = new AbortController();
+  private lastActivity = Date.now();
+  private holds = 0;
+  private watchdog: NodeJS.Timeout | undefined;
 
   /**
    * @param approvals the handlers in force for this turn
@@ -55,7 +59,41 @@ export class ActiveTurn implements ApprovalTarget {
 
   /** Marks the turn as over: pending approvals of the turn are cleared. */
   close(): void {
+    clearInterval(this.watchdog);
     this.end.abort();
+  }
+
+  /**
+   * Fails the turn with `turn_idle_timeout` when codex sends nothing for `idleMs` while no
+   * approval of the turn is waiting for an answer.
+   */
+  watchIdle(idleMs: number): void {
+    this.watchdog = setInterval(
+      () => {
+        if (this.holds > 0 || Date.now() - this.lastActivity < idleMs) return;
+        this.events.fail(
+          new CodexHarnessError(
+            "turn_idle_timeout",
+            `codex sent nothing for this turn in ${idleMs} ms, so the turn was given up (and interrupted). Raise turnIdleTimeoutMs if turns may be quiet that long.`,
+          ),
+        );
+        this.close();
+      },
+      Math.max(10, Math.min(1_000, idleMs / 4)),
+    );
+    this.watchdog.unref();
+  }
+
+  /** Pauses the idle watchdog while an approval waits; call the result when it is answered. */
+  holdIdle(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.lastActivity = Date.now();
+    };
   }
 
   emit(event: ThreadEvent): void {
@@ -80,6 +118,7 @@ export class ActiveTurn implements ApprovalTarget {
 
   /** Takes a notification of this thread; one of another turn is ignored. */
   receive(notification: RpcNotification): void {
+    this.lastActivity = Date.now();
     if (this.pending) {
       this.pending.push(notification);
       return;
