@@ -1,6 +1,14 @@
 // codex-harness: drive the OpenAI Codex agent from programs.
 
 export {
+  type CaptureRecord,
+  type CaptureSink,
+  CapturingTransport,
+  REDACTED,
+  readCapture,
+  redact,
+} from "./app-server/capture.js";
+export {
   AppServerClient,
   type AppServerClientOptions,
   DEFAULT_CLIENT_INFO,

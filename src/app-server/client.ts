@@ -14,9 +14,17 @@ import type {
   ServerRequestParams,
   ServerRequestResult,
 } from "../protocol/types.js";
-import { AppServerExitedError, type ProcessExit, RpcLocalError } from "../rpc/errors.js";
+import {
+  AppServerExitedError,
+  MethodNotSupportedError,
+  type ProcessExit,
+  RpcErrorCodes,
+  RpcLocalError,
+  RpcWireError,
+} from "../rpc/errors.js";
 import { JsonRpcPeer, type RequestOptions, type ServerRequestContext } from "../rpc/peer.js";
 import type { RetryOptions } from "../rpc/retry.js";
+import { type CaptureSink, CapturingTransport, openCaptureFile } from "./capture.js";
 import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
 import { type ConfigObject, toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
@@ -66,6 +74,13 @@ export interface AppServerClientOptions {
   onStderr?: (text: string) => void;
   /** Grace period of each close step (stdin EOF, SIGTERM, SIGKILL) in ms (default 2 000). */
   closeGraceMs?: number;
+  /**
+   * Capture the protocol: every message in both directions, with direction and time, as JSONL
+   * (tokens and API keys redacted). A path is appended to (created with mode 0600) and closed with
+   * the client; a sink gets each record. Read a file back with `readCapture`, replay it with
+   * `codex-harness replay <file>`.
+   */
+  capture?: string | CaptureSink;
 }
 
 /** The arguments after the method of `request()`: params (optional when the method takes none), options. */
@@ -107,19 +122,30 @@ export class AppServerClient {
     ]) {
       args.push("-c", override);
     }
-    const child = await CodexProcess.spawn({
-      executablePath: binary.executablePath,
-      args,
-      env: buildEnv(options, binary),
-      cwd: options.cwd,
-      stderrTailLines: options.stderrTailLines,
-      onStderr: options.onStderr,
+    const env = buildEnv(options, binary);
+    // Opened before the spawn, so that a bad path fails without a process to clean up.
+    const capture =
+      typeof options.capture === "string" ? openCaptureFile(options.capture) : options.capture;
+    let child: CodexProcess;
+    try {
+      child = await CodexProcess.spawn({
+        executablePath: binary.executablePath,
+        args,
+        env,
+        cwd: options.cwd,
+        stderrTailLines: options.stderrTailLines,
+        onStderr: options.onStderr,
+      });
+    } catch (error) {
+      await capture?.close?.();
+      throw error;
+    }
+    const processTransport = new ProcessTransport(child, {
+      maxLineBytes: options.maxLineBytes,
+      closeGraceMs: options.closeGraceMs,
     });
     const peer = new JsonRpcPeer(
-      new ProcessTransport(child, {
-        maxLineBytes: options.maxLineBytes,
-        closeGraceMs: options.closeGraceMs,
-      }),
+      capture ? new CapturingTransport(processTransport, capture) : processTransport,
       {
         ...(options.requestTimeoutMs === undefined
           ? {}
@@ -171,7 +197,24 @@ export class AppServerClient {
   /** Sends a typed client request. */
   request<M extends ClientMethod>(method: M, ...args: ParamsArg<M>): Promise<ClientResult<M>> {
     const [params, options] = args;
-    return this.peer.request(method, params, options) as Promise<ClientResult<M>>;
+    return (this.peer.request(method, params, options) as Promise<ClientResult<M>>).catch(
+      (error: unknown) => {
+        // -32601: this codex does not have the method; say which version refused it.
+        if (error instanceof RpcWireError && error.code === RpcErrorCodes.MethodNotFound) {
+          throw new MethodNotSupportedError(
+            { code: error.code, message: error.message, data: error.data },
+            method,
+            this.codexVersion,
+          );
+        }
+        throw error;
+      },
+    );
+  }
+
+  /** The codex version, from `initialize`'s user agent (`name/VERSION (…)`), or "unknown". */
+  get codexVersion(): string {
+    return /\/(\d+\.\d+\.\d+[^\s]*)/.exec(this.initializeResult.userAgent)?.[1] ?? "unknown";
   }
 
   /** Listens to one notification method with typed params. Returns an unsubscribe function. */

@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
+import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
 import { Terminal } from "./terminal.js";
 
@@ -43,6 +44,19 @@ export function buildProgram(): Command {
     .action(async (prompt: string, options: RunCommandOptions) => {
       process.exitCode = await runPrompt(
         prompt,
+        new Terminal(process.stdout, process.stdin),
+        options,
+      );
+    });
+
+  program
+    .command("replay")
+    .description("Show a protocol capture (the capture option's JSONL) the way `run` shows a turn")
+    .argument("<file>", "capture file")
+    .option("--json", "print the canonical events as JSONL")
+    .action(async (file: string, options: ReplayCommandOptions) => {
+      process.exitCode = await replayCaptureFile(
+        file,
         new Terminal(process.stdout, process.stdin),
         options,
       );

@@ -125,8 +125,13 @@ export class MethodNotSupportedError extends RpcWireError {
     super(error, method);
     this.name = "MethodNotSupportedError";
     this.codexVersion = codexVersion;
-    this.message = `${method} is not supported by this codex version (${codexVersion}): ${error.message}. Use a codex that has it (codex-harness is tested with the pinned @openai/codex).`;
+    this.message = `${method} is not supported by this codex version (${codexVersion}): ${stripMethod(error.message)}. Use a codex that has it (codex-harness is tested with the pinned @openai/codex).`;
   }
+}
+
+/** A wire message without the "<method> failed: … (code N)" wrapping RpcWireError adds. */
+function stripMethod(message: string): string {
+  return message.replace(/^.*? failed: /, "").replace(/ \(code -?\d+\)$/, "");
 }
 
 /** True when `error` is a wire error with code -32001 (overloaded). */

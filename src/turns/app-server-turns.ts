@@ -45,6 +45,7 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     // -32001 (overloaded) is retried with backoff and jitter unless the caller says otherwise.
     retry: options.retry ?? DEFAULT_RETRY,
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+    ...(options.capture ? { capture: options.capture } : {}),
   };
 }
 

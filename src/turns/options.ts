@@ -1,4 +1,5 @@
 // The public option types of Codex, Thread and turns: @openai/codex-sdk's names, plus codex-harness's.
+import type { CaptureSink } from "../app-server/capture.js";
 import type { ConfigObject } from "../app-server/codex-config.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
@@ -52,6 +53,11 @@ export interface CodexOptions {
   restart?: RestartPolicy | false;
   /** Receives codex's stderr as it arrives. */
   onStderr?: (text: string) => void;
+  /**
+   * app-server: write every protocol message, both ways, as redacted JSONL to this file (or
+   * sink); `codex-harness replay <file>` renders it.
+   */
+  capture?: string | CaptureSink;
   /**
    * Answers codex's server requests (approvals, questions, tools). Nothing is approved by default:
    * unanswered requests are declined (app-server transport; `codex exec` never asks).
