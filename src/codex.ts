@@ -5,6 +5,7 @@ import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { ExecTurnTransport } from "./turns/exec-turns.js";
 import type { CodexOptions, ThreadOptions } from "./turns/options.js";
+import { PoolTransport } from "./turns/pool-transport.js";
 import { checkApprovalPolicy, threadSettings } from "./turns/thread-params.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
@@ -27,10 +28,19 @@ export class Codex {
         `transport must be "app-server" or "exec", got ${JSON.stringify(options.transport)}.`,
       );
     }
-    this.transport =
-      options.transport === "exec"
-        ? new ExecTurnTransport(options)
-        : new AppServerTurnTransport(options);
+    const poolSize = options.poolSize ?? 1;
+    if (!Number.isInteger(poolSize) || poolSize < 1) {
+      throw new CodexHarnessError(
+        "invalid_option",
+        `poolSize must be a whole number >= 1, got ${String(poolSize)}.`,
+      );
+    }
+    if (options.transport === "exec") this.transport = new ExecTurnTransport(options);
+    else if (poolSize === 1) this.transport = new AppServerTurnTransport(options);
+    else {
+      const members = Array.from({ length: poolSize }, () => new AppServerTurnTransport(options));
+      this.transport = new PoolTransport(members);
+    }
   }
 
   /** Which transport this Codex uses. */
@@ -58,12 +68,17 @@ export class Codex {
 
   /** Every client method of the pinned protocol, typed, with helpers (app-server transport). */
   get appServer(): AppServerAccess {
-    return new AppServerAccess(async () => this.appServerTransport().connection());
+    return new AppServerAccess(async () => this.appServerTransport(null).connection());
+  }
+
+  /** The app-server a thread lives on (with a pool, its process; otherwise {@link appServer}). */
+  appServerOf(threadId: string): AppServerAccess {
+    return new AppServerAccess(async () => this.appServerTransport(threadId).connection());
   }
 
   /** Forks a saved thread into a new one that continues from it (app-server transport). */
   async forkThread(id: string, options: ThreadOptions = {}): Promise<Thread> {
-    const { thread } = await this.appServer.forkThread(id, threadSettings(options));
+    const { thread } = await this.appServerOf(id).forkThread(id, threadSettings(options));
     return new Thread(() => this.activeTransport(), options, thread.id);
   }
 
@@ -79,14 +94,36 @@ export class Codex {
     return this.transport;
   }
 
-  private appServerTransport(): AppServerTurnTransport {
+  /** The app-server of a thread (with a pool, the one it lives on), or of no thread in particular. */
+  private appServerTransport(threadId: string | null): AppServerTurnTransport {
     const transport = this.activeTransport();
-    if (!(transport instanceof AppServerTurnTransport)) {
-      throw new CodexHarnessError(
-        "unsupported_operation",
-        'codex.appServer needs the app-server transport; create the Codex with transport: "app-server".',
-      );
-    }
-    return transport;
+    if (transport instanceof PoolTransport) return transport.memberFor(threadId);
+    if (transport instanceof AppServerTurnTransport) return transport;
+    throw new CodexHarnessError(
+      "unsupported_operation",
+      'codex.appServer needs the app-server transport; create the Codex with transport: "app-server".',
+    );
+  }
+}
+
+/** Options of {@link CodexPool}. */
+export interface CodexPoolOptions extends Omit<CodexOptions, "poolSize" | "transport"> {
+  /** How many app-server processes (default 2). */
+  size?: number;
+}
+
+/**
+ * A `Codex` whose threads are spread over several `codex app-server` processes, for hosts that
+ * run many agents: a new thread goes to the least busy process and stays there; a process with no
+ * turn for `idleShutdownMs` (default 5 minutes) is stopped and started again when needed.
+ */
+export class CodexPool extends Codex {
+  constructor(options: CodexPoolOptions = {}) {
+    super({
+      idleShutdownMs: 5 * 60_000,
+      ...options,
+      transport: "app-server",
+      poolSize: options.size ?? 2,
+    });
   }
 }

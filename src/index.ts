@@ -40,7 +40,7 @@ export {
   type FromPermissionsOptions,
   fromPermissions,
 } from "./approvals/policies.js";
-export { Codex } from "./codex.js";
+export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";

@@ -70,12 +70,21 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly supervisor: AppServerSupervisor;
 
   constructor(private readonly options: CodexOptions) {
-    this.supervisor = new AppServerSupervisor(() => this.connect(), options.restart);
+    this.supervisor = new AppServerSupervisor(
+      () => this.connect(),
+      options.restart,
+      options.idleShutdownMs,
+    );
   }
 
   /** The app-server connection, started on first use and restarted (with backoff) after a crash. */
   connection(): Promise<AppServerClient> {
     return this.supervisor.connection();
+  }
+
+  /** How many turns are running (or starting) on this transport. */
+  get load(): number {
+    return this.supervisor.busy;
   }
 
   /** Listens to notifications no running turn took (account, config, other threads). */
@@ -119,15 +128,22 @@ export class AppServerTurnTransport implements TurnTransport {
       yield* endedBeforeStart(request.threadId);
       return undefined;
     }
-    const client = await this.connection();
-    let threadId = request.threadId ?? (await this.startThread(client, request));
-    const release = await this.lock(threadId, signal).catch(() => undefined);
-    if (!release) {
-      yield* endedBeforeStart(threadId);
-      return undefined;
-    }
+    // The process is in use until the turn's stream finishes (for idle shutdown).
+    const endUse = this.supervisor.use();
+    let unlock: (() => void) | undefined;
+    const release = () => {
+      unlock?.();
+      endUse();
+    };
     let handedOff = false;
     try {
+      const client = await this.connection();
+      let threadId = request.threadId ?? (await this.startThread(client, request));
+      unlock = await this.lock(threadId, signal).catch(() => undefined);
+      if (!unlock) {
+        yield* endedBeforeStart(threadId);
+        return undefined;
+      }
       if (!this.loadedThreads.has(threadId)) {
         const lost = await client
           .request("thread/resume", threadResumeParams(threadId, request.threadOptions))

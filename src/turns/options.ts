@@ -49,6 +49,12 @@ export interface CodexOptions {
    * not counting time an approval waits for an answer.
    */
   turnIdleTimeoutMs?: number;
+  /**
+   * app-server: spread threads over this many processes (default 1); see also `CodexPool`.
+   */
+  poolSize?: number;
+  /** app-server: stop the process after this long (ms) with no turn running; it restarts on demand. */
+  idleShutdownMs?: number;
   /** app-server: how a crashed process is restarted (default 5 restarts a minute); `false`: never. */
   restart?: RestartPolicy | false;
   /** Receives codex's stderr as it arrives. */

@@ -33,12 +33,18 @@ export class AppServerSupervisor {
   private readonly crashes: number[] = [];
   private failure: CodexHarnessError | undefined;
   private closed = false;
+  private uses = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
   private readonly policy: Required<RestartPolicy> | undefined;
 
-  /** @param start spawns and initializes a new app-server */
+  /**
+   * @param start spawns and initializes a new app-server
+   * @param idleShutdownMs stop the process after this long without use (it restarts on demand)
+   */
   constructor(
     private readonly start: () => Promise<AppServerClient>,
     policy: RestartPolicy | false | undefined,
+    private readonly idleShutdownMs?: number,
   ) {
     this.policy = policy === false ? undefined : { ...DEFAULTS, ...policy };
   }
@@ -63,9 +69,38 @@ export class AppServerSupervisor {
     return this.client;
   }
 
+  /** Marks the process as in use (a turn runs); call the result when done. */
+  use(): () => void {
+    this.uses++;
+    clearTimeout(this.idleTimer);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.uses === 0 && this.idleShutdownMs !== undefined) {
+        this.idleTimer = setTimeout(() => void this.stopIfIdle(), this.idleShutdownMs);
+        this.idleTimer.unref();
+      }
+    };
+  }
+
+  /** Whether a turn is using the process. */
+  get busy(): number {
+    return this.uses;
+  }
+
+  private async stopIfIdle(): Promise<void> {
+    if (this.uses > 0 || this.closed) return;
+    const client = await this.client?.catch(() => undefined);
+    if (this.uses > 0 || !client) return;
+    this.client = undefined;
+    await client.close();
+  }
+
   /** Ends the app-server; later uses fail with `codex_closed`. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const client = await this.client?.catch(() => undefined);
     this.client = undefined;
     await client?.close();
