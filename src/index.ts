@@ -43,6 +43,7 @@ export {
 export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
+export { APPROVAL_KINDS } from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";
 export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";

@@ -27,6 +27,7 @@
  * @packageDocumentation
  */
 import path from "node:path";
+import { APPROVAL_KINDS } from "../events/approval-types.js";
 import type { AdditionalFileSystemPermissions } from "../protocol/generated/ts/v2/AdditionalFileSystemPermissions.js";
 import type { FileSystemSandboxEntry } from "../protocol/generated/ts/v2/FileSystemSandboxEntry.js";
 import { judgeCommands, simpleCommandsOf } from "./command-match.js";
@@ -52,16 +53,6 @@ import type {
   PermissionsDecision,
   PermissionsRequest,
 } from "./types.js";
-
-const KINDS: readonly ApprovalKind[] = [
-  "commandExecution",
-  "fileChange",
-  "permissions",
-  "userInput",
-  "elicitation",
-  "dynamicTool",
-  "tokenRefresh",
-];
 
 /**
  * Approves everything codex asks to do: commands and file changes `"accept"`, permissions
@@ -109,7 +100,7 @@ export function denyAll(): Approvals {
  */
 export function composeApprovals(...parts: (Approvals | undefined)[]): Approvals {
   const result: Approvals = {};
-  for (const kind of KINDS) chainKind(result, kind, parts);
+  for (const kind of APPROVAL_KINDS) chainKind(result, kind, parts);
   for (const part of parts) {
     if (part?.timeoutMs !== undefined) result.timeoutMs = part.timeoutMs;
   }

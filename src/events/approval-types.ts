@@ -9,15 +9,19 @@ import type { NetworkPolicyAmendment } from "../protocol/generated/ts/v2/Network
 import type { RequestId } from "../protocol/messages.js";
 import type { FileUpdateChange } from "./types.js";
 
+/** Every kind of server request, one handler name each. */
+export const APPROVAL_KINDS = [
+  "commandExecution",
+  "fileChange",
+  "permissions",
+  "userInput",
+  "elicitation",
+  "dynamicTool",
+  "tokenRefresh",
+] as const;
+
 /** Which server request: one handler name per kind. */
-export type ApprovalKind =
-  | "commandExecution"
-  | "fileChange"
-  | "permissions"
-  | "userInput"
-  | "elicitation"
-  | "dynamicTool"
-  | "tokenRefresh";
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** What every request carries. Ids are null where codex does not say (e.g. token refresh). */
 export interface ApprovalRequestBase {

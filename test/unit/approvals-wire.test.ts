@@ -5,7 +5,7 @@ import { ApprovalBroker, type ApprovalTarget } from "../../src/approvals/broker.
 import { isDecision, toWireResult } from "../../src/approvals/decisions.js";
 import { mergeApprovals } from "../../src/approvals/merge.js";
 import { toApprovalRequest } from "../../src/approvals/requests.js";
-import type { Approvals } from "../../src/events/approval-types.js";
+import { APPROVAL_KINDS, type Approvals } from "../../src/events/approval-types.js";
 import type { ThreadEvent } from "../../src/events/types.js";
 import { threadStartParams } from "../../src/turns/thread-params.js";
 
@@ -100,15 +100,7 @@ describe("decisions on the wire (pinned protocol shapes)", () => {
     assert.ok(!isDecision("userInput", { answers: { a: "b" } }));
     assert.ok(isDecision("permissions", { grant: {}, scope: "turn" }));
     assert.ok(!isDecision("permissions", { grant: {}, scope: "forever" }));
-    for (const kind of [
-      "commandExecution",
-      "fileChange",
-      "permissions",
-      "userInput",
-      "elicitation",
-      "dynamicTool",
-      "tokenRefresh",
-    ] as const) {
+    for (const kind of APPROVAL_KINDS) {
       assert.ok(isDecision(kind, "decline"), `${kind} accepts decline`);
     }
   });
