@@ -3,6 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchConcurrency } from "./concurrency.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
@@ -19,6 +20,9 @@ function option(name: string, fallback: number): number {
 
 const rounds = option("--rounds", 3);
 const events = option("--events", 200_000);
+/** The big-output benchmark's command prints this many MiB (and a tenth of it, 20 for 200). */
+const bigOutputMb = option("--big-output-mb", 200);
+const skipBigOutput = process.argv.includes("--skip-big-output");
 const loadAverage = () =>
   os
     .loadavg()
@@ -33,11 +37,18 @@ async function main(): Promise<void> {
       `${os.cpus().length} CPUs, load average ${loadBefore}`,
   );
   const sections: Section[] = [];
-  for (const [title, bench] of [
+  const benches: [string, () => Promise<Section>][] = [
     ["10-turn session", () => benchSession(rounds)],
     ["8 threads x 2 turns", () => benchConcurrency(rounds)],
     ["event throughput", async () => throughputSection(await benchThroughput(events, rounds))],
-  ] as const) {
+  ];
+  if (!skipBigOutput) {
+    benches.push([
+      `big command output (${bigOutputMb} MB)`,
+      async () => bigOutputSection(await benchBigOutput(bigOutputMb)),
+    ]);
+  }
+  for (const [title, bench] of benches) {
     const t = performance.now();
     process.stdout.write(`${title} ... `);
     sections.push(await bench());
@@ -53,7 +64,10 @@ async function main(): Promise<void> {
       `\`npm run bench\` (${new Date().toISOString().slice(0, 10)}, node ${process.version}, ` +
       `${os.cpus().length} CPUs, load average ${loadBefore} at the start): medians of ${rounds} ` +
       "interleaved runs; times include starting and ending codex; ratios are against the floor " +
-      "measured in the same run.";
+      "measured in the same run." +
+      (skipBigOutput
+        ? ""
+        : " Big-output rows are one run each in a fresh node process; their ratio is peak RSS against the floor's.");
     await writeReadme(`${context}\n\n${markdownTable(rows)}`);
     console.log("README.md: benchmark table updated");
   }

@@ -26,6 +26,9 @@ import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 /** How long a turn may go without any event from codex (approvals waiting excepted). */
 export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 
+/** How much delta text may wait for a slow reader before deltas are dropped (8 MiB). */
+export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
+
 /** The app-server client options a `Codex` configures. */
 export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
   const env = options.apiKey
@@ -175,6 +178,7 @@ export class AppServerTurnTransport implements TurnTransport {
         threadId,
         mergeApprovals(this.options.approvals, request.threadOptions.approvals),
         request.interactive ?? true,
+        this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
       );
       const interrupt = () => void this.interruptQuietly(client, turn);
       this.router.add(turn);

@@ -14,6 +14,8 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
    * stopped early with `return()` (`early` is true then).
    */
   onFinish: ((early: boolean) => void) | undefined;
+  /** Called when a buffered item is handed to the consumer (not for items handed over at once). */
+  onTake: ((item: T) => void) | undefined;
   private finished = false;
 
   /** Adds an event; ignored once the queue is closed. */
@@ -51,6 +53,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     if (this.head < this.items.length) {
       const value = this.items[this.head] as T;
       this.items[this.head++] = undefined as T;
+      this.onTake?.(value);
       // Drop consumed slots now and then so a long stream does not grow memory.
       if (this.head > 1024 && this.head * 2 > this.items.length) {
         this.items = this.items.slice(this.head);

@@ -53,6 +53,12 @@ export interface CodexOptions {
    * app-server: spread threads over this many processes (default 1); see also `CodexPool`.
    */
   poolSize?: number;
+  /**
+   * app-server: how much delta text (characters, about bytes) may wait for a slow reader;
+   * beyond it deltas are dropped with a `deltas_dropped` notice, so memory stays bounded
+   * whatever a command prints (default 8 MiB; `Infinity` keeps every delta).
+   */
+  maxQueuedDeltaBytes?: number;
   /** app-server: stop the process after this long (ms) with no turn running; it restarts on demand. */
   idleShutdownMs?: number;
   /** app-server: how a crashed process is restarted (default 5 restarts a minute); `false`: never. */

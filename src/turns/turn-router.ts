@@ -37,6 +37,9 @@ export class ActiveTurn implements ApprovalTarget {
   private pending: RpcNotification[] | undefined = [];
   private readonly end = new AbortController();
   private lastActivity = Date.now();
+  /** Characters of delta text waiting in the queue (a slow reader must not grow memory without bound). */
+  private queuedDeltaChars = 0;
+  private readonly dropped = new Map<string, { deltas: number; chars: number }>();
   private holds = 0;
   private watchdog: NodeJS.Timeout | undefined;
 
@@ -48,8 +51,12 @@ export class ActiveTurn implements ApprovalTarget {
     readonly threadId: string,
     readonly approvals: Approvals | undefined = undefined,
     readonly interactive = false,
+    private readonly maxQueuedDeltaChars = Number.POSITIVE_INFINITY,
   ) {
     this.mapper = new AppServerTurnMapper(threadId);
+    this.events.onTake = (event) => {
+      if (event.type === "item.delta") this.queuedDeltaChars -= event.delta.length;
+    };
   }
 
   /** Aborts when the turn ended (codex said so, or its stream finished). */
@@ -129,8 +136,36 @@ export class ActiveTurn implements ApprovalTarget {
     const events = this.mapper.map(notification);
     // The turn is over: clear what is still pending first, so those reports precede its end.
     if (this.mapper.outcome) this.close();
-    for (const event of events) this.events.push(event);
+    for (const event of events) this.deliver(event);
     if (this.mapper.outcome) this.events.end();
+  }
+
+  /**
+   * Queues an event. Deltas beyond the queue's delta budget are dropped (the item's completed
+   * text stays whole) and a `deltas_dropped` notice precedes the item's completion.
+   */
+  private deliver(event: WithRaw<ThreadEvent>): void {
+    if (event.type === "item.delta") {
+      if (this.queuedDeltaChars + event.delta.length > this.maxQueuedDeltaChars) {
+        const dropped = this.dropped.get(event.item_id) ?? { deltas: 0, chars: 0 };
+        dropped.deltas++;
+        dropped.chars += event.delta.length;
+        this.dropped.set(event.item_id, dropped);
+        return;
+      }
+      this.queuedDeltaChars += event.delta.length;
+    } else if (event.type === "item.completed" && this.dropped.has(event.item.id)) {
+      const dropped = this.dropped.get(event.item.id) as { deltas: number; chars: number };
+      this.dropped.delete(event.item.id);
+      this.events.push({
+        type: "notice",
+        thread_id: this.threadId,
+        ...(this.turnId === undefined ? {} : { turn_id: this.turnId }),
+        code: "deltas_dropped",
+        message: `The reader fell behind, so ${dropped.deltas} deltas (${dropped.chars} characters) of item ${event.item.id} were dropped to bound memory; its completed item has the whole text codex kept.`,
+      });
+    }
+    this.events.push(event);
   }
 }
 

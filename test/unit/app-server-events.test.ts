@@ -278,3 +278,57 @@ describe("AppServerTurnMapper on a recorded turn", () => {
     );
   });
 });
+
+describe("ActiveTurn delta budget", () => {
+  const delta = (n: number) => ({
+    method: "item/commandExecution/outputDelta",
+    params: {
+      threadId: THREAD,
+      turnId: TURN,
+      itemId: "cmd",
+      delta: `${String(n).padStart(9, "0")}\n`,
+    },
+  });
+
+  it("drops deltas a slow reader has no room for, says so before the item completes, and frees room as it reads", async () => {
+    const turn = new ActiveTurn(THREAD, undefined, false, 35);
+    turn.start(TURN);
+    for (let n = 0; n < 10; n++) turn.receive(delta(n));
+    // The reader takes one queued delta: room for one more.
+    const first = await turn.events.next();
+    assert.ok(
+      !first.done && first.value.type === "item.delta" && first.value.delta === "000000000\n",
+    );
+    turn.receive(delta(10));
+    turn.receive({
+      method: "item/completed",
+      params: {
+        threadId: THREAD,
+        turnId: TURN,
+        item: {
+          type: "commandExecution",
+          id: "cmd",
+          command: "yes",
+          status: "completed",
+          aggregatedOutput: "all of it",
+        },
+      },
+    });
+    turn.receive({
+      method: "turn/completed",
+      params: { threadId: THREAD, turn: { id: TURN, status: "completed" } },
+    });
+    const rest = await eventsOf(turn);
+    const deltas = rest.flatMap((e) => (e.type === "item.delta" ? [e.delta.trim()] : []));
+    assert.deepEqual(deltas, ["000000001", "000000002", "000000010"]);
+    const noticeAt = rest.findIndex((e) => e.type === "notice");
+    const completedAt = rest.findIndex((e) => e.type === "item.completed");
+    assert.ok(noticeAt >= 0 && noticeAt < completedAt, "the notice precedes the completed item");
+    const notice = rest[noticeAt];
+    assert.ok(notice?.type === "notice" && notice.code === "deltas_dropped");
+    assert.match(notice.message, /7 deltas \(70 characters\) of item cmd were dropped/);
+    const completed = rest[completedAt];
+    assert.ok(completed?.type === "item.completed" && completed.item.type === "command_execution");
+    assert.equal(completed.item.aggregated_output, "all of it");
+  });
+});
