@@ -38,7 +38,11 @@ export class Codex {
     if (options.transport === "exec") this.transport = new ExecTurnTransport(options);
     else if (poolSize === 1) this.transport = new AppServerTurnTransport(options);
     else {
-      const members = Array.from({ length: poolSize }, () => new AppServerTurnTransport(options));
+      const startInTurn = oneAtATime();
+      const members = Array.from(
+        { length: poolSize },
+        () => new AppServerTurnTransport(options, startInTurn),
+      );
       this.transport = new PoolTransport(members);
     }
   }
@@ -104,6 +108,16 @@ export class Codex {
       'codex.appServer needs the app-server transport; create the Codex with transport: "app-server".',
     );
   }
+}
+
+/** Runs async jobs one after another (each starts when the previous settled). */
+function oneAtATime(): <T>(job: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(job: () => Promise<T>): Promise<T> => {
+    const run = last.then(job, job);
+    last = run.catch(() => undefined);
+    return run;
+  };
 }
 
 /** Options of {@link CodexPool}. */

@@ -199,10 +199,14 @@ export class AppServerClient {
     const [params, options] = args;
     return (this.peer.request(method, params, options) as Promise<ClientResult<M>>).catch(
       (error: unknown) => {
-        // -32601: this codex does not have the method; say which version refused it.
-        if (error instanceof RpcWireError && error.code === RpcErrorCodes.MethodNotFound) {
+        if (isUnknownMethod(error, method)) {
+          const wire = error as RpcWireError;
           throw new MethodNotSupportedError(
-            { code: error.code, message: error.message, data: error.data },
+            {
+              code: wire.code,
+              message: wire.message.replace(/, expected one of .*/s, ""),
+              data: wire.data,
+            },
             method,
             this.codexVersion,
           );
@@ -311,4 +315,17 @@ function delay(ms: number): Promise<void> {
 
 function formatTail(lines: string[]): string {
   return lines.length > 0 ? `\nLast stderr lines:\n${lines.join("\n")}` : "";
+}
+
+/**
+ * Whether codex refused `method` as unknown: JSON-RPC's -32601, or what codex really answers
+ * (0.163.0 and 0.169.0): -32600 "Invalid request: unknown variant `<method>`, expected one of …".
+ */
+function isUnknownMethod(error: unknown, method: string): boolean {
+  if (!(error instanceof RpcWireError)) return false;
+  if (error.code === RpcErrorCodes.MethodNotFound) return true;
+  return (
+    error.code === RpcErrorCodes.InvalidRequest &&
+    error.message.includes(`unknown variant \`${method}\``)
+  );
 }

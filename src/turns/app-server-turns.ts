@@ -72,7 +72,14 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
   private readonly supervisor: AppServerSupervisor;
 
-  constructor(private readonly options: CodexOptions) {
+  /**
+   * @param startInTurn pool members share one: their processes start one at a time (codex 0.163
+   *   loses a race when two app-servers first initialize one CODEX_HOME together).
+   */
+  constructor(
+    private readonly options: CodexOptions,
+    private readonly startInTurn: <T>(start: () => Promise<T>) => Promise<T> = (start) => start(),
+  ) {
     this.supervisor = new AppServerSupervisor(
       () => this.connect(),
       options.restart,
@@ -97,7 +104,9 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   private async connect(): Promise<AppServerClient> {
-    const client = await AppServerClient.start(clientOptionsOf(this.options));
+    const client = await this.startInTurn(() =>
+      AppServerClient.start(clientOptionsOf(this.options)),
+    );
     new ApprovalBroker(
       client,
       (threadId) => (threadId === null ? undefined : this.router.get(threadId)),

@@ -84,3 +84,22 @@ describe("app-server process lifecycle (real binary)", () => {
     assert.ok(models.data.length > 0, "the connection keeps going");
   });
 });
+
+describe("methods this codex does not have (real binary)", () => {
+  it("rejects with MethodNotSupportedError naming the codex version", async () => {
+    fixture = await startCodex();
+    // A method 0.169.0 does not know (typed calls cannot name one, so the type is bypassed).
+    await assert.rejects(
+      fixture.client.request("no/suchMethod" as never, {} as never),
+      (error: unknown) => {
+        assert.equal((error as Error).name, "MethodNotSupportedError");
+        assert.match(
+          (error as Error).message,
+          /no\/suchMethod is not supported by this codex version \(\d+\.\d+\.\d+\)/,
+        );
+        assert.ok(!(error as Error).message.includes("expected one of"), "the long list is cut");
+        return true;
+      },
+    );
+  });
+});
