@@ -14,7 +14,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
    * stopped early with `return()` (`early` is true then).
    */
   onFinish: ((early: boolean) => void) | undefined;
-  /** Called when a buffered item is handed to the consumer (not for items handed over at once). */
+  /** Called as each item is handed to the consumer (from the buffer, or at once to a waiting one). */
   onTake: ((item: T) => void) | undefined;
   private finished = false;
 
@@ -24,6 +24,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     const waiting = this.waiting;
     if (waiting) {
       this.waiting = undefined;
+      this.onTake?.(item);
       waiting.resolve({ value: item, done: false });
     } else {
       this.items.push(item);

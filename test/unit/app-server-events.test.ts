@@ -332,3 +332,27 @@ describe("ActiveTurn delta budget", () => {
     assert.equal(completed.item.aggregated_output, "all of it");
   });
 });
+
+describe("ActiveTurn delta budget with a reader that keeps up", () => {
+  it("never drops: deltas handed straight to a waiting reader give their room back", async () => {
+    const turn = new ActiveTurn(THREAD, undefined, false, 25);
+    turn.start(TURN);
+    const got: string[] = [];
+    const reading = (async () => {
+      for await (const event of turn.events) if (event.type === "item.delta") got.push(event.delta);
+    })();
+    for (let n = 0; n < 50; n++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn.receive({
+        method: "item/agentMessage/delta",
+        params: { threadId: THREAD, turnId: TURN, itemId: "m", delta: "0123456789" },
+      });
+    }
+    turn.receive({
+      method: "turn/completed",
+      params: { threadId: THREAD, turn: { id: TURN, status: "completed" } },
+    });
+    await reading;
+    assert.equal(got.length, 50, "a reader that keeps up loses nothing, far past the budget");
+  });
+});
