@@ -3,7 +3,6 @@ import { CodexHarnessError } from "./errors.js";
 import type { WithRaw } from "./events/raw.js";
 import type { ThreadEvent } from "./events/types.js";
 import { checkOutputSchema, normalizeInput } from "./turns/input.js";
-import { ObservedStream } from "./turns/observed-stream.js";
 import type { Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { type RunResult, RunResultBuilder } from "./turns/run-result.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
@@ -81,30 +80,31 @@ export class Thread {
     turnOptions: TurnOptions,
     interactive: boolean,
   ): AsyncGenerator<WithRaw<ThreadEvent>> {
-    return new ObservedStream<WithRaw<ThreadEvent>>({
-      open: () => {
-        if (this.busy) {
-          throw new CodexHarnessError(
-            "thread_busy",
-            "A turn is already running on this thread: wait for its stream to end (or steer it) before starting another.",
-          );
-        }
-        this.busy = true;
-        return transport.runTurn({
-          threadId: this.threadId,
-          input,
-          threadOptions: this.options,
-          turnOptions,
-          interactive,
-        });
-      },
-      onEvent: (event) => {
-        if (event.type === "thread.started") this.threadId = event.thread_id;
-        else if (event.type === "turn.started" && event.turn_id) this.runningTurnId = event.turn_id;
-      },
-      onEnd: () => {
-        this.runningTurnId = undefined;
-        this.busy = false;
+    return transport.runTurn({
+      threadId: this.threadId,
+      input,
+      threadOptions: this.options,
+      turnOptions,
+      interactive,
+      observer: {
+        onOpen: () => {
+          if (this.busy) {
+            throw new CodexHarnessError(
+              "thread_busy",
+              "A turn is already running on this thread: wait for its stream to end (or steer it) before starting another.",
+            );
+          }
+          this.busy = true;
+        },
+        onEvent: (event) => {
+          if (event.type === "thread.started") this.threadId = event.thread_id;
+          else if (event.type === "turn.started" && event.turn_id)
+            this.runningTurnId = event.turn_id;
+        },
+        onEnd: () => {
+          this.runningTurnId = undefined;
+          this.busy = false;
+        },
       },
     });
   }

@@ -125,7 +125,7 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
-    return new TurnStream(this.setUpTurn(request));
+    return new TurnStream(this.setUpTurn(request), request.observer);
   }
 
   /**

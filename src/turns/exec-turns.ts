@@ -20,6 +20,7 @@ import {
 import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
 import { CodexExitedError, RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
+import { observe } from "./observed-stream.js";
 import type { CodexOptions } from "./options.js";
 import { threadNotFound } from "./thread-errors.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -115,7 +116,11 @@ export class ExecTurnTransport implements TurnTransport {
   }
 
   /** Runs one turn; see the class comment. Checks the request before spawning anything. */
-  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+    return observe(() => this.turn(request), request.observer);
+  }
+
+  private async *turn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
     this.assertOpen();
     execRunFor(request);
     const signal = request.turnOptions.signal;

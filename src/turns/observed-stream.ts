@@ -61,3 +61,19 @@ export class ObservedStream<T> implements AsyncGenerator<T, void, unknown> {
     if (this.inner) this.observer.onEnd();
   }
 }
+
+/** `stream` observed by `observer` (if any): for transports that do not call it natively. */
+export function observe<T>(
+  open: () => AsyncGenerator<T>,
+  observer: { onOpen(): void; onEvent(event: T): void; onEnd(): void } | undefined,
+): AsyncGenerator<T> {
+  if (!observer) return open();
+  return new ObservedStream<T>({
+    open: () => {
+      observer.onOpen();
+      return open();
+    },
+    onEvent: (event) => observer.onEvent(event),
+    onEnd: () => observer.onEnd(),
+  });
+}

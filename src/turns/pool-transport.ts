@@ -2,7 +2,6 @@
 import type { WithRaw } from "../events/raw.js";
 import type { ThreadEvent } from "../events/types.js";
 import type { AppServerTurnTransport } from "./app-server-turns.js";
-import { ObservedStream } from "./observed-stream.js";
 import type { UserInput } from "./options.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
@@ -28,12 +27,17 @@ export class PoolTransport implements TurnTransport {
 
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
     const member = this.memberFor(request.threadId);
-    return new ObservedStream<WithRaw<ThreadEvent>>({
-      open: () => member.runTurn(request),
-      onEvent: (event) => {
-        if (event.type === "thread.started") this.affinity.set(event.thread_id, member);
+    const outer = request.observer;
+    return member.runTurn({
+      ...request,
+      observer: {
+        onOpen: () => outer?.onOpen(),
+        onEvent: (event) => {
+          if (event.type === "thread.started") this.affinity.set(event.thread_id, member);
+          outer?.onEvent(event);
+        },
+        onEnd: () => outer?.onEnd(),
       },
-      onEnd: () => {},
     });
   }
 

@@ -1,29 +1,64 @@
 // A turn's event stream: a setup phase (a generator), then the turn's queue read directly.
 import type { EventQueue } from "./event-queue.js";
 
+/** Watches a turn stream: its opening (may refuse by throwing), each event, and its end. */
+export interface StreamWatcher<T> {
+  onOpen(): void;
+  onEvent(event: T): void;
+  onEnd(): void;
+}
+
 /**
  * Yields what `setup` yields; when `setup` returns a queue, reads that queue directly, so each
- * event of a long turn costs no more than the queue's own `next()`. `return()` reaches whichever
- * phase is running, so the setup's `finally` or the queue's `onFinish` cleans up.
+ * event of a long turn costs no more than the queue's own `next()` (the watcher is told of
+ * queue events as the queue hands them out). `return()` reaches whichever phase is running, so the
+ * setup's `finally` or the queue's `onFinish` cleans up.
  */
 export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
   private tail: EventQueue<T> | undefined;
+  private opened = false;
+  private ended = false;
 
-  constructor(private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined, unknown>) {}
+  constructor(
+    private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined, unknown>,
+    private readonly watcher?: StreamWatcher<T>,
+  ) {}
 
   next(): Promise<IteratorResult<T, void>> {
     if (this.tail) return this.tail.next();
-    return this.setup.next().then((result) => {
-      if (!result.done) return result;
-      if (!result.value) return { value: undefined, done: true };
-      this.tail = result.value;
-      return this.tail.next();
-    });
+    if (!this.opened) {
+      this.opened = true;
+      try {
+        this.watcher?.onOpen();
+      } catch (error) {
+        this.ended = true;
+        return Promise.reject(error);
+      }
+    }
+    return this.setup.next().then(
+      (result) => {
+        if (!result.done) {
+          this.watcher?.onEvent(result.value);
+          return result;
+        }
+        if (!result.value) {
+          this.end();
+          return { value: undefined, done: true };
+        }
+        this.attach(result.value);
+        return (this.tail as EventQueue<T>).next();
+      },
+      (error: unknown) => {
+        this.end();
+        throw error;
+      },
+    );
   }
 
   async return(): Promise<IteratorResult<T, void>> {
     if (this.tail) return this.tail.return();
     await this.setup.return(undefined);
+    this.end();
     return { value: undefined, done: true };
   }
 
@@ -34,5 +69,28 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** Reads the queue from now on; the watcher hears its events and its end from the queue. */
+  private attach(queue: EventQueue<T>): void {
+    this.tail = queue;
+    const watcher = this.watcher;
+    if (!watcher) return;
+    const take = queue.onTake;
+    queue.onTake = (event) => {
+      take?.(event);
+      watcher.onEvent(event);
+    };
+    const finish = queue.onFinish;
+    queue.onFinish = (early) => {
+      finish?.(early);
+      this.end();
+    };
+  }
+
+  private end(): void {
+    if (this.ended || !this.opened) return;
+    this.ended = true;
+    this.watcher?.onEnd();
   }
 }

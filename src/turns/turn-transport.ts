@@ -16,6 +16,18 @@ export interface TurnRequest {
    * `run()` nobody can, so unanswered requests are declined at once. Default: true.
    */
   interactive?: boolean;
+  /** Watches the stream: told when it opens (may refuse by throwing), of each event, and its end. */
+  observer?: TurnObserver;
+}
+
+/** What the Thread layer watches on a turn's stream. */
+export interface TurnObserver {
+  /** The consumer started reading (first `next()`); throw to refuse the turn. */
+  onOpen(): void;
+  /** An event is handed to the consumer. */
+  onEvent(event: ThreadEvent): void;
+  /** An opened stream ended, failed or was abandoned (once). */
+  onEnd(): void;
 }
 
 /**
