@@ -36,7 +36,10 @@ export class ActiveTurn implements ApprovalTarget {
   readonly mapper: AppServerTurnMapper;
   private pending: RpcNotification[] | undefined = [];
   private readonly end = new AbortController();
+  /** Notifications received so far; the watchdog notes when it last saw this change. */
+  private activity = 0;
   private lastActivity = Date.now();
+  private activitySeen = 0;
   /** Characters of delta text waiting in the queue (a slow reader must not grow memory without bound). */
   private queuedDeltaChars = 0;
   private readonly dropped = new Map<string, { deltas: number; chars: number }>();
@@ -77,6 +80,10 @@ export class ActiveTurn implements ApprovalTarget {
   watchIdle(idleMs: number): void {
     this.watchdog = setInterval(
       () => {
+        if (this.activity !== this.activitySeen) {
+          this.activitySeen = this.activity;
+          this.lastActivity = Date.now();
+        }
         if (this.holds > 0 || Date.now() - this.lastActivity < idleMs) return;
         this.events.fail(
           new CodexHarnessError(
@@ -125,7 +132,7 @@ export class ActiveTurn implements ApprovalTarget {
 
   /** Takes a notification of this thread; one of another turn is ignored. */
   receive(notification: RpcNotification): void {
-    this.lastActivity = Date.now();
+    this.activity++;
     if (this.pending) {
       this.pending.push(notification);
       return;
