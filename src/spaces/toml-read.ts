@@ -1,0 +1,119 @@
+// Shared helpers for reading and validating the spaces TOML files (space.toml, asp-targets.toml).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse, TomlError } from "smol-toml";
+import { CodexHarnessError } from "../errors.js";
+
+/** A parsed TOML table. */
+export type Table = Record<string, unknown>;
+
+/** Throws a {@link CodexHarnessError} with `code`, naming `origin` and `where`. */
+export type Fail = (where: string, what: string) => never;
+
+/** A {@link Fail} that raises `code` with messages starting `<origin>: `. */
+export function failer(code: string, origin: string): Fail {
+  return (where, what) => {
+    throw new CodexHarnessError(code, `${origin}: ${where} ${what}`);
+  };
+}
+
+/** Reads and parses a TOML file; unreadable files and syntax errors raise `code`. */
+export function readTomlFile(file: string, code: string, what: string): Table {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new CodexHarnessError(
+      code,
+      `${file}: cannot read ${what} (${reason}); create it or point to the folder that has it`,
+      { cause: error },
+    );
+  }
+  try {
+    return parse(text) as Table;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0];
+    throw new CodexHarnessError(
+      code,
+      `${file}:${error.line}:${error.column}: not valid TOML (${reason}); fix the syntax there`,
+      { cause: error },
+    );
+  }
+}
+
+/** Whether a value is a TOML table (not an array or date). */
+export function isTable(value: unknown): value is Table {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date)
+  );
+}
+
+/** Describes a value's kind for messages ("a string", "an array", …). */
+export function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (value instanceof Date) return "a date";
+  return typeof value === "object" ? "a table" : `a ${typeof value}`;
+}
+
+/** Rejects keys of `table` not in `allowed`, naming the key and the allowed ones. */
+export function checkKeys(table: Table, allowed: readonly string[], where: string, fail: Fail) {
+  for (const key of Object.keys(table)) {
+    if (!allowed.includes(key)) {
+      fail(`${where}${key}`, `is not a known key; use ${allowed.join(", ")} (or remove it)`);
+    }
+  }
+}
+
+/** An optional string value; wrong types fail naming `where`. */
+export function optString(value: unknown, where: string, fail: Fail): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") fail(where, `must be a string, got ${kindOf(value)}`);
+  return value as string;
+}
+
+/** An optional table value; wrong types fail naming `where`. */
+export function optTable(value: unknown, where: string, fail: Fail): Table | undefined {
+  if (value === undefined) return undefined;
+  if (!isTable(value)) fail(where, `must be a table, got ${kindOf(value)}`);
+  return value as Table;
+}
+
+/** An optional array of strings; wrong types fail naming `where[index]`. */
+export function optStrings(value: unknown, where: string, fail: Fail): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) fail(where, `must be an array of strings, got ${kindOf(value)}`);
+  return (value as unknown[]).map((item, index) => {
+    if (typeof item !== "string")
+      fail(`${where}[${index}]`, `must be a string, got ${kindOf(item)}`);
+    return item as string;
+  });
+}
+
+/** Checks `schema = 1`. */
+export function checkSchema(value: unknown, fail: Fail): void {
+  if (value !== 1) {
+    fail(
+      "schema",
+      `must be 1 (write \`schema = 1\`), got ${value === undefined ? "nothing" : JSON.stringify(value)}`,
+    );
+  }
+}
+
+/** A safe id: lower-case letters, digits, "-", "_" and "."; starting with a letter or digit. */
+export const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * Why `name` cannot be used as one output file or folder name (empty, `.`/`..`, a path separator,
+ * absolute, a NUL), or `null` when it is safe.
+ */
+export function unsafeNameReason(name: string): string | null {
+  if (name.trim() === "") return "is empty";
+  if (name === "." || name === "..") return `is "${name}", which names a parent or current folder`;
+  if (path.isAbsolute(name) || /^[A-Za-z]:/.test(name)) return `"${name}" is an absolute path`;
+  if (/[/\\]/.test(name)) return `"${name}" contains a path separator`;
+  if (name.includes("\0")) return `"${name}" contains a NUL character`;
+  return null;
+}
