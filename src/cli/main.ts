@@ -1,5 +1,6 @@
 // The `codex-harness` command line: thin commands over the library.
 import { Command } from "commander";
+import { installTargets } from "../spaces/install.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
@@ -87,6 +88,34 @@ export function buildProgram(): Command {
         if (checks.some((check) => !check.ok)) process.exitCode = 1;
       },
     );
+
+  program
+    .command("install")
+    .description(
+      "Write each target's codex home (asp_modules/<target>/codex/codex.home) from asp-targets.toml",
+    )
+    .option("--targets <names>", "comma-separated targets to install (default: all)")
+    .option("--project <dir>", "project folder holding asp-targets.toml", ".")
+    .action(async (options: { targets?: string; project: string }) => {
+      const names = options.targets
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== "");
+      try {
+        const results = await installTargets(options.project, names, {
+          onWarning: (message) => console.error(`warning: ${message}`),
+        });
+        for (const result of results) {
+          console.log(
+            `installed ${result.target}: ${result.spaces.length} spaces, ${result.skills.length} skills, ` +
+              `${result.prompts.length} prompts, ${result.mcpServers.length} MCP servers -> ${result.homeDir}`,
+          );
+        }
+      } catch (error) {
+        console.error(`install failed: ${(error as Error).message}`);
+        process.exitCode = 1;
+      }
+    });
 
   return program;
 }

@@ -1,0 +1,206 @@
+// `install`: materializing a target's spaces as a codex home (AGENTS.md, config.toml, skills, prompts).
+import { randomBytes } from "node:crypto";
+import { cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { renderConfigToml } from "../app-server/codex-config.js";
+import { CodexHarnessError } from "../errors.js";
+import { writeAgentsMd } from "./agents-md.js";
+import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
+import { resolveTarget } from "./resolve.js";
+import type { Space } from "./space-manifest.js";
+import { readTargets } from "./targets.js";
+
+/** Options of {@link installTarget}. */
+export interface InstallOptions {
+  /** Called with each collision warning (a name defined by two spaces). */
+  onWarning?: (message: string) => void;
+}
+
+/** What {@link installTarget} wrote. */
+export interface InstallResult {
+  target: string;
+  /** Absolute path of `asp_modules/<target>/codex/codex.home`. */
+  homeDir: string;
+  spaces: { id: string; version: string }[];
+  /** Sorted names of the installed skills, prompt files and MCP servers. */
+  skills: string[];
+  prompts: string[];
+  mcpServers: string[];
+  /** The collision warnings, also passed to `onWarning`. */
+  warnings: string[];
+}
+
+export { buildConfig, MCP_STARTUP_TIMEOUT_MS };
+
+const CODE = "install_failed";
+
+/** The codex home folder of `targetName` under `projectDir`. */
+export function codexHomeDir(projectDir: string, targetName: string): string {
+  return path.join(path.resolve(projectDir), "asp_modules", targetName, "codex", "codex.home");
+}
+
+/**
+ * Installs `targetName` of `<projectDir>/asp-targets.toml` into
+ * `asp_modules/<target>/codex/codex.home/`. The home is built in a temp sibling and renamed
+ * into place, so a failed install leaves the previous home (or none). Output is deterministic.
+ */
+export async function installTarget(
+  projectDir: string,
+  targetName: string,
+  options: InstallOptions = {},
+): Promise<InstallResult> {
+  const resolved = resolveTarget(projectDir, targetName);
+  const homeDir = codexHomeDir(resolved.projectDir, targetName);
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const { spaces } = resolved;
+  const skills = pickLast(
+    spaces.filter((space) => space.codex.skillsEnabled),
+    (space) => space.skills,
+    "skill",
+    warn,
+  );
+  const prompts = pickLast(
+    spaces.filter((space) => space.codex.promptsEnabled),
+    (space) => space.commands,
+    "prompt",
+    warn,
+  );
+  const servers = pickLast(spaces, (space) => space.mcpServers, "MCP server", warn);
+
+  const parent = path.dirname(homeDir);
+  await mkdir(parent, { recursive: true });
+  const suffix = randomBytes(6).toString("hex");
+  const work = path.join(parent, `.codex.home.tmp-${suffix}`);
+  const old = path.join(parent, `.codex.home.old-${suffix}`);
+  try {
+    await mkdir(work);
+    const out = (...parts: string[]): string => inside(work, path.join(work, ...parts));
+    const instructions = await writeAgentsMd(out("AGENTS.md"), targetName, spaces);
+    const serverTable = Object.fromEntries(
+      [...servers].map(([name, { item }]) => [name, item] as const),
+    );
+    await writeFile(
+      out("config.toml"),
+      renderConfigToml(buildConfig(resolved.target.codex, spaces, serverTable)),
+    );
+    await writeFile(out("mcp.json"), json({ mcpServers: mcpJson(serverTable) }));
+    await mkdir(out("skills"));
+    for (const [name, { item }] of skills) await linkOrCopy(item.dir, out("skills", name));
+    await mkdir(out("prompts"));
+    for (const [name, { item }] of prompts) await linkOrCopy(item.file, out("prompts", name));
+    const result: InstallResult = {
+      target: targetName,
+      homeDir,
+      spaces: spaces.map((space) => ({ id: space.id, version: space.version })),
+      skills: [...skills.keys()],
+      prompts: [...prompts.keys()],
+      mcpServers: [...servers.keys()],
+      warnings,
+    };
+    await writeFile(
+      out("manifest.json"),
+      json({
+        target: targetName,
+        spaces: result.spaces,
+        instructions,
+        skills: result.skills,
+        prompts: result.prompts,
+        mcpServers: result.mcpServers,
+      }),
+    );
+    const hadOld = await exists(homeDir);
+    if (hadOld) await rename(homeDir, old);
+    await rename(work, homeDir);
+    if (hadOld) await rm(old, { recursive: true, force: true });
+    return result;
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    if (error instanceof CodexHarnessError) throw error;
+    throw new CodexHarnessError(
+      CODE,
+      `could not install target "${targetName}" into ${homeDir}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Installs each of `targetNames` (default: every target of `asp-targets.toml`, in file order),
+ * one after another, stopping at the first failure.
+ */
+export async function installTargets(
+  projectDir: string,
+  targetNames?: string[],
+  options: InstallOptions = {},
+): Promise<InstallResult[]> {
+  const names = targetNames ?? Object.keys(readTargets(projectDir).targets);
+  const results: InstallResult[] = [];
+  for (const name of names) results.push(await installTarget(projectDir, name, options));
+  return results;
+}
+
+/** Each item name mapped to its last defining space, sorted by name; warns on every collision. */
+function pickLast<T extends { name: string }>(
+  spaces: Space[],
+  items: (space: Space) => T[],
+  what: string,
+  warn: (message: string) => void,
+): Map<string, { space: Space; item: T }> {
+  const byName = new Map<string, { space: Space; item: T }>();
+  for (const space of spaces) {
+    for (const item of items(space)) {
+      const earlier = byName.get(item.name);
+      if (earlier !== undefined) {
+        warn(
+          `${what} "${item.name}" is defined by space ${label(earlier.space)} and space ` +
+            `${label(space)}; using the one from ${label(space)} (the last space wins)`,
+        );
+      }
+      byName.set(item.name, { space, item });
+    }
+  }
+  return new Map([...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Symlinks `dest` to `source`; copies it (dereferencing links) where symlinks fail. */
+async function linkOrCopy(source: string, dest: string): Promise<void> {
+  const isDir = (await stat(source)).isDirectory();
+  try {
+    await symlink(source, dest, isDir ? "dir" : "file");
+  } catch {
+    await cp(source, dest, { recursive: true, dereference: true });
+  }
+}
+
+/** `file`, after checking that it stays inside `root`. */
+function inside(root: string, file: string): string {
+  const rel = path.relative(root, file);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+    throw new CodexHarnessError(
+      CODE,
+      `refusing to write ${file}: it is outside the codex home ${root}; rename the item`,
+    );
+  }
+  return file;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function label(space: Space): string {
+  return `${space.id}@${space.version}`;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
