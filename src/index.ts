@@ -71,6 +71,27 @@ export {
 } from "./rpc/peer.js";
 export type { RetryOptions } from "./rpc/retry.js";
 export { InMemoryTransport, type Transport } from "./rpc/transport.js";
+export {
+  codexHomeDir,
+  type InstallOptions,
+  type InstallResult,
+  installTarget,
+  installTargets,
+} from "./spaces/install.js";
+export { type ResolvedTarget, resolveTarget } from "./spaces/resolve.js";
+export {
+  prepareSessionHome,
+  type SessionHome,
+  type SessionHomeOptions,
+  sessionHomeDir,
+} from "./spaces/session-home.js";
+export { readSpace, type Space, type SpaceCodex } from "./spaces/space-manifest.js";
+export {
+  type CodexTargetSettings,
+  readTargets,
+  type TargetDefinition,
+  type TargetsFile,
+} from "./spaces/targets.js";
 export { type RunStreamedResult, type StreamedTurn, Thread } from "./thread.js";
 export type {
   ApprovalMode,

@@ -1,0 +1,224 @@
+// Per-session codex homes: `<aspHome>/sessions/codex/<sha256(sessionId)>/home`, built from an
+// installed template home (`asp_modules/<target>/codex/codex.home`), safe under concurrent starts.
+import { createHash, randomBytes } from "node:crypto";
+import {
+  copyFile,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+} from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
+
+/** Options of {@link prepareSessionHome}. */
+export interface SessionHomeOptions {
+  /** The installed template home, `<project>/asp_modules/<target>/codex/codex.home`. */
+  templateHome: string;
+  /** The agent-spaces home; session homes live under `<aspHome>/sessions/codex/`. */
+  aspHome: string;
+  /** The external session id; any non-empty string (it is hashed, never used as a path). */
+  sessionId: string;
+  /** Where the user's `auth.json` lives (default: `env.CODEX_HOME`, else `~/.codex`). */
+  userCodexHome?: string;
+  /** Environment to read `CODEX_HOME` from (default: `process.env`; never modified). */
+  env?: Record<string, string | undefined>;
+  /** Target name used in error messages (default: derived from `templateHome`). */
+  target?: string;
+}
+
+/** Result of {@link prepareSessionHome}. */
+export interface SessionHome {
+  /** The session's codex home, to use as `CODEX_HOME`. */
+  home: string;
+  /** True when this call built the home; false when it existed (or a concurrent call won). */
+  created: boolean;
+}
+
+/** Files copied from the template: the session may change them. */
+const COPIED = ["config.toml", "mcp.json", "manifest.json"] as const;
+/** Folders whose entries are each symlinked to the template's. */
+const LINKED_DIRS = ["skills", "prompts"] as const;
+const TMP_PREFIX = ".home.tmp-";
+
+/** The session home folder of `sessionId` under `aspHome` (it may not exist yet). */
+export function sessionHomeDir(aspHome: string, sessionId: string): string {
+  const digest = createHash("sha256").update(sessionId, "utf8").digest("hex");
+  return path.join(path.resolve(aspHome), "sessions", "codex", digest, "home");
+}
+
+/**
+ * Returns the codex home of an external session, creating it from `templateHome` when missing.
+ * `config.toml`, `mcp.json` and `manifest.json` are copied; `AGENTS.md` and each entry of
+ * `skills/` and `prompts/` are symlinked to the template's real files (copied where symlinks
+ * fail); the user's `auth.json` is symlinked when present. An existing home is kept (its
+ * `config.toml` may have been changed) but refreshed: missing links are added, links to
+ * vanished template entries removed. Concurrent calls for one id all get the same home.
+ */
+export async function prepareSessionHome(options: SessionHomeOptions): Promise<SessionHome> {
+  const { sessionId } = options;
+  if (typeof sessionId !== "string" || sessionId.trim() === "") {
+    throw new CodexHarnessError(
+      "invalid_input",
+      "a session id is required to prepare a session home; pass a non-empty sessionId",
+    );
+  }
+  const templateHome = path.resolve(options.templateHome);
+  if (!(await isDirectory(templateHome))) {
+    const target = options.target ?? targetOf(templateHome);
+    throw new CodexHarnessError(
+      "template_missing",
+      `the codex home template ${templateHome} does not exist; run ` +
+        `\`codex-harness install --targets ${target}\` first`,
+    );
+  }
+  const home = sessionHomeDir(options.aspHome, sessionId);
+  const authFile = path.join(path.resolve(userCodexHomeOf(options)), "auth.json");
+  const sessionDir = path.dirname(home);
+  try {
+    const template = await realpath(templateHome);
+    if (await existsNoFollow(home)) {
+      await refresh(template, home, authFile);
+      return { home, created: false };
+    }
+    await mkdir(sessionDir, { recursive: true });
+    const work = path.join(sessionDir, `${TMP_PREFIX}${randomBytes(6).toString("hex")}`);
+    try {
+      await mkdir(work);
+      await refresh(template, work, authFile);
+      await rename(work, home);
+      return { home, created: true };
+    } catch (error) {
+      await rm(work, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === "EEXIST" || code === "ENOTEMPTY") && (await existsNoFollow(home))) {
+        // Another call for the same session won the rename: use its home.
+        await refresh(template, home, authFile);
+        return { home, created: false };
+      }
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof CodexHarnessError) throw error;
+    throw new CodexHarnessError(
+      "session_home_failed",
+      `could not prepare the session home ${home} from ${templateHome}: ` +
+        (error as Error).message,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Brings `home` in line with `template` without touching what the session may have changed:
+ * copies missing files, (re)links `AGENTS.md`, adds missing skill/prompt links, removes entries
+ * whose template entry vanished, and links `auth.json` when the user has one.
+ */
+async function refresh(template: string, home: string, authFile: string): Promise<void> {
+  for (const name of COPIED) {
+    const source = path.join(template, name);
+    if ((await isFile(source)) && !(await existsNoFollow(path.join(home, name)))) {
+      await copyFile(source, path.join(home, name));
+    }
+  }
+  const agents = path.join(template, "AGENTS.md");
+  if (await existsNoFollow(agents))
+    await ensureLink(await realTarget(agents), path.join(home, "AGENTS.md"));
+  for (const dir of LINKED_DIRS) {
+    const wanted = new Map<string, string>();
+    for (const name of await list(path.join(template, dir))) {
+      wanted.set(name, await realTarget(path.join(template, dir, name)));
+    }
+    await mkdir(path.join(home, dir), { recursive: true });
+    for (const name of await list(path.join(home, dir))) {
+      if (!wanted.has(name)) await rm(path.join(home, dir, name), { recursive: true, force: true });
+    }
+    for (const [name, source] of wanted) await ensureLink(source, path.join(home, dir, name));
+  }
+  if ((await isFile(authFile)) && !(await existsNoFollow(path.join(home, "auth.json")))) {
+    await ensureLink(authFile, path.join(home, "auth.json"));
+  }
+}
+
+/**
+ * Makes `dest` a symlink to `source` (copying where symlinks fail). An existing symlink to
+ * another place is replaced; an existing copy is kept. A concurrent creator is tolerated.
+ */
+async function ensureLink(source: string, dest: string): Promise<void> {
+  const current = await lstat(dest).catch(() => undefined);
+  if (current !== undefined) {
+    if (!current.isSymbolicLink()) return;
+    if (path.resolve(path.dirname(dest), await readlink(dest)) === source) return;
+    await rm(dest, { force: true });
+  }
+  const isDir = await isDirectory(source);
+  try {
+    await symlink(source, dest, isDir ? "dir" : "file");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+    try {
+      await cp(source, dest, {
+        recursive: true,
+        dereference: true,
+        errorOnExist: true,
+        force: false,
+      });
+    } catch (copyError) {
+      if ((copyError as NodeJS.ErrnoException).code !== "EEXIST") throw copyError;
+    }
+  }
+}
+
+/** The real path of a template entry (its own symlinks resolved); itself when dangling. */
+async function realTarget(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The sorted entry names of `dir`, or none when it is missing. */
+async function list(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+function userCodexHomeOf(options: SessionHomeOptions): string {
+  if (options.userCodexHome !== undefined) return options.userCodexHome;
+  const fromEnv = (options.env ?? process.env).CODEX_HOME;
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  return path.join(os.homedir(), ".codex");
+}
+
+/** `<target>` of `.../asp_modules/<target>/codex/codex.home`, else `<target>`. */
+function targetOf(templateHome: string): string {
+  const codexDir = path.dirname(templateHome);
+  if (path.basename(templateHome) === "codex.home" && path.basename(codexDir) === "codex") {
+    return path.basename(path.dirname(codexDir));
+  }
+  return "<target>";
+}
+
+async function existsNoFollow(file: string): Promise<boolean> {
+  return (await lstat(file).catch(() => undefined)) !== undefined;
+}
+
+async function isDirectory(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isFile() ?? false;
+}
