@@ -4,7 +4,13 @@ import { installTargets } from "../spaces/install.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
-import { type RunCommandOptions, runPrompt } from "./run.js";
+import { runPrompt } from "./run.js";
+import {
+  detectHarnesses,
+  formatHarnesses,
+  type RunTargetOptions,
+  runTarget,
+} from "./run-target.js";
 import { Terminal } from "./terminal.js";
 
 /** Builds the CLI program (exported for tests). */
@@ -31,23 +37,60 @@ export function buildProgram(): Command {
 
   program
     .command("run")
-    .description("Run one turn with your own Codex configuration and show it")
-    .argument("<prompt>", "what to ask")
+    .description(
+      "Run one turn with your own Codex configuration and show it; with --target, in a target's session home (no prompt: the interactive codex CLI)",
+    )
+    .argument("[prompt]", "what to ask (required without --target)")
     .option("--json", "print the events as JSONL")
     .option("-y, --yes", "approve every request without asking")
     .option("-m, --model <model>", "model to use")
     .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
     .option("--approval-policy <policy>", "on-request | never")
-    .option("-C, --cd <dir>", "working directory (default: the current one)")
+    .option("-C, --cd <dir>", "working directory (default: the current one, or the --project)")
     .option("--resume <threadId>", "continue a saved thread")
     .option("--transport <kind>", "app-server (default) | exec")
     .option("--codex-path <path>", "codex executable (default: the bundled one)")
-    .action(async (prompt: string, options: RunCommandOptions) => {
-      process.exitCode = await runPrompt(
-        prompt,
-        new Terminal(process.stdout, process.stdin),
-        options,
-      );
+    .option("--target <name>", "an asp-targets.toml target: run in its session home")
+    .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
+    .option("--session <id>", "with --target: external session id", "default")
+    .option("--asp-home <dir>", "with --target: agent-spaces home (default: <project>/.asp)")
+    .option("--dry-run", "with --target: print what would run, run nothing")
+    .option("--print-command", "with --target: print the command line, run nothing")
+    .option(
+      "--yolo",
+      "with --target: no approvals and no sandbox (--dangerously-bypass-approvals-and-sandbox)",
+    )
+    .action(async (prompt: string | undefined, options: Partial<RunTargetOptions>) => {
+      const terminal = new Terminal(process.stdout, process.stdin);
+      if (options.target !== undefined) {
+        process.exitCode = await runTarget(prompt, terminal, {
+          ...options,
+          target: options.target,
+        });
+        return;
+      }
+      if (prompt === undefined) {
+        terminal.close();
+        console.error("run: a prompt is required without --target");
+        process.exitCode = 1;
+        return;
+      }
+      process.exitCode = await runPrompt(prompt, terminal, options);
+    });
+
+  program
+    .command("harnesses")
+    .description("Show the detected harness: codex, its version, and whether app-server answers")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .option("--timeout <ms>", "how long app-server may take to answer", "20000")
+    .option("--json", "print the report as JSON")
+    .action(async (options: { codexPath?: string; timeout: string; json?: boolean }) => {
+      const reports = await detectHarnesses({
+        codexPath: options.codexPath,
+        timeoutMs: Number(options.timeout),
+      });
+      console.log(options.json ? JSON.stringify(reports, null, 2) : formatHarnesses(reports));
+      if (reports.some((report) => !report.ok)) process.exitCode = 1;
     });
 
   program

@@ -15,6 +15,8 @@ export interface RunCommandOptions {
   resume?: string;
   codexPath?: string;
   transport?: "app-server" | "exec";
+  /** CODEX_HOME for codex (default: codex's own, e.g. `$CODEX_HOME` or `~/.codex`). */
+  codexHome?: string;
 }
 
 /** Runs one turn; prints it for a person, or as JSONL with `json`. Resolves with the exit code. */
@@ -27,6 +29,7 @@ export async function runPrompt(
     approvals: terminalApprovals(terminal, options.yes === true),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.codexHome ? { codexHome: options.codexHome } : {}),
   });
   try {
     const threadOptions = {

@@ -1,0 +1,196 @@
+// `codex-harness run --target <t> [prompt]`: a turn (or the interactive codex CLI) in a
+// target's session home, and `codex-harness harnesses`: which harness was found.
+import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { findCodexBinary } from "../app-server/codex-binary.js";
+import { codexHomeDir, installTarget } from "../spaces/install.js";
+import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
+import { type DoctorCheck, runDoctor } from "./doctor.js";
+import { type RunCommandOptions, runPrompt } from "./run.js";
+import type { Terminal } from "./terminal.js";
+
+export interface RunTargetOptions extends RunCommandOptions {
+  target: string;
+  /** Project folder holding `asp-targets.toml` (default: the current one). */
+  project?: string;
+  /** External session id (default `"default"`). */
+  session?: string;
+  /** agent-spaces home (default `<project>/.asp`). */
+  aspHome?: string;
+  /** Print what would run and run nothing. */
+  dryRun?: boolean;
+  printCommand?: boolean;
+  /** Bypass approvals and the sandbox; only ever from an explicit flag. */
+  yolo?: boolean;
+}
+
+const YOLO_FLAG = "--dangerously-bypass-approvals-and-sandbox";
+
+/** Runs a target: one turn with `prompt`, else the interactive codex CLI. Resolves with the exit code. */
+export async function runTarget(
+  prompt: string | undefined,
+  terminal: Terminal,
+  options: RunTargetOptions,
+  io: { out: (line: string) => void; err: (line: string) => void } = {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+  },
+): Promise<number> {
+  const project = path.resolve(options.project ?? ".");
+  const aspHome = path.resolve(options.aspHome ?? path.join(project, ".asp"));
+  const sessionId = options.session ?? "default";
+  const cwd = path.resolve(options.cd ?? project);
+  const templateHome = codexHomeDir(project, options.target);
+
+  if (options.dryRun || options.printCommand) {
+    // Nothing is installed or created: the paths are where they would be.
+    const home = sessionHomeDir(aspHome, sessionId);
+    const codexPath = findCodexBinary({ codexPathOverride: options.codexPath }).executablePath;
+    if (!(await isDirectory(templateHome))) io.out(`# would install target ${options.target}`);
+    if (prompt === undefined) {
+      io.out(
+        `(cd ${shellQuote(cwd)} && ${[`CODEX_HOME=${shellQuote(home)}`, shellQuote(codexPath), ...interactiveArgs(options).map(shellQuote)].join(" ")})`,
+      );
+    } else {
+      const policy = turnPolicy(options);
+      io.out(
+        `CODEX_HOME=${shellQuote(home)} ${shellQuote(codexPath)} app-server # one turn in ${cwd}` +
+          (policy.approvalPolicy
+            ? ` (approval ${policy.approvalPolicy}, sandbox ${policy.sandbox})`
+            : "") +
+          `: ${JSON.stringify(prompt)}`,
+      );
+    }
+    terminal.close();
+    return 0;
+  }
+
+  let home: string;
+  try {
+    if (!(await isDirectory(templateHome))) {
+      const result = await installTarget(project, options.target, {
+        onWarning: (message) => io.err(`warning: ${message}`),
+      });
+      io.err(`installed ${result.target} -> ${result.homeDir}`);
+    }
+    ({ home } = await prepareSessionHome({
+      templateHome,
+      aspHome,
+      sessionId,
+      target: options.target,
+    }));
+  } catch (error) {
+    io.err(`run failed: ${(error as Error).message}`);
+    terminal.close();
+    return 1;
+  }
+
+  if (prompt !== undefined) {
+    return runPrompt(prompt, terminal, {
+      ...options,
+      ...turnPolicy(options),
+      cd: cwd,
+      codexHome: home,
+    });
+  }
+  terminal.close();
+  const binary = findCodexBinary({ codexPathOverride: options.codexPath });
+  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home };
+  if (binary.pathDirs.length > 0) {
+    env.PATH = [...binary.pathDirs, env.PATH ?? ""].join(path.delimiter);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(binary.executablePath, interactiveArgs(options), {
+      cwd,
+      env,
+      stdio: "inherit",
+    });
+    child.on("error", (error) => {
+      io.err(`could not start codex: ${error.message}`);
+      resolve(1);
+    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+function interactiveArgs(options: RunTargetOptions): string[] {
+  return [
+    ...(options.yolo ? [YOLO_FLAG] : []),
+    ...(options.model ? ["--model", options.model] : []),
+    ...(!options.yolo && options.sandbox ? ["--sandbox", options.sandbox] : []),
+    ...(!options.yolo && options.approvalPolicy
+      ? ["--ask-for-approval", options.approvalPolicy]
+      : []),
+  ];
+}
+
+function turnPolicy(
+  options: RunTargetOptions,
+): Pick<RunCommandOptions, "approvalPolicy" | "sandbox"> {
+  if (options.yolo) return { approvalPolicy: "never", sandbox: "danger-full-access" };
+  return {
+    ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  };
+}
+
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  return stat(dir).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
+
+/** The harnesses codex-harness can drive, as found on this machine. */
+export interface HarnessReport {
+  name: "codex";
+  ok: boolean;
+  binary?: string;
+  version?: string;
+  appServer: boolean;
+  checks: DoctorCheck[];
+}
+
+/** Detects codex with the doctor's checks. */
+export async function detectHarnesses(options: {
+  codexPath?: string | undefined;
+  timeoutMs?: number | undefined;
+}): Promise<HarnessReport[]> {
+  const checks = await runDoctor({
+    codexPathOverride: options.codexPath,
+    timeoutMs: options.timeoutMs,
+  });
+  const found = checks.find((check) => check.name === "codex binary");
+  const binary = found?.ok
+    ? findCodexBinary({ codexPathOverride: options.codexPath }).executablePath
+    : undefined;
+  const versionCheck = checks.find((check) => check.name === "version");
+  const version = versionCheck ? /(\d+\.\d+\.\d+\S*)/.exec(versionCheck.detail)?.[1] : undefined;
+  const appServer = checks.find((check) => check.name === "app-server")?.ok === true;
+  return [
+    {
+      name: "codex",
+      ok: checks.every((check) => check.ok),
+      ...(binary ? { binary } : {}),
+      ...(version ? { version } : {}),
+      appServer,
+      checks,
+    },
+  ];
+}
+
+/** Renders {@link detectHarnesses} for a terminal. */
+export function formatHarnesses(reports: HarnessReport[]): string {
+  return reports
+    .map(
+      (report) =>
+        `${report.ok ? "✓" : "✗"} ${report.name}: ${report.binary ?? "not found"}` +
+        `${report.version ? ` (codex ${report.version})` : ""}; app-server ${report.appServer ? "available" : "not available"}`,
+    )
+    .join("\n");
+}

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { parse } from "smol-toml";
+import {
+  type ConfigObject,
+  mergeConfig,
+  renderConfigToml,
+} from "../../src/app-server/codex-config.js";
+import { installTarget } from "../../src/spaces/install.js";
+import { sessionHomeDir } from "../../src/spaces/session-home.js";
+import { reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
+import { repoRoot } from "../support/paths.js";
+
+after(() => cleanTrees());
+
+const bin = path.join(repoRoot, "bin/codex-harness.js");
+
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end();
+  });
+}
+
+function project(): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = tempTree({
+    "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
+    "spaces/app/space.toml": spaceToml("app"),
+    "spaces/app/AGENTS.md": "Use the word pineapple.",
+    "user-codex-home/.keep": "",
+  });
+  mkdirSync(path.join(dir, "work"));
+  return { dir, env: { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") } };
+}
+
+describe("codex-harness run --target", () => {
+  it("runs one turn in the target's session home, with the spaces' instructions", async () => {
+    const { dir, env } = project();
+    const { homeDir } = await installTarget(dir, "dev");
+    const model = await ScriptedModel.start({ responses: [reply("Pineapple, as asked.")] });
+    try {
+      // The installed config plus the scripted provider; the session home copies it.
+      const configFile = path.join(homeDir, "config.toml");
+      const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
+      await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
+
+      const { code, stdout, stderr } = await cli(
+        [
+          "run",
+          "--target",
+          "dev",
+          "--project",
+          dir,
+          "--cd",
+          path.join(dir, "work"),
+          "hi",
+          "--json",
+        ],
+        env,
+      );
+      assert.equal(code, 0, stdout + stderr);
+      const events = stdout
+        .trim()
+        .split("\n")
+        .map(
+          (line) => JSON.parse(line) as { type: string; item?: { type: string; text?: string } },
+        );
+      assert.equal(events.at(-1)?.type, "turn.completed");
+      const message = events.find(
+        (e) => e.type === "item.completed" && e.item?.type === "agent_message",
+      );
+      assert.equal(message?.item?.text, "Pineapple, as asked.");
+      assert.ok(
+        JSON.stringify(model.lastRequest?.body).includes("Use the word pineapple."),
+        "the space's AGENTS.md reached the model",
+      );
+      const sessionHome = sessionHomeDir(path.join(dir, ".asp"), "default");
+      const sessionConfig = await readFile(path.join(sessionHome, "config.toml"), "utf8");
+      assert.match(sessionConfig, /model_provider/);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("--print-command shows CODEX_HOME and the session home, running nothing", async () => {
+    const { dir, env } = project();
+    const { code, stdout, stderr } = await cli(
+      ["run", "--target", "dev", "--project", dir, "--session", "s-1", "--print-command"],
+      env,
+    );
+    assert.equal(code, 0, stdout + stderr);
+    const home = sessionHomeDir(path.join(dir, ".asp"), "s-1");
+    assert.ok(stdout.includes(`CODEX_HOME=${home}`), stdout);
+    assert.ok(!stdout.includes("--dangerously-bypass-approvals-and-sandbox"), stdout);
+    const yolo = await cli(
+      ["run", "--target", "dev", "--project", dir, "--dry-run", "--yolo"],
+      env,
+    );
+    assert.equal(yolo.code, 0, yolo.stdout + yolo.stderr);
+    assert.match(yolo.stdout, /--dangerously-bypass-approvals-and-sandbox/);
+  });
+});
+
+describe("codex-harness harnesses", () => {
+  it("--json reports the codex binary and app-server", async () => {
+    const { env } = project();
+    const { code, stdout, stderr } = await cli(["harnesses", "--json"], env);
+    assert.equal(code, 0, stdout + stderr);
+    const [codex] = JSON.parse(stdout) as { name: string; binary?: string; appServer: boolean }[];
+    assert.equal(codex?.name, "codex");
+    assert.match(codex?.binary ?? "", /codex/);
+    assert.equal(codex?.appServer, true);
+  });
+});
