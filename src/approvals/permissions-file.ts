@@ -1,9 +1,8 @@
 // agent-spaces `permissions.toml`: reading and validating it, what its path and host entries match.
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parse, TomlError } from "smol-toml";
 import { CodexHarnessError } from "../errors.js";
+import { parseToml, readTextFile } from "../toml-file.js";
 
 /** A validated permissions file: every list present (possibly empty), entries as written. */
 export interface PermissionsSpec {
@@ -40,18 +39,12 @@ const HOST =
 
 /** Reads and validates a `permissions.toml` (synchronously); relative paths use its directory. */
 export function readPermissionsFile(file: string): PermissionsSpec {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new CodexHarnessError(
-      "invalid_permissions",
-      `${file}: cannot read the permissions file (${reason}); ` +
-        "pass the path of an existing permissions.toml",
-      { cause: error },
-    );
-  }
+  const text = readTextFile(
+    file,
+    "invalid_permissions",
+    "the permissions file",
+    "pass the path of an existing permissions.toml",
+  );
   return parsePermissions(text, file, { baseDir: path.dirname(path.resolve(file)) });
 }
 
@@ -61,18 +54,7 @@ export function parsePermissions(
   origin: string,
   options: { baseDir?: string } = {},
 ): PermissionsSpec {
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    const reason = error.message.split("\n")[0];
-    throw new CodexHarnessError(
-      "invalid_permissions",
-      `${origin}:${error.line}:${error.column}: not valid TOML (${reason}); fix the syntax there`,
-      { cause: error },
-    );
-  }
+  const value: unknown = parseToml(text, origin, "invalid_permissions");
   const spec = validate(value, origin, false);
   return options.baseDir === undefined ? spec : { ...spec, baseDir: options.baseDir };
 }

@@ -1,8 +1,7 @@
 // Shared helpers for reading and validating the spaces TOML files (space.toml, asp-targets.toml).
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parse, TomlError } from "smol-toml";
 import { CodexHarnessError } from "../errors.js";
+import { parseToml, readTextFile } from "../toml-file.js";
 
 /** A parsed TOML table. */
 export type Table = Record<string, unknown>;
@@ -19,28 +18,8 @@ export function failer(code: string, origin: string): Fail {
 
 /** Reads and parses a TOML file; unreadable files and syntax errors raise `code`. */
 export function readTomlFile(file: string, code: string, what: string): Table {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new CodexHarnessError(
-      code,
-      `${file}: cannot read ${what} (${reason}); create it or point to the folder that has it`,
-      { cause: error },
-    );
-  }
-  try {
-    return parse(text) as Table;
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    const reason = error.message.split("\n")[0];
-    throw new CodexHarnessError(
-      code,
-      `${file}:${error.line}:${error.column}: not valid TOML (${reason}); fix the syntax there`,
-      { cause: error },
-    );
-  }
+  const text = readTextFile(file, code, what, "create it or point to the folder that has it");
+  return parseToml(text, file, code);
 }
 
 /** Whether a value is a TOML table (not an array or date). */

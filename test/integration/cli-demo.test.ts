@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,33 +7,14 @@ import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { repoRoot } from "../support/paths.js";
+import { bin, runCli } from "../support/cli.js";
 
-const bin = path.join(repoRoot, "bin/codex-harness.js");
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point.
 const ANSI = /\u001b\[/;
 
-/** Runs the CLI with `input` on stdin; resolves with its exit code and output. */
-function cli(
-  args: string[],
-  input = "",
-  env: Record<string, string | undefined> = process.env,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+/** Runs the CLI with `input` on stdin. */
+const cli = (args: string[], input = "", env: Record<string, string | undefined> = process.env) =>
+  runCli(args, { input, env });
 
 describe("codex-harness demo", () => {
   it("--yes runs the whole scripted session offline and shows it readably", async () => {
