@@ -1,6 +1,7 @@
 // Codex: the entry point, a superset of @openai/codex-sdk's, over app-server (default) or exec.
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
+import type { RpcNotification } from "./protocol/messages.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { ExecTurnTransport } from "./turns/exec-turns.js";
@@ -84,6 +85,25 @@ export class Codex {
   async forkThread(id: string, options: ThreadOptions = {}): Promise<Thread> {
     const { thread } = await this.appServerOf(id).forkThread(id, threadSettings(options));
     return new Thread(() => this.activeTransport(), options, thread.id);
+  }
+
+  /**
+   * Listens to app-server notifications that belong to no running turn: start-up warnings
+   * (`configWarning`, `deprecationNotice`), account and MCP server status, other threads. With a
+   * pool, every process's. Returns an unsubscribe function. (The exec transport has none.)
+   */
+  onNotification(listener: (notification: RpcNotification) => void): () => void {
+    const transport = this.activeTransport();
+    const members =
+      transport instanceof PoolTransport
+        ? transport.members
+        : transport instanceof AppServerTurnTransport
+          ? [transport]
+          : [];
+    const offs = members.map((member) => member.onOtherNotification(listener));
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   /** Ends the app-server process (or running exec processes). Later turns reject. */

@@ -72,13 +72,52 @@ export {
 export type { RetryOptions } from "./rpc/retry.js";
 export { InMemoryTransport, type Transport } from "./rpc/transport.js";
 export {
+  type AgentEvent,
+  type AgentEventBody,
+  AgentEventEmitter,
+  type AgentSpacesError,
+  type AgentSpacesErrorCode,
+  type BaseEvent,
+  type RunResult as AgentRunResult,
+  type SessionState,
+  toAgentEvents,
+} from "./session/agent-events.js";
+export {
+  type AttachmentInput,
+  DEFAULT_MAX_IMAGE_BYTES,
+  promptInput,
+} from "./session/attachments.js";
+export { CodexSession, type CodexSessionOptions } from "./session/codex-session.js";
+export {
+  type CodexModel,
+  codexHarnessDefinition,
+  type HarnessDefinition,
+  listCodexModels,
+} from "./session/harness-definition.js";
+export {
+  type RunTurnRequest,
+  type RunTurnResponse,
+  runTurn,
+  type SpaceSpec,
+} from "./session/run-turn.js";
+export {
+  readSessionRecord,
+  type SessionRecord,
+  sessionRecordPath,
+  writeSessionRecord,
+} from "./session/session-store.js";
+export { toolNameOf, toUnifiedEvents, type UnifiedTurnState } from "./session/unified-events.js";
+export type * from "./session/unified-types.js";
+export {
   codexHomeDir,
   type InstallOptions,
   type InstallResult,
+  installSpaces,
   installTarget,
   installTargets,
+  spacesTargetName,
 } from "./spaces/install.js";
-export { type ResolvedTarget, resolveTarget } from "./spaces/resolve.js";
+export { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./spaces/resolve.js";
 export {
   prepareSessionHome,
   type SessionHome,
@@ -92,7 +131,7 @@ export {
   type TargetDefinition,
   type TargetsFile,
 } from "./spaces/targets.js";
-export { type RunStreamedResult, type StreamedTurn, Thread } from "./thread.js";
+export { type RunStreamedResult, type StreamedTurn, Thread, type ThreadInfo } from "./thread.js";
 export type {
   ApprovalMode,
   CodexOptions,

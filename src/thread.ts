@@ -15,6 +15,16 @@ export interface StreamedTurn {
 /** Alias of {@link StreamedTurn}, as in `@openai/codex-sdk`. */
 export type RunStreamedResult = StreamedTurn;
 
+/** What {@link Thread.start} learned about the thread. */
+export interface ThreadInfo {
+  id: string;
+  /** The model codex will use (absent when the thread was already loaded in this process). */
+  model?: string;
+  modelProvider?: string;
+  /** The saved thread codex had lost, when a new thread replaced it (`onLostThread: "startNew"`). */
+  replacedThreadId?: string;
+}
+
 /** A conversation with the agent. One thread runs one turn at a time. */
 export class Thread {
   private threadId: string | null;
@@ -33,6 +43,25 @@ export class Thread {
   /** The thread id: set once the first turn started (or given to `resumeThread`). */
   get id(): string | null {
     return this.threadId;
+  }
+
+  /**
+   * Starts the thread (or loads the saved one this object resumes) now rather than at the first
+   * turn, so its id is known at once (app-server transport). Resolves with the id and the model
+   * codex will use. A saved thread codex has lost fails with `thread_not_found` (or is replaced
+   * under `onLostThread: "startNew"`).
+   */
+  async start(): Promise<ThreadInfo> {
+    const transport = this.transport();
+    if (!transport.openThread) throw unsupported("start");
+    const opened = await transport.openThread(this.threadId, this.options);
+    this.threadId = opened.threadId;
+    return {
+      id: opened.threadId,
+      ...(opened.model === undefined ? {} : { model: opened.model }),
+      ...(opened.modelProvider === undefined ? {} : { modelProvider: opened.modelProvider }),
+      ...(opened.replaced ? { replacedThreadId: opened.replaced.threadId } : {}),
+    };
   }
 
   /** Runs a turn and streams its events as they happen. */

@@ -1,9 +1,9 @@
 // `codex-harness run --target <t> [prompt]`: a turn (or the interactive codex CLI) in a
 // target's session home, and `codex-harness harnesses`: which harness was found.
 import { spawn } from "node:child_process";
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
+import { isDirectory } from "../files.js";
 import { codexHomeDir, installTarget } from "../spaces/install.js";
 import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
@@ -137,13 +137,6 @@ function turnPolicy(
 
 function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-async function isDirectory(dir: string): Promise<boolean> {
-  return stat(dir).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
 }
 
 /** The harnesses codex-harness can drive, as found on this machine. */

@@ -1,12 +1,12 @@
 // `install`: materializing a target's spaces as a codex home (AGENTS.md, config.toml, skills, prompts).
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { renderConfigToml } from "../app-server/codex-config.js";
 import { CodexHarnessError } from "../errors.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
-import { resolveTarget } from "./resolve.js";
+import { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./resolve.js";
 import type { Space } from "./space-manifest.js";
 import { readTargets } from "./targets.js";
 
@@ -50,7 +50,34 @@ export async function installTarget(
   options: InstallOptions = {},
 ): Promise<InstallResult> {
   const resolved = resolveTarget(projectDir, targetName);
-  const homeDir = codexHomeDir(resolved.projectDir, targetName);
+  return installResolved(resolved, codexHomeDir(resolved.projectDir, targetName), options);
+}
+
+/**
+ * Installs a list of space refs (relative to `projectDir`) as an unnamed target
+ * `spaces-<hash of the refs>` under `<installRoot>/asp_modules/` — for callers that name spaces
+ * rather than a target of `asp-targets.toml`.
+ */
+export async function installSpaces(
+  refs: readonly string[],
+  options: InstallOptions & { projectDir: string; installRoot: string },
+): Promise<InstallResult> {
+  const name = spacesTargetName(refs);
+  const resolved = resolveSpaceRefs(options.projectDir, refs, name);
+  return installResolved(resolved, codexHomeDir(options.installRoot, name), options);
+}
+
+/** The target name {@link installSpaces} gives a list of refs. */
+export function spacesTargetName(refs: readonly string[]): string {
+  return `spaces-${createHash("sha256").update(JSON.stringify(refs)).digest("hex").slice(0, 12)}`;
+}
+
+async function installResolved(
+  resolved: ResolvedTarget,
+  homeDir: string,
+  options: InstallOptions,
+): Promise<InstallResult> {
+  const targetName = resolved.target.name;
   const warnings: string[] = [];
   const warn = (message: string): void => {
     warnings.push(message);
@@ -112,10 +139,7 @@ export async function installTarget(
         mcpServers: result.mcpServers,
       }),
     );
-    const hadOld = await exists(homeDir);
-    if (hadOld) await rename(homeDir, old);
-    await rename(work, homeDir);
-    if (hadOld) await rm(old, { recursive: true, force: true });
+    await swapInto(work, homeDir, old);
     return result;
   } catch (error) {
     await rm(work, { recursive: true, force: true });
@@ -141,6 +165,39 @@ export async function installTargets(
   const results: InstallResult[] = [];
   for (const name of names) results.push(await installTarget(projectDir, name, options));
   return results;
+}
+
+/**
+ * Moves the finished `work` folder to `homeDir`, replacing what is there. Another install of the
+ * same target may race us (homes are deterministic): when it moved the old home first, or put its
+ * own in place, ours is dropped or retried rather than failing.
+ */
+async function swapInto(work: string, homeDir: string, old: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const hadOld = await exists(homeDir);
+    if (hadOld) {
+      try {
+        await rename(homeDir, old);
+      } catch (error) {
+        if (!isRace(error) || attempt > 5) throw error;
+        continue;
+      }
+    }
+    try {
+      await rename(work, homeDir);
+    } catch (error) {
+      if (!isRace(error) || attempt > 5) throw error;
+      if (hadOld) await rm(old, { recursive: true, force: true });
+      continue;
+    }
+    if (hadOld) await rm(old, { recursive: true, force: true });
+    return;
+  }
+}
+
+function isRace(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTEMPTY" || code === "EEXIST";
 }
 
 /** Each item name mapped to its last defining space, sorted by name; warns on every collision. */

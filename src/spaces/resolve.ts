@@ -33,6 +33,41 @@ export function resolveTarget(projectDir: string, targetName: string): ResolvedT
           : `use one of ${known.map((name) => `"${name}"`).join(", ")}`),
     );
   }
+  return {
+    projectDir: file.projectDir,
+    target,
+    spaces: loadSpaces(file.projectDir, target, file.file),
+  };
+}
+
+/**
+ * Resolves a list of space refs (`space:path:<dir>` relative to `projectDir`, or
+ * `space:project:<id>`) as one unnamed target called `targetName`, without an `asp-targets.toml`.
+ * Throws `invalid_targets` for an empty list, a bad ref, a missing folder or a cycle.
+ */
+export function resolveSpaceRefs(
+  projectDir: string,
+  refs: readonly string[],
+  targetName: string,
+): ResolvedTarget {
+  const origin = "the spaces list";
+  if (!Array.isArray(refs) || refs.length === 0) {
+    throw new CodexHarnessError(
+      "invalid_targets",
+      `${origin} is empty; give at least one space ref such as "space:path:./spaces/my-space"`,
+    );
+  }
+  const fail = failer("invalid_targets", origin);
+  const compose = refs.map((ref, index) => parseSpaceRef(String(ref), origin, `[${index}]`, fail));
+  const target: TargetDefinition = { name: targetName, compose, codex: {} };
+  const dir = path.resolve(projectDir);
+  return { projectDir: dir, target, spaces: loadSpaces(dir, target, origin) };
+}
+
+/** The target's spaces in load order: deps first (depth-first), each space once. */
+function loadSpaces(projectDir: string, target: TargetDefinition, fileLabel: string): Space[] {
+  const targetName = target.name;
+  const file = { file: fileLabel, projectDir };
   const spaces: Space[] = [];
   const byDir = new Map<string, Space>();
   const byId = new Map<string, string>();
@@ -77,7 +112,7 @@ export function resolveTarget(projectDir: string, targetName: string): ResolvedT
       `${file.file} [targets.${targetName}] compose[${index}]`,
     );
   });
-  return { projectDir: file.projectDir, target, spaces };
+  return spaces;
 }
 
 function realDir(dir: string, via: string): string {

@@ -17,6 +17,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
+import { isDirectory } from "../files.js";
 
 /** Options of {@link prepareSessionHome}. */
 export interface SessionHomeOptions {
@@ -213,10 +214,6 @@ function targetOf(templateHome: string): string {
 
 async function existsNoFollow(file: string): Promise<boolean> {
   return (await lstat(file).catch(() => undefined)) !== undefined;
-}
-
-async function isDirectory(file: string): Promise<boolean> {
-  return (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 async function isFile(file: string): Promise<boolean> {

@@ -6,11 +6,12 @@ import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
+import { definedEnv } from "../process-env.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
-import type { CodexOptions, UserInput } from "./options.js";
+import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
 import {
@@ -21,7 +22,7 @@ import {
 } from "./thread-params.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
-import type { TurnRequest, TurnTransport } from "./turn-transport.js";
+import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /** How long a turn may go without any event from codex (approvals waiting excepted). */
 export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
@@ -50,14 +51,6 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
     ...(options.capture ? { capture: options.capture } : {}),
   };
-}
-
-function definedEnv(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined,
-    ),
-  );
 }
 
 /**
@@ -150,37 +143,20 @@ export class AppServerTurnTransport implements TurnTransport {
     let handedOff = false;
     try {
       const client = await this.connection();
-      let threadId = request.threadId ?? (await this.startThread(client, request));
+      let threadId =
+        request.threadId ?? (await this.startThread(client, request.threadOptions)).threadId;
       unlock = await this.lock(threadId, signal).catch(() => undefined);
       if (!unlock) {
         yield* endedBeforeStart(threadId);
         return undefined;
       }
-      if (!this.loadedThreads.has(threadId)) {
-        const lost = await client
-          .request("thread/resume", threadResumeParams(threadId, request.threadOptions))
-          .then(
-            () => undefined,
-            (error: unknown) => explainResumeFailure(threadId, error),
-          );
-        if (lost) {
-          if (!(lost instanceof CodexHarnessError && lost.code === "thread_not_found")) throw lost;
-          if (request.threadOptions.onLostThread !== "startNew") throw lost;
-          const replaced = threadId;
-          threadId = await this.startThread(client, request);
-          yield withRaw(
-            {
-              type: "notice",
-              thread_id: threadId,
-              code: "thread_replaced",
-              message: `codex could not resume thread ${replaced}, so a new thread ${threadId} was started (onLostThread: "startNew"); it does not remember the old conversation.`,
-              replaced_thread_id: replaced,
-            },
-            lost,
-          );
-        } else {
-          this.loadedThreads.add(threadId);
-        }
+      const attached = await this.attach(client, threadId, request.threadOptions);
+      if (attached.replaced) {
+        threadId = attached.threadId;
+        yield withRaw(
+          replacedNotice(attached.replaced.threadId, threadId),
+          attached.replaced.error,
+        );
       }
       yield threadStartedEvent(threadId);
       const turn = new ActiveTurn(
@@ -221,13 +197,54 @@ export class AppServerTurnTransport implements TurnTransport {
     }
   }
 
-  private async startThread(client: AppServerClient, request: TurnRequest): Promise<string> {
-    const { thread } = await client.request(
-      "thread/start",
-      threadStartParams(request.threadOptions),
-    );
-    this.loadedThreads.add(thread.id);
-    return thread.id;
+  /**
+   * Starts a new thread (`threadId` null) or loads a saved one now, instead of at its first turn.
+   * A thread codex cannot resume fails with `thread_not_found`, or is replaced under
+   * `onLostThread: "startNew"` (then `replaced` says which).
+   */
+  async openThread(threadId: string | null, options: ThreadOptions): Promise<OpenedThread> {
+    const endUse = this.supervisor.use();
+    try {
+      const client = await this.connection();
+      if (threadId === null) return await this.startThread(client, options);
+      return await this.attach(client, threadId, options);
+    } finally {
+      endUse();
+    }
+  }
+
+  private async startThread(
+    client: AppServerClient,
+    options: ThreadOptions,
+  ): Promise<OpenedThread> {
+    const started = await client.request("thread/start", threadStartParams(options));
+    this.loadedThreads.add(started.thread.id);
+    return {
+      threadId: started.thread.id,
+      model: started.model,
+      modelProvider: started.modelProvider,
+    };
+  }
+
+  /** Resumes `threadId` unless this process has it loaded; replaces a lost one if asked to. */
+  private async attach(
+    client: AppServerClient,
+    threadId: string,
+    options: ThreadOptions,
+  ): Promise<OpenedThread> {
+    if (this.loadedThreads.has(threadId)) return { threadId };
+    let lost: unknown;
+    try {
+      const resumed = await client.request("thread/resume", threadResumeParams(threadId, options));
+      this.loadedThreads.add(threadId);
+      return { threadId, model: resumed.model, modelProvider: resumed.modelProvider };
+    } catch (error) {
+      lost = explainResumeFailure(threadId, error);
+    }
+    if (!(lost instanceof CodexHarnessError && lost.code === "thread_not_found")) throw lost;
+    if (options.onLostThread !== "startNew") throw lost;
+    const started = await this.startThread(client, options);
+    return { ...started, replaced: { threadId, error: lost } };
   }
 
   async steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {
@@ -283,6 +300,16 @@ function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): P
       resolve();
     });
   });
+}
+
+function replacedNotice(replaced: string, threadId: string): ThreadEvent {
+  return {
+    type: "notice",
+    thread_id: threadId,
+    code: "thread_replaced",
+    message: `codex could not resume thread ${replaced}, so a new thread ${threadId} was started (onLostThread: "startNew"); it does not remember the old conversation.`,
+    replaced_thread_id: replaced,
+  };
 }
 
 /** codex answers an unknown thread id with -32600 "no rollout found": say so plainly. */

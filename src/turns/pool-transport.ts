@@ -2,8 +2,8 @@
 import type { WithRaw } from "../events/raw.js";
 import type { ThreadEvent } from "../events/types.js";
 import type { AppServerTurnTransport } from "./app-server-turns.js";
-import type { UserInput } from "./options.js";
-import type { TurnRequest, TurnTransport } from "./turn-transport.js";
+import type { ThreadOptions, UserInput } from "./options.js";
+import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /**
  * A transport over N app-server transports. New threads go to the least busy process; a thread
@@ -39,6 +39,13 @@ export class PoolTransport implements TurnTransport {
         onEnd: () => outer?.onEnd(),
       },
     });
+  }
+
+  async openThread(threadId: string | null, options: ThreadOptions): Promise<OpenedThread> {
+    const member = this.memberFor(threadId);
+    const opened = await member.openThread(threadId, options);
+    this.affinity.set(opened.threadId, member);
+    return opened;
   }
 
   steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {

@@ -38,10 +38,22 @@ export interface TurnObserver {
 export interface TurnTransport {
   readonly kind: "app-server" | "exec";
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>>;
+  /** Starts (`null`) or loads a thread before its first turn (app-server only). */
+  openThread?(threadId: string | null, options: ThreadOptions): Promise<OpenedThread>;
   /** Adds input to the running turn (app-server only). */
   steer?(threadId: string, turnId: string, input: UserInput[]): Promise<void>;
   /** Interrupts the running turn (app-server only). */
   interrupt?(threadId: string, turnId: string): Promise<void>;
   /** Ends every process the transport owns. */
   close(): Promise<void>;
+}
+
+/** A thread started or loaded ahead of its first turn. */
+export interface OpenedThread {
+  threadId: string;
+  /** The model and provider codex will use, when it said (it does not for an already loaded thread). */
+  model?: string;
+  modelProvider?: string;
+  /** Set when codex had lost the thread and a new one replaced it (`onLostThread: "startNew"`). */
+  replaced?: { threadId: string; error: unknown };
 }

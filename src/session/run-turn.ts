@@ -1,0 +1,329 @@
+// runTurn: one agent-spaces turn on Codex — spec -> installed home -> session home -> resumable
+// thread -> AgentEvents, with the session record kept under aspHome.
+import path from "node:path";
+import { Codex } from "../codex.js";
+import { CodexHarnessError } from "../errors.js";
+import type { Approvals } from "../events/approval-types.js";
+import { isDirectory } from "../files.js";
+import { definedEnv } from "../process-env.js";
+import { codexHomeDir, installSpaces, installTarget, spacesTargetName } from "../spaces/install.js";
+import { prepareSessionHome } from "../spaces/session-home.js";
+import { TurnFailedError } from "../turns/run-result.js";
+import {
+  type AgentEvent,
+  AgentEventEmitter,
+  type AgentSpacesError,
+  type AgentSpacesErrorCode,
+  type RunResult,
+  toAgentEvents,
+} from "./agent-events.js";
+import type { AttachmentInput } from "./attachments.js";
+import { CodexSession } from "./codex-session.js";
+import { listCodexModels } from "./harness-definition.js";
+import { readSessionRecord, type SessionRecord, writeSessionRecord } from "./session-store.js";
+import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
+
+/** Which spaces a turn runs with: a target of `<targetDir>/asp-targets.toml`, or space refs. */
+export type SpaceSpec =
+  | { target: { targetName: string; targetDir: string } }
+  | { spaces: string[] };
+
+/** agent-spaces' `runTurn` request (with a few codex-harness extras at the end). */
+export interface RunTurnRequest {
+  /** The host's id of the conversation; the same id resumes the same codex thread. */
+  externalSessionId: string;
+  /** The host's id of this turn; every event carries it. */
+  externalRunId: string;
+  /** Where session records and session homes live (spaces installs too, for `{spaces}`). */
+  aspHome: string;
+  spec: SpaceSpec;
+  /** Must be `"codex"`. */
+  harness: string;
+  /** A model the installed codex lists (checked when the provider is OpenAI's). */
+  model?: string;
+  /** The codex thread to continue (default: the one this session's record names). */
+  harnessSessionId?: string;
+  /** The project folder the agent works in. */
+  cwd: string;
+  /** Added to this process's environment for codex (this process's is never changed). */
+  env?: Record<string, string>;
+  prompt: string;
+  /** Paths (relative to `cwd`) or attachment refs; images go to the model as images. */
+  attachments?: AttachmentInput[];
+  callbacks: { onEvent(event: AgentEvent): void | Promise<void> };
+  /** Decides command and file-change approvals. Default: decline (fail closed). */
+  permissionHandler?: PermissionHandler;
+  /** Answers other server requests (questions, MCP forms, …). Default: decline. */
+  approvals?: Approvals;
+  /** Writes every protocol message as redacted JSONL to this file. */
+  eventsOutputPath?: string;
+  /** Interrupts the turn when aborted (the result is then a success with what was produced). */
+  signal?: AbortSignal;
+  codexPathOverride?: string;
+}
+
+/** agent-spaces' `runTurn` response. */
+export interface RunTurnResponse {
+  /** The codex thread id: pass it (or the same `externalSessionId`) to continue. */
+  harnessSessionId?: string;
+  harness: string;
+  model?: string;
+  result: RunResult;
+}
+
+/** Errors that end a run early with a coded result. */
+class RunError extends Error {
+  constructor(
+    readonly code: AgentSpacesErrorCode | undefined,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs one turn for an agent-spaces host. Installs the spec's codex home when missing (an
+ * installed one is reused: run `codex-harness install` after changing spaces), prepares the
+ * session's own codex home, starts or resumes the session's codex thread, runs the prompt and
+ * reports `AgentEvent`s (`state`, `message`, `message_delta`, `tool_call`, `tool_result`, `log`,
+ * `complete`) with increasing `seq`. Never throws for a failed run: `result.success` is false with
+ * an error (`resolve_failed`, `harness_session_not_found`, `model_not_supported`, or uncoded for a
+ * turn codex failed). Calls share no state, so they can run concurrently for different sessions.
+ */
+export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse> {
+  const emitter = new AgentEventEmitter(
+    (event) => request.callbacks?.onEvent?.(event),
+    { externalSessionId: request.externalSessionId, externalRunId: request.externalRunId },
+    request.harnessSessionId,
+  );
+  const response: RunTurnResponse = { harness: request.harness, result: { success: false } };
+  if (request.model) response.model = request.model;
+  if (request.harnessSessionId) response.harnessSessionId = request.harnessSessionId;
+  let codex: Codex | undefined;
+  let session: CodexSession | undefined;
+  try {
+    checkRequest(request);
+    const record = await readRecord(request);
+    const threadId = request.harnessSessionId ?? record?.harnessSessionId;
+    if (threadId) {
+      response.harnessSessionId = threadId;
+      emitter.harnessSessionId = threadId;
+    }
+    if (!request.model && record?.model) response.model = record.model;
+    await emitter.emit({ type: "state", state: "running" });
+    await emitter.emit({ type: "message", role: "user", content: request.prompt });
+
+    const cwd = path.resolve(request.cwd);
+    const env = { ...definedEnv(), ...request.env };
+    const home = await sessionHome(request, env);
+    codex = new Codex({
+      codexHome: home,
+      env,
+      ...(request.codexPathOverride ? { codexPathOverride: request.codexPathOverride } : {}),
+      ...(request.eventsOutputPath ? { capture: request.eventsOutputPath } : {}),
+    });
+    if (request.model) await checkModel(codex, request.model);
+    session = new CodexSession({
+      sessionId: request.externalSessionId,
+      cwd,
+      codex,
+      ...(threadId ? { resumeThreadId: threadId } : {}),
+      ...(request.model ? { model: request.model } : {}),
+      ...(request.approvals ? { approvals: request.approvals } : {}),
+      ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
+    });
+    session.onEvent((event) => {
+      for (const body of toAgentEvents(event)) void emitter.emit(body);
+    });
+    await startSession(session, threadId);
+    const started = session.threadId as string;
+    response.harnessSessionId = started;
+    emitter.harnessSessionId = started;
+    if (session.model) response.model = session.model;
+    await saveRecord(request, record, response);
+
+    const interrupt = () => void session?.interrupt();
+    request.signal?.addEventListener("abort", interrupt, { once: true });
+    try {
+      if (request.signal?.aborted) interrupt();
+      await session.sendPrompt(request.prompt, {
+        runId: request.externalRunId,
+        ...(request.attachments ? { attachments: request.attachments.map(toRef) } : {}),
+      });
+    } finally {
+      request.signal?.removeEventListener("abort", interrupt);
+    }
+    await session.stop("complete");
+    await saveRecord(request, record, response);
+    const finalOutput = session.lastResult?.finalResponse;
+    response.result = { success: true, ...(finalOutput ? { finalOutput } : {}) };
+    await emitter.emit({ type: "state", state: "complete" });
+  } catch (error) {
+    response.result = { success: false, error: toAgentSpacesError(error) };
+    await emitter.emit({ type: "state", state: "error" });
+  } finally {
+    await session?.stop("complete").catch(() => undefined);
+    await codex?.close().catch(() => undefined);
+  }
+  await emitter.emit({ type: "complete", result: response.result });
+  return response;
+}
+
+function toRef(attachment: AttachmentInput): AttachmentRef {
+  return typeof attachment === "string"
+    ? { kind: "file", path: attachment, filename: path.basename(attachment) }
+    : attachment;
+}
+
+function checkRequest(request: RunTurnRequest): void {
+  const need = (ok: boolean, message: string) => {
+    if (!ok) throw new RunError("resolve_failed", message);
+  };
+  need(typeof request === "object" && request !== null, "runTurn needs a request object.");
+  need(
+    request.harness === "codex",
+    `This package runs the "codex" harness; the request asks for ${JSON.stringify(request.harness)}.`,
+  );
+  for (const key of ["externalSessionId", "externalRunId", "aspHome", "cwd"] as const) {
+    need(
+      typeof request[key] === "string" && request[key].trim() !== "",
+      `The request needs a non-empty string \`${key}\`.`,
+    );
+  }
+  need(typeof request.prompt === "string", "The request needs `prompt`, the text of the turn.");
+  const spec = request.spec as Partial<{ target: unknown; spaces: unknown }> | undefined;
+  const hasTarget = spec?.target !== undefined;
+  const hasSpaces = spec?.spaces !== undefined;
+  need(
+    hasTarget !== hasSpaces,
+    'The spec must have exactly one of {target: {targetName, targetDir}} or {spaces: ["space:path:…"]}.',
+  );
+  if (hasTarget) {
+    const target = spec?.target as { targetName?: unknown; targetDir?: unknown };
+    need(
+      typeof target?.targetName === "string" && target.targetName !== "",
+      "spec.target needs `targetName`.",
+    );
+    need(
+      typeof target?.targetDir === "string" && path.isAbsolute(target.targetDir),
+      "spec.target.targetDir must be an absolute path (the folder with asp-targets.toml).",
+    );
+  }
+}
+
+async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null> {
+  let record: SessionRecord | null;
+  try {
+    record = await readSessionRecord(request.aspHome, request.externalSessionId);
+  } catch (error) {
+    throw new RunError("resolve_failed", (error as Error).message);
+  }
+  if (record && record.harness !== "codex") {
+    throw new RunError(
+      "harness_session_not_found",
+      `Session ${JSON.stringify(request.externalSessionId)} belongs to harness ${JSON.stringify(record.harness)}, ` +
+        "not codex: use a new externalSessionId for codex.",
+      { harness: record.harness },
+    );
+  }
+  return record;
+}
+
+/** Installs the spec's codex home when missing and prepares the session's own home from it. */
+async function sessionHome(request: RunTurnRequest, env: Record<string, string>): Promise<string> {
+  try {
+    const spec = request.spec;
+    let templateHome: string;
+    if ("target" in spec) {
+      const { targetName, targetDir } = spec.target;
+      templateHome = codexHomeDir(targetDir, targetName);
+      if (!(await isDirectory(templateHome))) await installTarget(targetDir, targetName);
+    } else {
+      templateHome = codexHomeDir(request.aspHome, spacesTargetName(spec.spaces));
+      if (!(await isDirectory(templateHome))) {
+        await installSpaces(spec.spaces, {
+          projectDir: path.resolve(request.cwd),
+          installRoot: request.aspHome,
+        });
+      }
+    }
+    const { home } = await prepareSessionHome({
+      templateHome,
+      aspHome: request.aspHome,
+      sessionId: request.externalSessionId,
+      env,
+    });
+    return home;
+  } catch (error) {
+    throw new RunError("resolve_failed", (error as Error).message);
+  }
+}
+
+/** Refuses a model the installed codex does not list (only for OpenAI's own provider). */
+async function checkModel(codex: Codex, model: string): Promise<void> {
+  const { config } = await codex.appServer.readConfig();
+  const provider = (config as { model_provider?: string | null }).model_provider ?? "openai";
+  if (provider !== "openai") return;
+  const models = await listCodexModels(codex);
+  if (models.some((entry) => entry.id === model)) return;
+  const listed = models.filter((entry) => !entry.hidden).map((entry) => entry.id);
+  throw new RunError(
+    "model_not_supported",
+    `codex does not list the model ${JSON.stringify(model)}; use one of ${listed.join(", ")}.`,
+    { models: listed },
+  );
+}
+
+async function startSession(session: CodexSession, threadId: string | undefined): Promise<void> {
+  try {
+    await session.start();
+  } catch (error) {
+    if (threadId && error instanceof CodexHarnessError && error.code === "thread_not_found") {
+      throw new RunError(
+        "harness_session_not_found",
+        `codex cannot resume thread ${threadId} of this session (${error.message})`,
+        { harnessSessionId: threadId },
+      );
+    }
+    throw error;
+  }
+}
+
+async function saveRecord(
+  request: RunTurnRequest,
+  previous: SessionRecord | null,
+  response: RunTurnResponse,
+): Promise<void> {
+  const now = new Date().toISOString();
+  await writeSessionRecord(request.aspHome, {
+    externalSessionId: request.externalSessionId,
+    harness: "codex",
+    ...(response.harnessSessionId ? { harnessSessionId: response.harnessSessionId } : {}),
+    ...(response.model ? { model: response.model } : {}),
+    createdAt: previous?.createdAt ?? now,
+    updatedAt: now,
+  });
+}
+
+function toAgentSpacesError(error: unknown): AgentSpacesError {
+  if (error instanceof RunError) {
+    return {
+      message: error.message,
+      ...(error.code ? { code: error.code } : {}),
+      ...(error.details ? { details: error.details } : {}),
+    };
+  }
+  if (error instanceof TurnFailedError) {
+    return {
+      message: error.message,
+      details: {
+        codeOfCodex: "turn_failed",
+        ...(error.codexErrorInfo ? { codexErrorInfo: error.codexErrorInfo } : {}),
+      },
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof CodexHarnessError ? error.code : undefined;
+  return { message, ...(code ? { details: { codeOfCodex: code } } : {}) };
+}
