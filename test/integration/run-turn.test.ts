@@ -76,7 +76,10 @@ describe("runTurn (real codex, ScriptedModel)", () => {
     }
     // Every event after the thread started carries its id; tool events carry codex's payload.
     assert.equal(events.at(-1)?.harnessSessionId, result.harnessSessionId);
-    assert.ok((toolResult?.payload as { method?: string }).method === "item/completed");
+    assert.equal(
+      (toolResult?.payload as { method?: string } | undefined)?.method,
+      "item/completed",
+    );
 
     const record = await readSessionRecord(fixture.aspHome, "session-1");
     assert.equal(record?.harness, "codex");
