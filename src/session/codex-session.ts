@@ -232,6 +232,8 @@ export class CodexSession implements UnifiedSession {
         sessionId: this.sessionId,
         ...(this.info.threadId ? { sdkSessionId: this.info.threadId } : {}),
         ...(reason === undefined ? {} : { reason }),
+        // Nothing on the wire ends a session: the payload says what stopped.
+        payload: { threadId: this.info.threadId, reason: reason ?? null },
       });
     }
   }

@@ -116,7 +116,7 @@ export interface ToolExecutionEndEvent extends WithPayload {
 }
 
 /** The SDK's own session id (agent-spaces contract; `agent_start` carries it for codex). */
-export interface SdkSessionIdEvent {
+export interface SdkSessionIdEvent extends WithPayload {
   type: "sdk_session_id";
   sdkSessionId: string;
 }
