@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
 import { isDirectory } from "../files.js";
+import { codexHarnessDefinition } from "../session/harness-definition.js";
 import { codexHomeDir, installTarget } from "../spaces/install.js";
 import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
@@ -146,6 +147,9 @@ export interface HarnessReport {
   binary?: string;
   version?: string;
   appServer: boolean;
+  /** The models the installed codex lists (`model/list`), when app-server answers. */
+  models?: string[];
+  defaultModel?: string;
   checks: DoctorCheck[];
 }
 
@@ -165,6 +169,11 @@ export async function detectHarnesses(options: {
   const versionCheck = checks.find((check) => check.name === "version");
   const version = versionCheck ? /(\d+\.\d+\.\d+\S*)/.exec(versionCheck.detail)?.[1] : undefined;
   const appServer = checks.find((check) => check.name === "app-server")?.ok === true;
+  const definition = appServer
+    ? await codexHarnessDefinition(
+        options.codexPath ? { codexPathOverride: options.codexPath } : {},
+      ).catch(() => undefined)
+    : undefined;
   return [
     {
       name: "codex",
@@ -172,6 +181,8 @@ export async function detectHarnesses(options: {
       ...(binary ? { binary } : {}),
       ...(version ? { version } : {}),
       appServer,
+      ...(definition ? { models: definition.models } : {}),
+      ...(definition?.defaultModel ? { defaultModel: definition.defaultModel } : {}),
       checks,
     },
   ];
@@ -183,7 +194,10 @@ export function formatHarnesses(reports: HarnessReport[]): string {
     .map(
       (report) =>
         `${report.ok ? "✓" : "✗"} ${report.name}: ${report.binary ?? "not found"}` +
-        `${report.version ? ` (codex ${report.version})` : ""}; app-server ${report.appServer ? "available" : "not available"}`,
+        `${report.version ? ` (codex ${report.version})` : ""}; app-server ${report.appServer ? "available" : "not available"}` +
+        (report.models?.length
+          ? `\n  models: ${report.models.map((id) => (id === report.defaultModel ? `${id} (default)` : id)).join(", ")}`
+          : ""),
     )
     .join("\n");
 }

@@ -82,7 +82,7 @@ export function toUnifiedEvents(
       }
       return [];
     case "error":
-      // A failing turn also ends with turn.failed; only retries are worth a notice of their own.
+      // codex retrying is a warning; an error it gives up on is reported now (the turn then fails).
       return event.will_retry
         ? [notice("warn", "retrying", event.message, payload)]
         : [notice("error", "error", event.message, payload)];

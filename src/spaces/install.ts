@@ -169,35 +169,40 @@ export async function installTargets(
 
 /**
  * Moves the finished `work` folder to `homeDir`, replacing what is there. Another install of the
- * same target may race us (homes are deterministic): when it moved the old home first, or put its
- * own in place, ours is dropped or retried rather than failing.
+ * same target may race us; homes are deterministic, so when it moved the old home first we go on,
+ * and when its home is already in place ours is dropped. On any other failure the previous home
+ * is put back.
  */
 async function swapInto(work: string, homeDir: string, old: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const hadOld = await exists(homeDir);
-    if (hadOld) {
+  let movedOld = false;
+  try {
+    if (await exists(homeDir)) {
       try {
         await rename(homeDir, old);
+        movedOld = true;
       } catch (error) {
-        if (!isRace(error) || attempt > 5) throw error;
-        continue;
+        if (errnoOf(error) !== "ENOENT") throw error;
       }
     }
     try {
       await rename(work, homeDir);
     } catch (error) {
-      if (!isRace(error) || attempt > 5) throw error;
-      if (hadOld) await rm(old, { recursive: true, force: true });
-      continue;
+      const code = errnoOf(error);
+      if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+      await rm(work, { recursive: true, force: true });
     }
-    if (hadOld) await rm(old, { recursive: true, force: true });
-    return;
+  } catch (error) {
+    if (movedOld && !(await exists(homeDir))) {
+      await rename(old, homeDir).catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    if (movedOld) await rm(old, { recursive: true, force: true });
   }
 }
 
-function isRace(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" || code === "ENOTEMPTY" || code === "EEXIST";
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
 }
 
 /** Each item name mapped to its last defining space, sorted by name; warns on every collision. */

@@ -104,9 +104,18 @@ describe("codex-harness harnesses", () => {
     const { env } = project();
     const { code, stdout, stderr } = await cli(["harnesses", "--json"], env);
     assert.equal(code, 0, stdout + stderr);
-    const [codex] = JSON.parse(stdout) as { name: string; binary?: string; appServer: boolean }[];
+    const [codex] = JSON.parse(stdout) as {
+      name: string;
+      binary?: string;
+      appServer: boolean;
+      models?: string[];
+      defaultModel?: string;
+    }[];
     assert.equal(codex?.name, "codex");
     assert.match(codex?.binary ?? "", /codex/);
     assert.equal(codex?.appServer, true);
+    // The models come from the installed codex (model/list), not from a list of ours.
+    assert.ok((codex?.models?.length ?? 0) > 0, stdout);
+    assert.ok(codex?.models?.includes(codex.defaultModel ?? ""), stdout);
   });
 });

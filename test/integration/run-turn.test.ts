@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { Codex } from "../../src/codex.js";
 import type { AgentEvent } from "../../src/session/agent-events.js";
+import { codexHarnessDefinition } from "../../src/session/harness-definition.js";
 import { runTurn } from "../../src/session/run-turn.js";
 import { readSessionRecord, writeSessionRecord } from "../../src/session/session-store.js";
 import { sessionHomeDir } from "../../src/spaces/session-home.js";
@@ -44,10 +46,17 @@ describe("runTurn (real codex, ScriptedModel)", () => {
       events.map((event) => event.seq),
       events.map((_, index) => index + 1),
     );
-    // codex warns that it has no metadata for the scripted model's name: a `log` event.
+    // codex warns that it has no metadata for the scripted model's name (and, at start-up,
+    // that bubblewrap is not on PATH): `log` events.
     const logs = events.filter((e) => e.type === "log");
     assert.ok(
-      logs.every((e) => e.type === "log" && e.level === "warn" && /metadata/i.test(e.message)),
+      logs.some((e) => e.type === "log" && e.level === "warn" && /metadata/i.test(e.message)),
+      JSON.stringify(logs),
+    );
+    assert.ok(
+      logs.every(
+        (e) => e.type === "log" && e.level === "warn" && /metadata|bubblewrap/i.test(e.message),
+      ),
       JSON.stringify(logs),
     );
     assert.deepEqual(typesOf(events.filter((e) => e.type !== "log")), [
@@ -118,7 +127,7 @@ describe("runTurn (real codex, ScriptedModel)", () => {
         runTurn(project.request({ prompt: name, externalSessionId: `s-${name}` })),
       ),
     );
-    assert.equal(a?.result.finalOutput, "echo: alpha");
+    assert.equal(a?.result.finalOutput, "echo: alpha", JSON.stringify(a));
     assert.equal(b?.result.finalOutput, "echo: beta");
     assert.notEqual(a?.harnessSessionId, b?.harnessSessionId);
     assert.notEqual(
@@ -209,6 +218,25 @@ describe("runTurn (real codex, ScriptedModel)", () => {
     );
     assert.equal(noTarget.result.error?.code, "resolve_failed");
     assert.match(noTarget.result.error?.message ?? "", /no target "nope"/);
+  });
+
+  it("the harness definition lists the models the installed codex reports", async () => {
+    fixture = await startSessionProject([]);
+    const codexHome = path.join(fixture.project, "home");
+    await fixture.model.writeCodexHome(codexHome);
+    const definition = await codexHarnessDefinition({ codexHome });
+    const codex = new Codex({ codexHome });
+    try {
+      const listed = await codex.appServer.request("model/list", { includeHidden: true });
+      assert.deepEqual(
+        definition.models,
+        listed.data.filter((model) => !model.hidden).map((model) => model.id),
+      );
+      assert.equal(definition.defaultModel, listed.data.find((model) => model.isDefault)?.id);
+      assert.ok(definition.models.length > 0);
+    } finally {
+      await codex.close();
+    }
   });
 
   it("writes every protocol message to eventsOutputPath", async () => {
