@@ -7,6 +7,7 @@ import { CodexHarnessError } from "../errors.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
 import { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./resolve.js";
+import { sameTree } from "./same-tree.js";
 import type { Space } from "./space-manifest.js";
 import { readTargets } from "./targets.js";
 
@@ -171,9 +172,14 @@ export async function installTargets(
  * Moves the finished `work` folder to `homeDir`, replacing what is there. Another install of the
  * same target may race us; homes are deterministic, so when it moved the old home first we go on,
  * and when its home is already in place ours is dropped. On any other failure the previous home
- * is put back.
+ * is put back. A home that would not change is left untouched.
  */
 async function swapInto(work: string, homeDir: string, old: string): Promise<void> {
+  // An unchanged home stays as it is: sessions reading it never see it missing.
+  if (await sameTree(work, homeDir)) {
+    await rm(work, { recursive: true, force: true });
+    return;
+  }
   let movedOld = false;
   try {
     if (await exists(homeDir)) {

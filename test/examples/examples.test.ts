@@ -36,6 +36,16 @@ describe("README examples", () => {
     assert.match(stdout, /completed: It has one heading\. \(thread ok\)/);
   });
 
+  it("run-a-session: two runTurn calls of one session continue one thread", async () => {
+    const stdout = await runExample("run-a-session");
+    assert.match(stdout, /#2 user: What is here\?/);
+    assert.match(stdout, /tool_call command_execution/);
+    assert.match(stdout, /assistant: The folder is empty\./);
+    assert.match(stdout, /complete: true[\s\S]*complete: true/);
+    assert.match(stdout, /same thread: true/);
+    assert.match(stdout, /final output: I said it was empty\./);
+  });
+
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
     const stdout = await runExample("approvals-policy");
     assert.match(stdout, /ls: "accept"/);

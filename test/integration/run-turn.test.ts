@@ -7,6 +7,7 @@ import type { AgentEvent } from "../../src/session/agent-events.js";
 import { codexHarnessDefinition } from "../../src/session/harness-definition.js";
 import { runTurn } from "../../src/session/run-turn.js";
 import { readSessionRecord, writeSessionRecord } from "../../src/session/session-store.js";
+import { spacesTargetName } from "../../src/spaces/install.js";
 import { sessionHomeDir } from "../../src/spaces/session-home.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { execCommand, failure, reply } from "../../src/testing/script.js";
@@ -137,6 +138,21 @@ describe("runTurn (real codex, ScriptedModel)", () => {
     for (const id of ["s-alpha", "s-beta"]) {
       assert.ok(existsSync(path.join(sessionHomeDir(project.aspHome, id), "config.toml")));
     }
+  });
+
+  it("runs with a {spaces} spec: the refs are installed under aspHome", async () => {
+    fixture = await startSessionProject([reply("from spaces")]);
+    const refs = ["space:path:../spaces/app"];
+    const result = await runTurn(fixture.request({ prompt: "hi", spec: { spaces: refs } }));
+    assert.equal(result.result.finalOutput, "from spaces", JSON.stringify(result.result));
+    const home = path.join(
+      fixture.aspHome,
+      "asp_modules",
+      spacesTargetName(refs),
+      "codex/codex.home",
+    );
+    assert.match(readFileSync(path.join(home, "AGENTS.md"), "utf8"), /from the app space/);
+    assert.ok(JSON.stringify(fixture.model.lastRequest?.body).includes("from the app space"));
   });
 
   it("an image attachment reaches the model request; other files become a text line", async () => {
