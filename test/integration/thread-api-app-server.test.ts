@@ -35,6 +35,37 @@ function consume(events: AsyncIterable<ThreadEvent>) {
 }
 
 describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
+  it("thread.start() starts the thread before any turn: id and model at once", async () => {
+    fixture = await startCodexApi("app-server", [reply("first answer")]);
+    const notifications: string[] = [];
+    const off = fixture.codex.onNotification((n) => notifications.push(n.method));
+    const thread = threadIn(fixture);
+    const info = await thread.start();
+    assert.equal(thread.id, info.id);
+    assert.equal(info.model, fixture.model.model);
+    assert.equal(fixture.model.requests.length, 0);
+    const result = await thread.run("hi");
+    assert.equal(result.finalResponse, "first answer");
+    // The turn ran on the started thread (no second thread/start).
+    const listed = await fixture.codex.appServer.listThreads({});
+    assert.deepEqual(
+      listed.data.map((t) => t.id),
+      [info.id],
+    );
+    // Notifications no turn took (codex's account and remote-control status) reach onNotification.
+    assert.ok(notifications.includes("account/rateLimits/updated"), notifications.join(", "));
+    off();
+  });
+
+  it("thread.start() of a thread codex does not have fails with thread_not_found", async () => {
+    fixture = await startCodexApi("app-server", []);
+    const thread = fixture.codex.resumeThread("019a0000-0000-7000-8000-000000000000");
+    await assert.rejects(thread.start(), (error: Error & { code?: string }) => {
+      assert.equal(error.code, "thread_not_found");
+      return true;
+    });
+  });
+
   it("streams message and reasoning deltas as item.delta", async () => {
     fixture = await startCodexApi("app-server", [
       response([
