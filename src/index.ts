@@ -40,6 +40,35 @@ export {
   type FromPermissionsOptions,
   fromPermissions,
 } from "./approvals/policies.js";
+export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
+export {
+  ChannelsClient,
+  ChannelsClientError,
+  type ChannelsClientOptions,
+} from "./channels/client.js";
+export {
+  type ChannelsServer,
+  type ChannelsServerOptions,
+  DEFAULT_CHANNELS_PORT,
+  startChannelsServer,
+} from "./channels/http-server.js";
+export * from "./channels/interaction-types.js";
+export {
+  type BridgedDecision,
+  type BridgedKind,
+  type BridgedRequest,
+  checkResponse,
+  decisionFor,
+  interactionFor,
+} from "./channels/normalize.js";
+export {
+  ChannelsError,
+  ChannelsRuntime,
+  type ChannelsRuntimeOptions,
+  DEFAULT_INTERACTION_TIMEOUT_MS,
+} from "./channels/runtime.js";
+export { SqliteInteractionStore } from "./channels/sqlite-store.js";
+export type { InteractionStore, StatusUpdate } from "./channels/store.js";
 export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";

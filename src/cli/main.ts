@@ -1,6 +1,7 @@
 // The `codex-harness` command line: thin commands over the library.
 import { Command } from "commander";
 import { installTargets } from "../spaces/install.js";
+import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
@@ -92,6 +93,8 @@ export function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(reports, null, 2) : formatHarnesses(reports));
       if (reports.some((report) => !report.ok)) process.exitCode = 1;
     });
+
+  addChannelsCommands(program);
 
   program
     .command("replay")

@@ -1,0 +1,170 @@
+// An HTTP client of the channels runtime, for the bridge, the CLI and any Node integration.
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { CodexHarnessError } from "../errors.js";
+import type {
+  ChangeType,
+  Interaction,
+  InteractionChange,
+  InteractionFilter,
+  InteractionInput,
+  InteractionResponse,
+} from "./interaction-types.js";
+
+/** Where the runtime is and how to prove who we are. */
+export interface ChannelsClientOptions {
+  /** e.g. `http://127.0.0.1:4317`. */
+  url: string;
+  token: string;
+  /** Per-request timeout (default 30 s; long polls add their wait). */
+  timeoutMs?: number;
+}
+
+/** An error from the runtime (`status` is the HTTP status; 0 when it could not be reached). */
+export class ChannelsClientError extends CodexHarnessError {
+  constructor(
+    code: string,
+    readonly status: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** Talks to `codex-harness serve` over HTTP. */
+export class ChannelsClient {
+  private readonly base: string;
+
+  constructor(private readonly options: ChannelsClientOptions) {
+    if (typeof options?.url !== "string" || !/^https?:\/\//.test(options.url)) {
+      throw new CodexHarnessError(
+        "invalid_option",
+        "ChannelsClient needs `url`, e.g. http://127.0.0.1:4317.",
+      );
+    }
+    if (typeof options.token !== "string" || options.token === "") {
+      throw new CodexHarnessError(
+        "invalid_option",
+        "ChannelsClient needs `token` (the runtime's <data-dir>/token).",
+      );
+    }
+    this.base = options.url.replace(/\/+$/, "");
+  }
+
+  create(input: InteractionInput, signal?: AbortSignal): Promise<Interaction> {
+    return this.call("POST", "/v1/interactions", input, { signal });
+  }
+
+  async list(filter: InteractionFilter = {}): Promise<Interaction[]> {
+    const query = new URLSearchParams();
+    if (filter.status?.length) query.set("status", filter.status.join(","));
+    if (filter.kind?.length) query.set("kind", filter.kind.join(","));
+    if (filter.threadId) query.set("threadId", filter.threadId);
+    if (filter.limit) query.set("limit", String(filter.limit));
+    const text = query.toString();
+    const body = await this.call<{ interactions: Interaction[] }>(
+      "GET",
+      `/v1/interactions${text ? `?${text}` : ""}`,
+    );
+    return body.interactions;
+  }
+
+  /** The interaction; with `waitMs`, the runtime answers as soon as it ends (or when `waitMs` passes). */
+  get(id: string, options: { waitMs?: number; signal?: AbortSignal } = {}): Promise<Interaction> {
+    const wait = options.waitMs ? `?waitMs=${options.waitMs}` : "";
+    return this.call("GET", `/v1/interactions/${encodeURIComponent(id)}${wait}`, undefined, {
+      extraTimeoutMs: options.waitMs ?? 0,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  respond(id: string, response: Omit<InteractionResponse, "respondedAt">): Promise<Interaction> {
+    return this.call("POST", `/v1/interactions/${encodeURIComponent(id)}/respond`, response);
+  }
+
+  cancel(id: string, reason?: string, message?: string): Promise<Interaction> {
+    return this.call("POST", `/v1/interactions/${encodeURIComponent(id)}/cancel`, {
+      ...(reason ? { reason } : {}),
+      ...(message ? { message } : {}),
+    });
+  }
+
+  markDelivered(id: string): Promise<Interaction> {
+    return this.call("POST", `/v1/interactions/${encodeURIComponent(id)}/delivered`, {});
+  }
+
+  /** The runtime's changes as they happen (after `since`, when given), until `signal` aborts. */
+  async *events(
+    options: { since?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<InteractionChange> {
+    const response = await this.fetch(
+      "GET",
+      `/v1/events${options.since === undefined ? "" : `?since=${options.since}`}`,
+      undefined,
+      options.signal,
+    );
+    if (!response.body) return;
+    const stream = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream());
+    for await (const event of stream) {
+      if (!event.event || event.id === undefined) continue;
+      yield {
+        seq: Number(event.id),
+        type: event.event as ChangeType,
+        interaction: JSON.parse(event.data) as Interaction,
+      };
+    }
+  }
+
+  private async call<T>(
+    method: string,
+    route: string,
+    body?: unknown,
+    options: { signal?: AbortSignal; extraTimeoutMs?: number } = {},
+  ): Promise<T> {
+    const timeout = AbortSignal.timeout(
+      (this.options.timeoutMs ?? 30_000) + (options.extraTimeoutMs ?? 0),
+    );
+    const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+    const response = await this.fetch(method, route, body, signal);
+    return (await response.json()) as T;
+  }
+
+  private async fetch(
+    method: string,
+    route: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${route}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      throw new ChannelsClientError(
+        "unreachable",
+        0,
+        `Cannot reach the channels runtime at ${this.base} (${(error as Error).message}); is \`codex-harness serve\` running?`,
+        { cause: error },
+      );
+    }
+    if (response.ok) return response;
+    const failure = (await response.json().catch(() => ({}))) as {
+      error?: { code?: string; message?: string };
+    };
+    throw new ChannelsClientError(
+      failure.error?.code ?? "http_error",
+      response.status,
+      failure.error?.message ?? `The runtime answered ${response.status} ${response.statusText}.`,
+    );
+  }
+}

@@ -1,0 +1,344 @@
+// The runtime's HTTP API (`/v1/…`, `/healthz`), on 127.0.0.1 by default: bearer token, own-origin
+// only, size-limited validated bodies, SSE for changes.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
+import {
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  type InteractionChange,
+  type InteractionFilter,
+  type InteractionKind,
+  type InteractionStatus,
+} from "./interaction-types.js";
+import { ChannelsError, ChannelsRuntime } from "./runtime.js";
+import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
+import { SqliteInteractionStore } from "./sqlite-store.js";
+import type { InteractionStore } from "./store.js";
+import { loadOrCreateToken, sameToken } from "./token.js";
+
+/** Default port of `codex-harness serve`. */
+export const DEFAULT_CHANNELS_PORT = 4317;
+/** Largest request body (256 KiB). */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** Longest a `GET /v1/interactions/:id?waitMs=` may wait. */
+const MAX_WAIT_MS = 60_000;
+const HEARTBEAT_MS = 15_000;
+
+/** Options of {@link startChannelsServer}. */
+export interface ChannelsServerOptions {
+  /** Where the token and the embedded store live. */
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Default: the SQLite store `<dataDir>/interactions.db`. */
+  store?: InteractionStore;
+  maxBodyBytes?: number;
+  /** Serves the web inbox at `/` (HTML); none when omitted. */
+  inbox?: (request: IncomingMessage, response: ServerResponse) => boolean;
+}
+
+/** A running runtime server. */
+export interface ChannelsServer {
+  /** e.g. `http://127.0.0.1:4317`. */
+  url: string;
+  token: string;
+  tokenFile: string;
+  /** True when this start generated the token (print it once). */
+  tokenCreated: boolean;
+  runtime: ChannelsRuntime;
+  close(): Promise<void>;
+}
+
+/** Starts the runtime and its HTTP server. */
+export async function startChannelsServer(options: ChannelsServerOptions): Promise<ChannelsServer> {
+  const host = options.host ?? "127.0.0.1";
+  const { token, file, created } = await loadOrCreateToken(options.dataDir);
+  const store =
+    options.store ??
+    new SqliteInteractionStore(path.join(path.resolve(options.dataDir), "interactions.db"));
+  const runtime = new ChannelsRuntime({ store });
+  const sockets = new Set<ServerResponse>();
+  let origins: Set<string> = new Set();
+  const api = new Api(
+    runtime,
+    token,
+    () => origins,
+    options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    sockets,
+  );
+  const server = createServer((request, response) => {
+    if (options.inbox && request.method === "GET" && options.inbox(request, response)) return;
+    void api.handle(request, response);
+  });
+  await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
+    await runtime.close();
+    throw new CodexHarnessError(
+      "listen_failed",
+      `Cannot listen on ${host}:${options.port ?? DEFAULT_CHANNELS_PORT}: ${(error as Error).message}. Pick another --port.`,
+      { cause: error },
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shown}:${port}`;
+  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+  return {
+    url,
+    token,
+    tokenFile: file,
+    tokenCreated: created,
+    runtime,
+    async close() {
+      for (const socket of sockets) socket.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+class Api {
+  constructor(
+    private readonly runtime: ChannelsRuntime,
+    private readonly token: string,
+    private readonly origins: () => Set<string>,
+    private readonly maxBodyBytes: number,
+    private readonly streams: Set<ServerResponse>,
+  ) {}
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(request.url ?? "/", "http://runtime");
+      const origin = request.headers.origin;
+      if (origin !== undefined && !this.origins().has(origin)) {
+        throw new ChannelsError(
+          "forbidden_origin",
+          403,
+          `Requests from origin ${origin} are refused; only the runtime's own pages may call it.`,
+        );
+      }
+      if (url.pathname === "/healthz" && request.method === "GET") {
+        return send(response, 200, { ok: true });
+      }
+      if (!url.pathname.startsWith("/v1/")) {
+        throw new ChannelsError(
+          "not_found",
+          404,
+          `No such path ${url.pathname}; the API is under /v1/.`,
+        );
+      }
+      this.authorize(request);
+      await this.route(request, response, url);
+    } catch (error) {
+      sendError(response, error);
+    }
+  }
+
+  private authorize(request: IncomingMessage): void {
+    const header = request.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1] || !sameToken(match[1], this.token)) {
+      throw new ChannelsError(
+        "unauthorized",
+        401,
+        "Send `Authorization: Bearer <token>`; the token is in <data-dir>/token.",
+      );
+    }
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+    const method = request.method ?? "GET";
+    const runtime = this.runtime;
+    if (parts[1] === "events" && parts.length === 2 && method === "GET") {
+      return this.events(request, response, url);
+    }
+    if (parts[1] !== "interactions") {
+      throw new ChannelsError("not_found", 404, `No such path ${url.pathname}.`);
+    }
+    const id = parts[2];
+    if (id === undefined) {
+      if (method === "POST") {
+        const body = parseBody(createBody, await readJson(request, this.maxBodyBytes));
+        return send(response, 201, await runtime.create(body as never));
+      }
+      if (method === "GET") {
+        return send(response, 200, { interactions: await runtime.list(filterOf(url)) });
+      }
+    } else if (parts.length === 3 && method === "GET") {
+      const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
+      const aborted = new AbortController();
+      response.on("close", () => aborted.abort());
+      return send(response, 200, await runtime.wait(id, waitMs, aborted.signal));
+    } else if (parts.length === 4 && method === "POST") {
+      const action = parts[3];
+      if (action === "respond") {
+        const body = parseBody(respondBody, await readJson(request, this.maxBodyBytes));
+        return send(response, 200, await runtime.respond(id, body as never));
+      }
+      if (action === "cancel") {
+        const body = parseBody(cancelBody, await readJson(request, this.maxBodyBytes, true));
+        return send(response, 200, await runtime.cancel(id, body.reason, body.message));
+      }
+      if (action === "delivered") {
+        await runtime.get(id);
+        await runtime.markDelivered(id);
+        return send(response, 200, await runtime.get(id));
+      }
+    }
+    throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);
+  }
+
+  /** SSE: the changes after `Last-Event-ID` (or `?since=`), then live ones, with heartbeats. */
+  private async events(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+  ): Promise<void> {
+    const since = Number(request.headers["last-event-id"] ?? url.searchParams.get("since") ?? -1);
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+    });
+    response.write(": codex-harness channels\n\n");
+    this.streams.add(response);
+    // Live changes wait in `pending` until the backlog is out, so nothing is sent twice or lost.
+    const pending: InteractionChange[] = [];
+    let replaying = Number.isFinite(since) && since >= 0;
+    let last = replaying ? since : Number.POSITIVE_INFINITY;
+    const write = (change: InteractionChange) => {
+      if (change.seq <= last && last !== Number.POSITIVE_INFINITY) return;
+      last = change.seq;
+      response.write(
+        `id: ${change.seq}\nevent: ${change.type}\ndata: ${JSON.stringify(change.interaction)}\n\n`,
+      );
+    };
+    const off = this.runtime.subscribe((change) =>
+      replaying ? pending.push(change) : write(change),
+    );
+    const heartbeat = setInterval(() => response.write(": ping\n\n"), HEARTBEAT_MS);
+    heartbeat.unref();
+    response.on("close", () => {
+      off();
+      clearInterval(heartbeat);
+      this.streams.delete(response);
+    });
+    if (replaying) {
+      for (const change of await this.runtime.changesSince(since)) write(change);
+      replaying = false;
+      for (const change of pending.splice(0)) write(change);
+    } else {
+      last = -1;
+    }
+  }
+}
+
+function filterOf(url: URL): InteractionFilter {
+  const list = (name: string) =>
+    url.searchParams
+      .getAll(name)
+      .flatMap((value) => value.split(","))
+      .filter(Boolean);
+  const status = list("status");
+  const kind = list("kind");
+  for (const value of status) {
+    if (!INTERACTION_STATUSES.includes(value as InteractionStatus)) {
+      throw new ChannelsError(
+        "invalid_request",
+        400,
+        `Unknown status ${JSON.stringify(value)}; use ${INTERACTION_STATUSES.join(", ")}.`,
+      );
+    }
+  }
+  for (const value of kind) {
+    if (!INTERACTION_KINDS.includes(value as InteractionKind)) {
+      throw new ChannelsError(
+        "invalid_request",
+        400,
+        `Unknown kind ${JSON.stringify(value)}; use ${INTERACTION_KINDS.join(", ")}.`,
+      );
+    }
+  }
+  const limit = Number(url.searchParams.get("limit") ?? 100);
+  const threadId = url.searchParams.get("threadId");
+  return {
+    ...(status.length ? { status: status as InteractionStatus[] } : {}),
+    ...(kind.length ? { kind: kind as InteractionKind[] } : {}),
+    ...(threadId ? { threadId } : {}),
+    limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1_000) : 100,
+  };
+}
+
+async function readJson(request: IncomingMessage, max: number, optional = false): Promise<unknown> {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > max) throw tooLarge(max);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw tooLarge(max);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") {
+    if (optional) return {};
+    throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ChannelsError(
+      "invalid_request",
+      400,
+      `The body is not JSON: ${(error as Error).message}.`,
+      { cause: error },
+    );
+  }
+}
+
+function tooLarge(max: number): ChannelsError {
+  return new ChannelsError("too_large", 413, `The body is over ${max} bytes; send less.`);
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const status =
+    error instanceof ChannelsError
+      ? error.status
+      : error instanceof CodexHarnessError && error.code === "invalid_request"
+        ? 400
+        : 500;
+  const code = error instanceof CodexHarnessError ? error.code : "internal_error";
+  const message = error instanceof Error ? error.message : String(error);
+  if (status === 401) response.setHeader("www-authenticate", 'Bearer realm="codex-harness"');
+  // A refused body is not read to its end: close the connection rather than drain it.
+  if (status === 413) response.setHeader("connection", "close");
+  send(response, status, { error: { code, message } });
+}

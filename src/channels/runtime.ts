@@ -1,0 +1,211 @@
+// The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
+// wait, and a stream of changes for SSE clients and backends.
+import { randomUUID } from "node:crypto";
+import { CodexHarnessError } from "../errors.js";
+import type {
+  Interaction,
+  InteractionChange,
+  InteractionFilter,
+  InteractionInput,
+  InteractionResponse,
+  InteractionStatus,
+} from "./interaction-types.js";
+import { actionsOf, checkResponse } from "./normalize.js";
+import type { InteractionStore } from "./store.js";
+
+/** Default time an interaction waits for an answer (10 minutes, like approvals). */
+export const DEFAULT_INTERACTION_TIMEOUT_MS = 10 * 60_000;
+
+const OPEN: InteractionStatus[] = ["pending", "delivered"];
+
+/** Options of {@link ChannelsRuntime}. */
+export interface ChannelsRuntimeOptions {
+  store: InteractionStore;
+  /** How often expired interactions are ended (default 1 s). */
+  sweepIntervalMs?: number;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+/** A runtime error with the HTTP status it maps to. */
+export class ChannelsError extends CodexHarnessError {
+  constructor(
+    code: string,
+    readonly status: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** The runtime: owns the store, ends expired interactions, tells listeners of every change. */
+export class ChannelsRuntime {
+  private readonly listeners = new Set<(change: InteractionChange) => void>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly unwatch: (() => void) | undefined;
+  private readonly now: () => Date;
+  private closed = false;
+
+  constructor(private readonly options: ChannelsRuntimeOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.sweeper = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 1_000);
+    this.sweeper.unref();
+    this.unwatch = options.store.watch?.((change) => this.publish(change));
+  }
+
+  /** Creates an interaction from `input` (already validated in shape). */
+  async create(input: InteractionInput): Promise<Interaction> {
+    const now = this.now();
+    const timeoutMs = input.timeoutMs ?? DEFAULT_INTERACTION_TIMEOUT_MS;
+    const { timeoutMs: _, ...rest } = input;
+    const interaction: Interaction = {
+      ...rest,
+      actions: input.actions ?? actionsOf(input.kind),
+      id: `int_${randomUUID()}`,
+      status: "pending",
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + timeoutMs).toISOString(),
+    };
+    const change = await this.options.store.create(interaction);
+    this.publish(change);
+    return interaction;
+  }
+
+  async get(id: string): Promise<Interaction> {
+    const interaction = await this.options.store.get(id);
+    if (!interaction) {
+      throw new ChannelsError("not_found", 404, `There is no interaction ${JSON.stringify(id)}.`);
+    }
+    return interaction;
+  }
+
+  list(filter: InteractionFilter): Promise<Interaction[]> {
+    return this.options.store.list(filter);
+  }
+
+  /** Records a response; the first one wins, a later one is `conflict` (409). */
+  async respond(
+    id: string,
+    response: Omit<InteractionResponse, "respondedAt">,
+  ): Promise<Interaction> {
+    const interaction = await this.get(id);
+    try {
+      checkResponse(interaction, response);
+    } catch (error) {
+      throw new ChannelsError("invalid_response", 422, (error as Error).message, { cause: error });
+    }
+    const at = this.now().toISOString();
+    const change = await this.options.store.update(
+      id,
+      { status: "resolved", response: { ...response, respondedAt: at }, at },
+      OPEN,
+    );
+    if (!change) throw await this.closedError(id);
+    this.publish(change);
+    return change.interaction;
+  }
+
+  /** Cancels an open interaction (`reason` e.g. `cancelled`, or `cleared` when codex withdrew it). */
+  async cancel(id: string, reason = "cancelled", message?: string): Promise<Interaction> {
+    return this.end(id, "cancelled", reason, message);
+  }
+
+  /** Marks an interaction delivered to a person or backend (no-op once delivered or ended). */
+  async markDelivered(id: string): Promise<void> {
+    const at = this.now().toISOString();
+    const change = await this.options.store.update(id, { status: "delivered", at }, ["pending"]);
+    if (change) this.publish(change);
+  }
+
+  /** Resolves with the interaction once it has ended, or as it is when `waitMs` passes. */
+  async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<Interaction> {
+    const current = await this.get(id);
+    if (!OPEN.includes(current.status) || waitMs <= 0) return current;
+    return new Promise<Interaction>((resolve) => {
+      const finish = (interaction: Interaction) => {
+        clearTimeout(timer);
+        off();
+        signal?.removeEventListener("abort", onAbort);
+        resolve(interaction);
+      };
+      const off = this.subscribe((change) => {
+        if (change.interaction.id === id && !OPEN.includes(change.interaction.status)) {
+          finish(change.interaction);
+        }
+      });
+      const onAbort = () => finish(current);
+      const timer = setTimeout(() => {
+        this.get(id).then(finish, () => finish(current));
+      }, waitMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Calls `listener` with every change from now on. Returns an unsubscribe function. */
+  subscribe(listener: (change: InteractionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Changes after `seq` (for SSE clients resuming with Last-Event-ID). */
+  changesSince(seq: number, limit = 1_000): Promise<InteractionChange[]> {
+    return this.options.store.changesSince(seq, limit);
+  }
+
+  /** Ends every open interaction past its deadline as `errored` (`timeout`). */
+  async sweep(): Promise<void> {
+    if (this.closed) return;
+    const now = this.now().toISOString();
+    for (const interaction of await this.options.store.expired(now)) {
+      await this.end(interaction.id, "errored", "timeout", "Nobody answered in time.").catch(
+        () => undefined,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    this.unwatch?.();
+    this.listeners.clear();
+    await this.options.store.close();
+  }
+
+  private async end(
+    id: string,
+    status: "cancelled" | "errored",
+    reason: string,
+    message?: string,
+  ): Promise<Interaction> {
+    const at = this.now().toISOString();
+    const change = await this.options.store.update(
+      id,
+      { status, end: { reason, ...(message ? { message } : {}), at }, at },
+      OPEN,
+    );
+    if (!change) throw await this.closedError(id);
+    this.publish(change);
+    return change.interaction;
+  }
+
+  private async closedError(id: string): Promise<ChannelsError> {
+    const interaction = await this.get(id);
+    return new ChannelsError(
+      "conflict",
+      409,
+      `Interaction ${id} is already ${interaction.status}; the first answer won.`,
+    );
+  }
+
+  private publish(change: InteractionChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure (a closed SSE socket) is its own.
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+// The embedded store: one SQLite file (WAL) under the runtime's data directory.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { CodexHarnessError } from "../errors.js";
+import type {
+  ChangeType,
+  Interaction,
+  InteractionChange,
+  InteractionFilter,
+  InteractionStatus,
+} from "./interaction-types.js";
+import type { InteractionStore, StatusUpdate } from "./store.js";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS interactions (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  thread_id TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS interactions_status ON interactions (status, expires_at);
+CREATE TABLE IF NOT EXISTS changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT NOT NULL,
+  interaction_id TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+`;
+
+interface Row {
+  body: string;
+}
+
+/** The SQLite store at `file` (created with its folder when missing). */
+export class SqliteInteractionStore implements InteractionStore {
+  private readonly db: Database.Database;
+
+  constructor(readonly file: string) {
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      this.db = new Database(file);
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("busy_timeout = 5000");
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      throw new CodexHarnessError(
+        "store_failed",
+        `Cannot open the interaction store ${file}: ${(error as Error).message}. Check the data directory (--data-dir) is writable.`,
+        { cause: error },
+      );
+    }
+  }
+
+  async create(interaction: Interaction): Promise<InteractionChange> {
+    const body = JSON.stringify(interaction);
+    return this.db
+      .transaction(() => {
+        this.db
+          .prepare(
+            "INSERT INTO interactions (id, kind, status, thread_id, created_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          )
+          .run(
+            interaction.id,
+            interaction.kind,
+            interaction.status,
+            interaction.codex?.threadId ?? null,
+            interaction.createdAt,
+            interaction.expiresAt,
+            body,
+          );
+        return this.addChange(interaction.kind, interaction);
+      })
+      .immediate();
+  }
+
+  async get(id: string): Promise<Interaction | undefined> {
+    const row = this.db.prepare("SELECT body FROM interactions WHERE id = ?").get(id) as
+      | Row
+      | undefined;
+    return row ? (JSON.parse(row.body) as Interaction) : undefined;
+  }
+
+  async list(filter: InteractionFilter): Promise<Interaction[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.status?.length) {
+      where.push(`status IN (${filter.status.map(() => "?").join(", ")})`);
+      args.push(...filter.status);
+    }
+    if (filter.kind?.length) {
+      where.push(`kind IN (${filter.kind.map(() => "?").join(", ")})`);
+      args.push(...filter.kind);
+    }
+    if (filter.threadId !== undefined) {
+      where.push("thread_id = ?");
+      args.push(filter.threadId);
+    }
+    const sql =
+      `SELECT body FROM interactions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}` +
+      " ORDER BY created_at DESC, rowid DESC LIMIT ?";
+    const rows = this.db.prepare(sql).all(...args, filter.limit ?? 100) as Row[];
+    return rows.map((row) => JSON.parse(row.body) as Interaction);
+  }
+
+  async update(
+    id: string,
+    update: StatusUpdate,
+    from: InteractionStatus[],
+  ): Promise<InteractionChange | undefined> {
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare("SELECT body FROM interactions WHERE id = ?").get(id) as
+          | Row
+          | undefined;
+        if (!row) return undefined;
+        const current = JSON.parse(row.body) as Interaction;
+        if (!from.includes(current.status)) return undefined;
+        const next: Interaction = {
+          ...current,
+          status: update.status,
+          updatedAt: update.at,
+          ...(update.response ? { response: update.response } : {}),
+          ...(update.end ? { end: update.end } : {}),
+        };
+        this.db
+          .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
+          .run(next.status, JSON.stringify(next), id);
+        return this.addChange(update.status as ChangeType, next);
+      })
+      .immediate();
+  }
+
+  async changesSince(seq: number, limit: number): Promise<InteractionChange[]> {
+    const rows = this.db
+      .prepare("SELECT seq, type, body FROM changes WHERE seq > ? ORDER BY seq LIMIT ?")
+      .all(seq, limit) as { seq: number; type: ChangeType; body: string }[];
+    return rows.map((row) => ({
+      seq: row.seq,
+      type: row.type,
+      interaction: JSON.parse(row.body) as Interaction,
+    }));
+  }
+
+  async expired(now: string): Promise<Interaction[]> {
+    const rows = this.db
+      .prepare(
+        "SELECT body FROM interactions WHERE status IN ('pending', 'delivered') AND expires_at < ?",
+      )
+      .all(now) as Row[];
+    return rows.map((row) => JSON.parse(row.body) as Interaction);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private addChange(type: ChangeType, interaction: Interaction): InteractionChange {
+    const result = this.db
+      .prepare("INSERT INTO changes (type, interaction_id, body) VALUES (?, ?, ?)")
+      .run(type, interaction.id, JSON.stringify(interaction));
+    return { seq: Number(result.lastInsertRowid), type, interaction };
+  }
+}

@@ -1,0 +1,47 @@
+// Where interactions live: the interface both stores (embedded SQLite, PostgreSQL) implement.
+import type {
+  Interaction,
+  InteractionChange,
+  InteractionEnd,
+  InteractionFilter,
+  InteractionResponse,
+  InteractionStatus,
+} from "./interaction-types.js";
+
+/** A status change: the new status, with the response or the end that caused it. */
+export interface StatusUpdate {
+  status: InteractionStatus;
+  response?: InteractionResponse;
+  end?: InteractionEnd;
+  /** ISO 8601 time of the change. */
+  at: string;
+}
+
+/**
+ * Durable interactions and their numbered history. Every write is atomic: `update` applies only
+ * when the interaction's current status is one of `from`, so of two racing responses exactly one
+ * wins, across processes sharing the store.
+ */
+export interface InteractionStore {
+  /** Stores a new interaction; returns its creation change. */
+  create(interaction: Interaction): Promise<InteractionChange>;
+  get(id: string): Promise<Interaction | undefined>;
+  /** Newest first. */
+  list(filter: InteractionFilter): Promise<Interaction[]>;
+  /** Applies `update` if the status is one of `from`; undefined when it is not (or no such id). */
+  update(
+    id: string,
+    update: StatusUpdate,
+    from: InteractionStatus[],
+  ): Promise<InteractionChange | undefined>;
+  /** Changes after `seq`, oldest first (at most `limit`). */
+  changesSince(seq: number, limit: number): Promise<InteractionChange[]>;
+  /** Open interactions whose `expiresAt` is before `now`. */
+  expired(now: string): Promise<Interaction[]>;
+  /**
+   * Calls `listener` with changes made by other processes sharing the store (PostgreSQL's
+   * LISTEN/NOTIFY); stores only one process uses need not. Returns an unsubscribe function.
+   */
+  watch?(listener: (change: InteractionChange) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,242 @@
+// `codex-harness serve` (the channels runtime) and `codex-harness interactions …` (its CLI client).
+import os from "node:os";
+import path from "node:path";
+import type { Command } from "commander";
+import { ChannelsClient } from "../channels/client.js";
+import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
+import type {
+  Interaction,
+  InteractionKind,
+  InteractionResponse,
+  InteractionStatus,
+} from "../channels/interaction-types.js";
+import { readToken, tokenFile } from "../channels/token.js";
+import { CodexHarnessError } from "../errors.js";
+
+/** The data directory when `--data-dir` is not given. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HARNESS_DATA_DIR ?? path.join(os.homedir(), ".codex-harness", "channels");
+}
+
+interface ConnectOptions {
+  url?: string;
+  token?: string;
+  dataDir?: string;
+}
+
+/** Adds `serve` and `interactions` to the program. */
+export function addChannelsCommands(program: Command): void {
+  program
+    .command("serve")
+    .description("Run the channels runtime: an HTTP API (and inbox) for approvals and questions")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0: any free one)", String(DEFAULT_CHANNELS_PORT))
+    .option(
+      "--data-dir <dir>",
+      "where the token and the store live (default ~/.codex-harness/channels)",
+    )
+    .action(async (options: { host: string; port: string; dataDir?: string }) => {
+      const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
+      const server = await startChannelsServer({
+        dataDir,
+        host: options.host,
+        port: Number(options.port),
+      });
+      console.log(`codex-harness channels runtime listening on ${server.url}`);
+      if (server.tokenCreated) {
+        console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
+      } else {
+        console.log(`token: in ${server.tokenFile}`);
+      }
+      const stop = () => {
+        void server.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+
+  const interactions = program
+    .command("interactions")
+    .description("List, show, answer, cancel or watch the runtime's interactions")
+    .option("--url <url>", "the runtime (default $CODEX_HARNESS_URL or http://127.0.0.1:4317)")
+    .option("--token <token>", "its token (default $CODEX_HARNESS_TOKEN or <data-dir>/token)")
+    .option("--data-dir <dir>", "the runtime's data directory, to read the token from");
+
+  const connect = async (): Promise<ChannelsClient> =>
+    clientFor(interactions.opts<ConnectOptions>());
+
+  interactions
+    .command("list")
+    .description("List interactions (newest first)")
+    .option("--status <list>", "comma-separated statuses, e.g. pending,delivered")
+    .option("--kind <list>", "comma-separated kinds")
+    .option("--thread <id>", "only this codex thread's")
+    .option("--json", "print JSON")
+    .action(
+      async (options: { status?: string; kind?: string; thread?: string; json?: boolean }) => {
+        const list = await (await connect()).list({
+          ...(options.status ? { status: options.status.split(",") as InteractionStatus[] } : {}),
+          ...(options.kind ? { kind: options.kind.split(",") as InteractionKind[] } : {}),
+          ...(options.thread ? { threadId: options.thread } : {}),
+        });
+        console.log(options.json ? JSON.stringify(list, null, 2) : list.map(formatLine).join("\n"));
+      },
+    );
+
+  interactions
+    .command("show <id>")
+    .description("Show one interaction")
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const interaction = await (await connect()).get(id);
+      console.log(options.json ? JSON.stringify(interaction, null, 2) : formatFull(interaction));
+    });
+
+  interactions
+    .command("respond <id>")
+    .description("Answer an interaction (the first answer wins)")
+    .option("--accept", "accept (once)")
+    .option("--accept-session", "accept for the rest of the session")
+    .option("--decline", "decline")
+    .option("--cancel", "cancel (codex stops the turn)")
+    .option("--text <text>", "answer a question with text")
+    .option("--answer <id=value...>", "answer the question <id> (repeatable)")
+    .option("--values <json>", "values as JSON, e.g. '{\"content\":{…}}'")
+    .action(async (id: string, options: RespondFlags) => {
+      const interaction = await (await connect()).respond(id, responseOf(options));
+      console.log(formatLine(interaction));
+    });
+
+  interactions
+    .command("cancel <id>")
+    .description("Cancel an open interaction (codex gets decline)")
+    .option("--reason <reason>", "why", "cancelled")
+    .action(async (id: string, options: { reason: string }) => {
+      console.log(formatLine(await (await connect()).cancel(id, options.reason)));
+    });
+
+  interactions
+    .command("watch")
+    .description("Print changes as they happen (Ctrl-C to stop)")
+    .option("--json", "print each change as a JSON line")
+    .action(async (options: { json?: boolean }) => {
+      for await (const change of (await connect()).events()) {
+        console.log(
+          options.json
+            ? JSON.stringify(change)
+            : `${change.type.padEnd(19)} ${formatLine(change.interaction)}`,
+        );
+      }
+    });
+}
+
+interface RespondFlags {
+  accept?: boolean;
+  acceptSession?: boolean;
+  decline?: boolean;
+  cancel?: boolean;
+  text?: string;
+  answer?: string[];
+  values?: string;
+}
+
+/** The response the flags ask for; exactly one of the action flags. */
+export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "respondedAt"> {
+  const chosen = [
+    flags.accept && "--accept",
+    flags.acceptSession && "--accept-session",
+    flags.decline && "--decline",
+    flags.cancel && "--cancel",
+    (flags.text !== undefined || flags.answer) && "--text/--answer",
+  ].filter(Boolean);
+  if (chosen.length !== 1) {
+    throw new CodexHarnessError(
+      "invalid_input",
+      `Give exactly one of --accept, --accept-session, --decline, --cancel, --text or --answer (got ${chosen.length ? chosen.join(", ") : "none"}).`,
+    );
+  }
+  let values: Record<string, unknown> = {};
+  if (flags.values !== undefined) {
+    try {
+      values = JSON.parse(flags.values) as Record<string, unknown>;
+    } catch (error) {
+      throw new CodexHarnessError(
+        "invalid_input",
+        `--values is not JSON: ${(error as Error).message}`,
+      );
+    }
+  }
+  const metadata = { via: "cli", user: os.userInfo().username };
+  if (flags.acceptSession)
+    return { action: "accept", values: { ...values, scope: "session" }, metadata };
+  if (flags.accept) return { action: "accept", values, metadata };
+  if (flags.decline) return { action: "decline", values, metadata };
+  if (flags.cancel) return { action: "cancel", values, metadata };
+  if (flags.answer) {
+    const answers: Record<string, string> = {};
+    for (const pair of flags.answer) {
+      const at = pair.indexOf("=");
+      if (at < 1) {
+        throw new CodexHarnessError(
+          "invalid_input",
+          `--answer takes <questionId>=<answer>, got ${JSON.stringify(pair)}.`,
+        );
+      }
+      answers[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    return { action: "text", values: { ...values, answers }, metadata };
+  }
+  return { action: "text", values: { ...values, text: flags.text }, metadata };
+}
+
+async function clientFor(
+  options: ConnectOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChannelsClient> {
+  const url = options.url ?? env.CODEX_HARNESS_URL ?? `http://127.0.0.1:${DEFAULT_CHANNELS_PORT}`;
+  const file = tokenFile(options.dataDir ?? defaultDataDir(env));
+  const token = options.token ?? env.CODEX_HARNESS_TOKEN ?? (await readToken(file));
+  if (!token) {
+    throw new CodexHarnessError(
+      "no_token",
+      `No token: pass --token, set CODEX_HARNESS_TOKEN, or point --data-dir at the runtime's folder (no ${file}).`,
+    );
+  }
+  return new ChannelsClient({ url, token });
+}
+
+function formatLine(interaction: Interaction): string {
+  return `${interaction.id}  ${interaction.status.padEnd(9)}  ${interaction.kind.padEnd(19)}  ${interaction.title}`;
+}
+
+function formatFull(interaction: Interaction): string {
+  const lines = [
+    formatLine(interaction),
+    `  actions: ${interaction.actions.join(", ")}`,
+    `  created: ${interaction.createdAt}   expires: ${interaction.expiresAt}`,
+  ];
+  if (interaction.codex?.threadId)
+    lines.push(`  thread: ${interaction.codex.threadId}  turn: ${interaction.codex.turnId ?? "-"}`);
+  const payload = interaction.payload as Record<string, unknown>;
+  for (const key of ["command", "cwd", "reason", "message"]) {
+    if (typeof payload[key] === "string") lines.push(`  ${key}: ${payload[key]}`);
+  }
+  const questions = payload.questions as
+    | { id: string; question: string; options?: { label: string }[] | null }[]
+    | undefined;
+  for (const question of questions ?? []) {
+    const choices = question.options?.map((option) => option.label).join(" / ");
+    lines.push(`  question ${question.id}: ${question.question}${choices ? ` [${choices}]` : ""}`);
+  }
+  const changes = payload.changes as { path: string; kind: string; diff?: string }[] | undefined;
+  for (const change of changes ?? []) {
+    lines.push(`  ${change.kind} ${change.path}`);
+    if (change.diff) lines.push(...change.diff.split("\n").map((line) => `    ${line}`));
+  }
+  if (interaction.response) lines.push(`  response: ${JSON.stringify(interaction.response)}`);
+  if (interaction.end)
+    lines.push(
+      `  ended: ${interaction.end.reason}${interaction.end.message ? ` (${interaction.end.message})` : ""}`,
+    );
+  return lines.join("\n");
+}

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, it } from "node:test";
+import { channelsApprovals } from "../../src/channels/bridge.js";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import type { Interaction, InteractionStatus } from "../../src/channels/interaction-types.js";
+import { execCommand, reply, requestUserInput, response } from "../../src/testing/script.js";
+import { runCli } from "../support/cli.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+
+let fixture: CodexApiFixture | undefined;
+let server: ChannelsServer | undefined;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await fixture?.close();
+  await server?.close();
+  fixture = undefined;
+  server = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-channels-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Polls the runtime until an interaction with one of `statuses` shows up. */
+async function waitForInteraction(
+  client: ChannelsClient,
+  statuses: InteractionStatus[],
+  timeoutMs = 20_000,
+): Promise<Interaction> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const [found] = await client.list({ status: statuses }).catch(() => []);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${statuses.join("/")} interaction within ${timeoutMs} ms`);
+}
+
+describe("channels with the real codex (ScriptedModel)", () => {
+  it("a question answered with the CLI reaches the model's next request", async () => {
+    server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
+    const { url, token } = server;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        requestUserInput(
+          [
+            {
+              id: "color",
+              header: "Color",
+              question: "Which color?",
+              options: [
+                { label: "blue", description: "calm" },
+                { label: "red", description: "bold" },
+              ],
+            },
+          ],
+          { callId: "q1" },
+        ),
+        reply("Blue it is."),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("pick one");
+    const client = new ChannelsClient({ url, token });
+    const asked = await waitForInteraction(client, ["pending"]);
+    assert.equal(asked.kind, "user_input_request");
+    assert.equal(asked.title, "Which color?");
+    assert.match(asked.codex?.threadId ?? "", /^[0-9a-f-]{36}$/);
+
+    const shown = await runCli(["interactions", "--url", url, "--token", token, "show", asked.id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /question color: Which color\? \[blue \/ red\]/);
+    const answered = await runCli([
+      "interactions",
+      "--url",
+      url,
+      "--token",
+      token,
+      "respond",
+      asked.id,
+      "--text",
+      "blue",
+    ]);
+    assert.equal(answered.code, 0, answered.stderr);
+    assert.match(answered.stdout, /resolved/);
+
+    const result = await turn;
+    assert.equal(result.finalResponse, "Blue it is.");
+    assert.match(fixture.model.toolOutput("q1")?.output ?? "", /blue/);
+    const stored = await client.get(asked.id);
+    assert.equal(stored.status, "resolved");
+    assert.equal(stored.response?.metadata?.via, "cli");
+  });
+
+  it("a command approval answered through the API runs the command", async () => {
+    server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
+    const { url, token } = server;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("echo yes > approved.txt", { escalated: true, justification: "write it" }),
+        reply("ok"),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const client = new ChannelsClient({ url, token });
+    const asked = await waitForInteraction(client, ["pending"]);
+    assert.equal(asked.kind, "approval_request");
+    assert.match(String(asked.payload.command), /approved\.txt/);
+    assert.equal(asked.payload.reason, "write it");
+    await client.respond(asked.id, { action: "accept" });
+    await turn;
+    assert.ok(existsSync(path.join(fixture.workdir, "approved.txt")));
+  });
+
+  it("codex clearing the request (turn interrupted) marks the interaction cancelled", async () => {
+    server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
+    const { url, token } = server;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("echo no > never.txt", { escalated: true }),
+        response(reply("unused"), { delayMs: 5_000 }),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const abort = new AbortController();
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .run("go", { signal: abort.signal });
+    const client = new ChannelsClient({ url, token });
+    const asked = await waitForInteraction(client, ["pending"]);
+    abort.abort();
+    const result = await turn;
+    assert.equal(result.status, "interrupted");
+    const ended = await client.get(asked.id, { waitMs: 10_000 });
+    assert.equal(ended.status, "cancelled");
+    assert.equal(ended.end?.reason, "cleared");
+    assert.equal(existsSync(path.join(fixture.workdir, "never.txt")), false);
+  });
+
+  it("survives a runtime restart: a pending approval answered after it reaches codex", async () => {
+    const dir = dataDir();
+    server = await startChannelsServer({ dataDir: dir, port: 0 });
+    const { url, token } = server;
+    const port = Number(new URL(url).port);
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo yes > after-restart.txt", { escalated: true }), reply("ok")],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const asked = await waitForInteraction(new ChannelsClient({ url, token }), ["pending"]);
+    await server.close();
+    server = await startChannelsServer({ dataDir: dir, port });
+    assert.equal(server.token, token);
+    const client = new ChannelsClient({ url: server.url, token });
+    assert.equal((await client.get(asked.id)).status, "pending");
+    await client.respond(asked.id, { action: "accept", values: { scope: "session" } });
+    await turn;
+    assert.ok(existsSync(path.join(fixture.workdir, "after-restart.txt")));
+  });
+});
