@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { bin, runCli } from "../support/cli.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts `codex-harness serve` and resolves once it printed its URL and token lines. */
+function serve(
+  dataDir: string,
+): Promise<{ url: string; lines: string[]; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve printed: ${out}`)), 20_000);
+    child.on("error", reject);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url && /token/.test(out)) {
+        clearTimeout(timer);
+        resolve({
+          url,
+          lines: out.trim().split("\n"),
+          stop: () =>
+            new Promise((done) => {
+              child.on("exit", (code) => done(code));
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    });
+  });
+}
+
+describe("codex-harness serve / interactions", () => {
+  it("prints the token once, keeps it 0600, and the CLI lists, answers and cancels", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-serve-"));
+    dirs.push(dataDir);
+    const first = await serve(dataDir);
+    const token = /token \(printed once; saved in .*\): (\S+)/.exec(first.lines.join("\n"))?.[1];
+    assert.ok(token, first.lines.join("\n"));
+    assert.equal(statSync(path.join(dataDir, "token")).mode & 0o777, 0o600);
+    assert.equal((await fetch(`${first.url}/healthz`)).status, 200);
+    assert.equal(await first.stop(), 0);
+
+    const second = await serve(dataDir);
+    assert.doesNotMatch(second.lines.join("\n"), new RegExp(token));
+    const client = new ChannelsClient({ url: second.url, token });
+    const one = await client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      title: "Run ls",
+      payload: { command: "ls", cwd: "/tmp" },
+    });
+    const two = await client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      title: "Run pwd",
+      payload: { command: "pwd" },
+    });
+    // The CLI reads the token from --data-dir.
+    const connect = ["interactions", "--url", second.url, "--data-dir", dataDir];
+    const listed = await runCli([...connect, "list", "--status", "pending"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`${one.id} +pending +approval_request +Run ls`));
+    const shown = await runCli([...connect, "show", one.id]);
+    assert.match(shown.stdout, /command: ls\n {2}cwd: \/tmp/);
+    const accepted = await runCli([...connect, "respond", one.id, "--accept-session"]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.deepEqual((await client.get(one.id)).response?.values, { scope: "session" });
+    const again = await runCli([...connect, "respond", one.id, "--decline"]);
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /already resolved; the first answer won/);
+    const cancelled = await runCli([...connect, "cancel", two.id]);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal((await client.get(two.id)).status, "cancelled");
+    const twoFlags = await runCli([...connect, "respond", two.id, "--accept", "--decline"]);
+    assert.notEqual(twoFlags.code, 0);
+    assert.match(twoFlags.stderr, /exactly one of/);
+    const noToken = await runCli(
+      ["interactions", "--url", second.url, "--data-dir", os.tmpdir(), "list"],
+      {
+        env: { ...process.env, CODEX_HARNESS_TOKEN: "" },
+      },
+    );
+    assert.notEqual(noToken.code, 0);
+    assert.equal(await second.stop(), 0);
+  });
+});
