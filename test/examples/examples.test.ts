@@ -46,6 +46,14 @@ describe("README examples", () => {
     assert.match(stdout, /final output: I said it was empty\./);
   });
 
+  it("answer-from-elsewhere: a client of the channels runtime approves the command", async () => {
+    const stdout = await runExample("answer-from-elsewhere");
+    assert.match(stdout, /asked: Run .*release\.txt.* \(Tag the release\)/);
+    assert.match(stdout, /codex: Released\./);
+    assert.match(stdout, /release\.txt: shipped/);
+    assert.match(stdout, /answered by alice: accept/);
+  });
+
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
     const stdout = await runExample("approvals-policy");
     assert.match(stdout, /ls: "accept"/);
