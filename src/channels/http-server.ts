@@ -25,6 +25,8 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Longest a `GET /v1/interactions/:id?waitMs=` may wait. */
 const MAX_WAIT_MS = 60_000;
 const HEARTBEAT_MS = 15_000;
+/** Changes read from the store per page when an SSE client catches up. */
+const REPLAY_PAGE = 1_000;
 
 /** Options of {@link startChannelsServer}. */
 export interface ChannelsServerOptions {
@@ -160,7 +162,7 @@ class Api {
   }
 
   private async route(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+    const parts = url.pathname.split("/").filter(Boolean).map(decodePart);
     const method = request.method ?? "GET";
     const runtime = this.runtime;
     if (parts[1] === "events" && parts.length === 2 && method === "GET") {
@@ -238,12 +240,30 @@ class Api {
       this.streams.delete(response);
     });
     if (replaying) {
-      for (const change of await this.runtime.changesSince(since)) write(change);
+      // Page through the backlog until a short page: nothing between it and `pending` is skipped.
+      for (let page = await this.runtime.changesSince(since); ; ) {
+        for (const change of page) write(change);
+        if (page.length < REPLAY_PAGE || response.destroyed) break;
+        page = await this.runtime.changesSince(last, REPLAY_PAGE);
+      }
       replaying = false;
       for (const change of pending.splice(0)) write(change);
     } else {
       last = -1;
     }
+  }
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch (error) {
+    throw new ChannelsError(
+      "invalid_request",
+      400,
+      `The path part ${JSON.stringify(part)} is not valid percent-encoding.`,
+      { cause: error },
+    );
   }
 }
 

@@ -54,7 +54,7 @@ export function interactionFor(
     codex,
     title: titleOf(request),
     payload: { ...request } as Record<string, unknown>,
-    actions: ACTIONS[kind],
+    actions: actionsOf(kind),
   };
 }
 
@@ -96,7 +96,7 @@ export function checkResponse(
     );
   }
   const request = interaction.payload as Partial<ApprovalRequest>;
-  if (typeof request.kind === "string" && request.kind in BRIDGED_KINDS) {
+  if (typeof request.kind === "string" && Object.hasOwn(BRIDGED_KINDS, request.kind)) {
     decisionFor(request as BridgedRequest, response);
   }
 }

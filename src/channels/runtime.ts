@@ -121,26 +121,35 @@ export class ChannelsRuntime {
 
   /** Resolves with the interaction once it has ended, or as it is when `waitMs` passes. */
   async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<Interaction> {
-    const current = await this.get(id);
-    if (!OPEN.includes(current.status) || waitMs <= 0) return current;
-    return new Promise<Interaction>((resolve) => {
-      const finish = (interaction: Interaction) => {
-        clearTimeout(timer);
-        off();
-        signal?.removeEventListener("abort", onAbort);
-        resolve(interaction);
-      };
-      const off = this.subscribe((change) => {
-        if (change.interaction.id === id && !OPEN.includes(change.interaction.status)) {
-          finish(change.interaction);
-        }
-      });
-      const onAbort = () => finish(current);
-      const timer = setTimeout(() => {
-        this.get(id).then(finish, () => finish(current));
-      }, waitMs);
-      signal?.addEventListener("abort", onAbort, { once: true });
+    if (waitMs <= 0) return this.get(id);
+    let settle: ((interaction: Interaction) => void) | undefined;
+    let ended: Interaction | undefined;
+    // Listen first, then read: an end between the two is not missed.
+    const off = this.subscribe((change) => {
+      if (change.interaction.id !== id || OPEN.includes(change.interaction.status)) return;
+      ended = change.interaction;
+      settle?.(ended);
     });
+    try {
+      const current = await this.get(id);
+      if (ended) return ended;
+      if (!OPEN.includes(current.status) || signal?.aborted) return current;
+      return await new Promise<Interaction>((resolve) => {
+        const timer = setTimeout(() => {
+          this.get(id).then(finish, () => finish(current));
+        }, waitMs);
+        const onAbort = () => finish(current);
+        const finish = (interaction: Interaction) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          resolve(interaction);
+        };
+        settle = finish;
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    } finally {
+      off();
+    }
   }
 
   /** Calls `listener` with every change from now on. Returns an unsubscribe function. */
