@@ -169,32 +169,37 @@ export async function installTargets(
 }
 
 /**
- * Moves the finished `work` folder to `homeDir`, replacing what is there. Another install of the
- * same target may race us; homes are deterministic, so when it moved the old home first we go on,
- * and when its home is already in place ours is dropped. On any other failure the previous home
- * is put back. A home that would not change is left untouched.
+ * Moves the finished `work` folder to `homeDir`. Where there was no home it simply lands; where
+ * the same home is already there (installs are deterministic, e.g. a concurrent install of the
+ * same target won) ours is dropped and the home is never missing for a moment; only a changed
+ * home replaces the old one, and on failure the old one is put back.
  */
 async function swapInto(work: string, homeDir: string, old: string): Promise<void> {
-  // An unchanged home stays as it is: sessions reading it never see it missing.
+  try {
+    await rename(work, homeDir);
+    return;
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+  }
   if (await sameTree(work, homeDir)) {
     await rm(work, { recursive: true, force: true });
     return;
   }
   let movedOld = false;
   try {
-    if (await exists(homeDir)) {
-      try {
-        await rename(homeDir, old);
-        movedOld = true;
-      } catch (error) {
-        if (errnoOf(error) !== "ENOENT") throw error;
-      }
+    try {
+      await rename(homeDir, old);
+      movedOld = true;
+    } catch (error) {
+      if (errnoOf(error) !== "ENOENT") throw error;
     }
     try {
       await rename(work, homeDir);
     } catch (error) {
       const code = errnoOf(error);
       if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+      // Another install put its home in place meanwhile: it is as new as ours.
       await rm(work, { recursive: true, force: true });
     }
   } catch (error) {

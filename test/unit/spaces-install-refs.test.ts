@@ -1,7 +1,7 @@
 // Unit tests of installing spaces by ref (`resolveSpaceRefs`, `installSpaces`, `spacesTargetName`)
 // and of concurrent installs of one target racing to rename their homes into place.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import {
@@ -213,5 +213,34 @@ describe("concurrent installs of one target", () => {
       assert.equal(readFileSync(path.join(home, "prompts", "ship.md"), "utf8"), "Ship it.\n");
       assert.deepEqual(readdirSync(path.join(home, "skills")), ["lint"]);
     }
+  });
+
+  it("once a home appeared, concurrent installs of the target never make it vanish", async () => {
+    const dir = tempTree({
+      "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:project:app"]\n',
+      "spaces/app/space.toml": spaceToml("app"),
+      "spaces/app/AGENTS.md": "App rules.\n",
+    });
+    const home = codexHomeDir(dir, "dev");
+    let seen = false;
+    let missing = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const there = existsSync(path.join(home, "config.toml"));
+        if (there) seen = true;
+        else if (seen) missing++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    // Several rounds of first installs racing each other (a session's runTurn does this).
+    for (let round = 0; round < 10; round++) {
+      rmSync(home, { recursive: true, force: true });
+      seen = false;
+      await Promise.all(Array.from({ length: 8 }, () => installTarget(dir, "dev")));
+    }
+    watching = false;
+    await watcher;
+    assert.equal(missing, 0);
   });
 });
