@@ -41,11 +41,8 @@ export {
   fromPermissions,
 } from "./approvals/policies.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
-export {
-  ChannelsClient,
-  ChannelsClientError,
-  type ChannelsClientOptions,
-} from "./channels/client.js";
+export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";
+export { ChannelsError } from "./channels/errors.js";
 export {
   type ChannelsServer,
   type ChannelsServerOptions,
@@ -62,7 +59,6 @@ export {
   interactionFor,
 } from "./channels/normalize.js";
 export {
-  ChannelsError,
   ChannelsRuntime,
   type ChannelsRuntimeOptions,
   DEFAULT_INTERACTION_TIMEOUT_MS,

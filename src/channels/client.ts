@@ -1,6 +1,7 @@
 // An HTTP client of the channels runtime, for the bridge, the CLI and any Node integration.
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { CodexHarnessError } from "../errors.js";
+import { ChannelsError } from "./errors.js";
 import type {
   ChangeType,
   Interaction,
@@ -17,18 +18,6 @@ export interface ChannelsClientOptions {
   token: string;
   /** Per-request timeout (default 30 s; long polls add their wait). */
   timeoutMs?: number;
-}
-
-/** An error from the runtime (`status` is the HTTP status; 0 when it could not be reached). */
-export class ChannelsClientError extends CodexHarnessError {
-  constructor(
-    code: string,
-    readonly status: number,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, options);
-  }
 }
 
 /** Talks to `codex-harness serve` over HTTP. */
@@ -150,7 +139,7 @@ export class ChannelsClient {
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
-      throw new ChannelsClientError(
+      throw new ChannelsError(
         "unreachable",
         0,
         `Cannot reach the channels runtime at ${this.base} (${(error as Error).message}); is \`codex-harness serve\` running?`,
@@ -161,7 +150,7 @@ export class ChannelsClient {
     const failure = (await response.json().catch(() => ({}))) as {
       error?: { code?: string; message?: string };
     };
-    throw new ChannelsClientError(
+    throw new ChannelsError(
       failure.error?.code ?? "http_error",
       response.status,
       failure.error?.message ?? `The runtime answered ${response.status} ${response.statusText}.`,

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
+import { ChannelsError } from "./errors.js";
 import {
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -12,7 +13,7 @@ import {
   type InteractionKind,
   type InteractionStatus,
 } from "./interaction-types.js";
-import { ChannelsError, ChannelsRuntime } from "./runtime.js";
+import { ChannelsRuntime } from "./runtime.js";
 import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
 import type { InteractionStore } from "./store.js";

@@ -1,7 +1,7 @@
 // The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
 // wait, and a stream of changes for SSE clients and backends.
 import { randomUUID } from "node:crypto";
-import { CodexHarnessError } from "../errors.js";
+import { ChannelsError } from "./errors.js";
 import type {
   Interaction,
   InteractionChange,
@@ -25,18 +25,6 @@ export interface ChannelsRuntimeOptions {
   sweepIntervalMs?: number;
   /** The clock (tests). */
   now?: () => Date;
-}
-
-/** A runtime error with the HTTP status it maps to. */
-export class ChannelsError extends CodexHarnessError {
-  constructor(
-    code: string,
-    readonly status: number,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, options);
-  }
 }
 
 /** The runtime: owns the store, ends expired interactions, tells listeners of every change. */
