@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { ChannelsError } from "./errors.js";
+import { serveInbox } from "./inbox.js";
 import {
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
@@ -39,8 +40,8 @@ export interface ChannelsServerOptions {
   /** Default: the SQLite store `<dataDir>/interactions.db`. */
   store?: InteractionStore;
   maxBodyBytes?: number;
-  /** Serves the web inbox at `/` (HTML); none when omitted. */
-  inbox?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** Serve the web inbox at `/` (default true). */
+  inbox?: boolean;
 }
 
 /** A running runtime server. */
@@ -51,6 +52,8 @@ export interface ChannelsServer {
   tokenFile: string;
   /** True when this start generated the token (print it once). */
   tokenCreated: boolean;
+  /** The web inbox with the token in its fragment (never sent to the server by the browser). */
+  inboxUrl: string;
   runtime: ChannelsRuntime;
   close(): Promise<void>;
 }
@@ -73,7 +76,8 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     sockets,
   );
   const server = createServer((request, response) => {
-    if (options.inbox && request.method === "GET" && options.inbox(request, response)) return;
+    if (options.inbox !== false && request.method === "GET" && serveInbox(request, response))
+      return;
     void api.handle(request, response);
   });
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
@@ -93,6 +97,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     token,
     tokenFile: file,
     tokenCreated: created,
+    inboxUrl: `${url}/#token=${encodeURIComponent(token)}`,
     runtime,
     async close() {
       for (const socket of sockets) socket.end();

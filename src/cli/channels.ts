@@ -45,8 +45,10 @@ export function addChannelsCommands(program: Command): void {
       console.log(`codex-harness channels runtime listening on ${server.url}`);
       if (server.tokenCreated) {
         console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
+        console.log(`inbox: ${server.inboxUrl}`);
       } else {
         console.log(`token: in ${server.tokenFile}`);
+        console.log(`inbox: ${server.url}/ (paste the token)`);
       }
       const stop = () => {
         void server.close().then(() => process.exit(0));

@@ -1,0 +1,28 @@
+// Serves the web inbox (`/`, `/inbox.js`, `/inbox.css`): static files, no data; the page talks to
+// the API with the token the person gives it (kept in the tab's sessionStorage).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { INBOX_CSS, INBOX_HTML, INBOX_JS } from "./inbox-assets.js";
+
+const FILES: Record<string, { type: string; body: string }> = {
+  "/": { type: "text/html; charset=utf-8", body: INBOX_HTML },
+  "/inbox.js": { type: "text/javascript; charset=utf-8", body: INBOX_JS },
+  "/inbox.css": { type: "text/css; charset=utf-8", body: INBOX_CSS },
+};
+
+/** Answers a GET of an inbox file; false for any other path. */
+export function serveInbox(request: IncomingMessage, response: ServerResponse): boolean {
+  const pathname = new URL(request.url ?? "/", "http://runtime").pathname;
+  const file = FILES[pathname];
+  if (!file) return false;
+  response.writeHead(200, {
+    "content-type": file.type,
+    "content-length": Buffer.byteLength(file.body),
+    "cache-control": "no-store",
+    "content-security-policy":
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  });
+  response.end(file.body);
+  return true;
+}

@@ -1,0 +1,177 @@
+// The web inbox in a real headless Chromium (Debian's `chromium`, driven by playwright-core).
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { channelsApprovals } from "../../src/channels/bridge.js";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import { applyPatch, execCommand, reply, requestUserInput } from "../../src/testing/script.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `needs Debian's chromium at ${CHROMIUM} (apt-get install chromium)`;
+
+let browser: Browser | undefined;
+let fixture: CodexApiFixture | undefined;
+let server: ChannelsServer | undefined;
+const dirs: string[] = [];
+
+before(async () => {
+  if (missing) return;
+  const { chromium } = await import("playwright-core");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  await fixture?.close();
+  await server?.close();
+  fixture = undefined;
+  server = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function startRuntime(): Promise<ChannelsServer> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-inbox-"));
+  dirs.push(dir);
+  server = await startChannelsServer({ dataDir: dir, port: 0 });
+  return server;
+}
+
+describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
+  it("a command approval answered from the inbox reaches codex; then it is history", async () => {
+    const runtime = await startRuntime();
+    const { url, token } = runtime;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("echo from-inbox > inbox.txt", {
+          escalated: true,
+          justification: "Write inbox.txt",
+        }),
+        reply("Wrote it."),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const page = await (browser as Browser).newPage();
+    try {
+      await page.goto(runtime.inboxUrl);
+      await page.waitForSelector("#connection:text('live')");
+      assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
+      const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+      const card = page.locator("#pending article.approval_request");
+      await card.waitFor({ timeout: 20_000 });
+      assert.match(await card.locator("pre.command").innerText(), /echo from-inbox > inbox\.txt/);
+      assert.equal(await card.locator(".cwd code").innerText(), fixture.workdir);
+      assert.equal(await card.locator(".reason").innerText(), "Write inbox.txt");
+      // Shown to a person: the runtime marks it delivered.
+      const client = new ChannelsClient({ url, token });
+      const id = (await card.getAttribute("data-id")) as string;
+      assert.equal((await client.get(id)).status, "delivered");
+
+      await card.getByRole("button", { name: "Accept", exact: true }).click();
+      const result = await turn;
+      assert.equal(result.finalResponse, "Wrote it.");
+      assert.ok(existsSync(path.join(fixture.workdir, "inbox.txt")));
+      // The model's next request carries the command's output.
+      assert.match(
+        JSON.stringify(fixture.model.lastRequest?.body),
+        /exit code|from-inbox|Exit code/i,
+      );
+      const done = page.locator(`#history article[data-id="${id}"]`);
+      await done.waitFor();
+      assert.match(await done.innerText(), /Answered: accept/);
+      assert.equal(await page.locator("#pending article").count(), 0);
+      const stored = await client.get(id);
+      assert.equal(stored.response?.metadata?.via, "web-inbox");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows a file change's diff and answers questions with the chosen option", async () => {
+    const runtime = await startRuntime();
+    const { url, token } = runtime;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        applyPatch("*** Add File: notes.md\n+# Notes from the inbox"),
+        requestUserInput(
+          [
+            {
+              id: "tone",
+              header: "Tone",
+              question: "How formal?",
+              options: [
+                { label: "casual", description: "relaxed" },
+                { label: "formal", description: "stiff" },
+              ],
+            },
+          ],
+          { callId: "q1" },
+        ),
+        reply("Done."),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const page = await (browser as Browser).newPage();
+    try {
+      await page.goto(runtime.inboxUrl);
+      await page.waitForSelector("#connection:text('live')");
+      const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+      const change = page.locator("#pending article.approval_request");
+      await change.waitFor({ timeout: 20_000 });
+      // codex gives an added file's content as its diff.
+      assert.match(await change.locator("p.change").innerText(), /^add .*notes\.md$/);
+      assert.match(await change.locator("pre.diff").innerText(), /# Notes from the inbox/);
+      await change.getByRole("button", { name: "Accept for session" }).click();
+      const question = page.locator("#pending article.user_input_request");
+      await question.waitFor({ timeout: 20_000 });
+      await question.getByLabel(/formal — stiff/).check();
+      await question.getByRole("button", { name: "Answer" }).click();
+      const result = await turn;
+      assert.equal(result.finalResponse, "Done.");
+      assert.match(fixture.model.toolOutput("q1")?.output ?? "", /formal/);
+      assert.ok(existsSync(path.join(fixture.workdir, "notes.md")));
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("without a token the page asks for one and refuses a wrong one", async () => {
+    const runtime = await startRuntime();
+    const page = await (browser as Browser).newPage();
+    try {
+      await page.goto(`${runtime.url}/`);
+      await page.locator("#login").waitFor();
+      await page.fill("#token", "wrong-token");
+      await page.click("#login button");
+      await page.locator("#error:text('refused')").waitFor();
+      await page.fill("#token", runtime.token);
+      await page.click("#login button");
+      await page.waitForSelector("#connection:text('live')");
+      assert.equal(await page.locator("#login").isHidden(), true);
+    } finally {
+      await page.close();
+    }
+  });
+});
