@@ -80,9 +80,12 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
       const card = page.locator("#pending article.approval_request");
       await card.waitFor({ timeout: 20_000 });
-      assert.match(await card.locator("pre.command").innerText(), /echo from-inbox > inbox\.txt/);
-      assert.equal(await card.locator(".cwd code").innerText(), fixture.workdir);
-      assert.equal(await card.locator(".reason").innerText(), "Write inbox.txt");
+      assert.match(
+        String(await card.locator("pre.command").textContent()),
+        /echo from-inbox > inbox\.txt/,
+      );
+      assert.equal(String(await card.locator(".cwd code").textContent()), fixture.workdir);
+      assert.equal(String(await card.locator(".reason").textContent()), "Write inbox.txt");
       // Shown to a person: the runtime marks it delivered.
       const client = new ChannelsClient({ url, token });
       const id = (await card.getAttribute("data-id")) as string;
@@ -99,7 +102,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       );
       const done = page.locator(`#history article[data-id="${id}"]`);
       await done.waitFor();
-      assert.match(await done.innerText(), /Answered: accept/);
+      assert.match(String(await done.textContent()), /Answered: accept/);
       assert.equal(await page.locator("#pending article").count(), 0);
       const stored = await client.get(id);
       assert.equal(stored.response?.metadata?.via, "web-inbox");
@@ -141,8 +144,11 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       const change = page.locator("#pending article.approval_request");
       await change.waitFor({ timeout: 20_000 });
       // codex gives an added file's content as its diff.
-      assert.match(await change.locator("p.change").innerText(), /^add .*notes\.md$/);
-      assert.match(await change.locator("pre.diff").innerText(), /# Notes from the inbox/);
+      assert.match(String(await change.locator("p.change").textContent()), /^add .*notes\.md$/);
+      assert.match(
+        String(await change.locator("pre.diff").textContent()),
+        /# Notes from the inbox/,
+      );
       await change.getByRole("button", { name: "Accept for session" }).click();
       const question = page.locator("#pending article.user_input_request");
       await question.waitFor({ timeout: 20_000 });
