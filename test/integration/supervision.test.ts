@@ -36,7 +36,9 @@ describe("supervision (real codex)", () => {
     const { error, at } = await consumed;
     assert.ok(error instanceof AppServerExitedError, String(error));
     assert.equal(error.signal, "SIGKILL");
-    assert.ok(at - killedAt < 100, `ended ${at - killedAt} ms after the kill`);
+    // "At once": by the process's exit, not by any timeout (request timeouts are seconds, the idle
+    // timeout minutes). Quiet machines measure < 100 ms; a loaded CI box has taken 106 ms.
+    assert.ok(at - killedAt < 1_000, `ended ${at - killedAt} ms after the kill`);
     const third = await thread.run("third");
     assert.equal(third.finalResponse, "after the restart");
     assert.notEqual((await fixture.codex.appServer.client()).pid, firstPid, "a new process");
