@@ -40,6 +40,14 @@ export {
   type FromPermissionsOptions,
   fromPermissions,
 } from "./approvals/policies.js";
+export {
+  type BackendContext,
+  BackendDispatcher,
+  type DeliveryFailure,
+  type InteractionBackend,
+  RetryableError,
+  type RetryPolicy,
+} from "./channels/backends.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";
 export { ChannelsError } from "./channels/errors.js";
@@ -65,6 +73,14 @@ export {
 } from "./channels/runtime.js";
 export { SqliteInteractionStore } from "./channels/sqlite-store.js";
 export type { InteractionStore, StatusUpdate } from "./channels/store.js";
+export {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+  verifyWebhook,
+  type WebhookBackendOptions,
+  webhookBackend,
+} from "./channels/webhook-backend.js";
 export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";

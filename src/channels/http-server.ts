@@ -4,6 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
+import {
+  BackendDispatcher,
+  type DeliveryFailure,
+  type InteractionBackend,
+  type RetryPolicy,
+} from "./backends.js";
 import { ChannelsError } from "./errors.js";
 import { serveInbox } from "./inbox.js";
 import {
@@ -42,6 +48,12 @@ export interface ChannelsServerOptions {
   maxBodyBytes?: number;
   /** Serve the web inbox at `/` (default true). */
   inbox?: boolean;
+  /** Where to send interactions besides the API and the inbox (e.g. `webhookBackend`). */
+  backends?: InteractionBackend[];
+  /** Told when a backend gives up on a change. */
+  onBackendFailure?: (failure: DeliveryFailure) => void;
+  /** How backends are retried (default 6 attempts from 500 ms, doubling, up to 30 s). */
+  backendRetry?: RetryPolicy;
 }
 
 /** A running runtime server. */
@@ -66,6 +78,12 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     options.store ??
     new SqliteInteractionStore(path.join(path.resolve(options.dataDir), "interactions.db"));
   const runtime = new ChannelsRuntime({ store });
+  const dispatcher = options.backends?.length
+    ? new BackendDispatcher(runtime, options.backends, {
+        ...options.backendRetry,
+        ...(options.onBackendFailure ? { onFailure: options.onBackendFailure } : {}),
+      })
+    : undefined;
   const sockets = new Set<ServerResponse>();
   let origins: Set<string> = new Set();
   const api = new Api(
@@ -81,6 +99,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     void api.handle(request, response);
   });
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
+    await dispatcher?.close();
     await runtime.close();
     throw new CodexHarnessError(
       "listen_failed",
@@ -103,6 +122,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       for (const socket of sockets) socket.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dispatcher?.close();
       await runtime.close();
     },
   };

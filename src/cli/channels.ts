@@ -11,6 +11,7 @@ import type {
   InteractionStatus,
 } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
+import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** The data directory when `--data-dir` is not given. */
@@ -35,12 +36,24 @@ export function addChannelsCommands(program: Command): void {
       "--data-dir <dir>",
       "where the token and the store live (default ~/.codex-harness/channels)",
     )
-    .action(async (options: { host: string; port: string; dataDir?: string }) => {
+    .option(
+      "--webhook <url>",
+      "also POST every change there, signed with $CODEX_HARNESS_WEBHOOK_SECRET",
+    )
+    .action(async (options: { host: string; port: string; dataDir?: string; webhook?: string }) => {
       const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
+      const backends = options.webhook
+        ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
+        : [];
       const server = await startChannelsServer({
         dataDir,
         host: options.host,
         port: Number(options.port),
+        backends,
+        onBackendFailure: (failure) =>
+          console.error(
+            `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
+          ),
       });
       console.log(`codex-harness channels runtime listening on ${server.url}`);
       if (server.tokenCreated) {
@@ -130,6 +143,17 @@ export function addChannelsCommands(program: Command): void {
         );
       }
     });
+}
+
+function webhookSecret(env: NodeJS.ProcessEnv = process.env): string {
+  const secret = env.CODEX_HARNESS_WEBHOOK_SECRET;
+  if (!secret) {
+    throw new CodexHarnessError(
+      "no_webhook_secret",
+      "--webhook needs the shared secret in CODEX_HARNESS_WEBHOOK_SECRET (16+ characters).",
+    );
+  }
+  return secret;
 }
 
 interface RespondFlags {

@@ -1,0 +1,117 @@
+// Backends: where the runtime sends interactions (a webhook, a chat bot, a pager). The interface is
+// small on purpose, so Slack/Discord/Telegram backends can live outside the core; answers come back
+// through the runtime's API (or `respond`).
+import type { Interaction, InteractionChange, InteractionResponse } from "./interaction-types.js";
+import type { ChannelsRuntime } from "./runtime.js";
+
+/** What a backend can do besides receiving: answer an interaction it delivered. */
+export interface BackendContext {
+  /** Answers an interaction (the first answer wins; a later one throws `conflict`). */
+  respond(id: string, response: Omit<InteractionResponse, "respondedAt">): Promise<Interaction>;
+  /** Aborts when the runtime closes. */
+  signal: AbortSignal;
+}
+
+/**
+ * A backend. `deliver` gets every change: a new interaction (`change.type` is its kind) and each
+ * later status (`delivered`, `resolved`, `cancelled`, `errored`), with the whole interaction. It
+ * resolves once delivered; throwing a {@link RetryableError} makes the runtime retry with backoff,
+ * any other error gives up on that change. The first successful delivery of a new interaction
+ * marks it `delivered`.
+ */
+export interface InteractionBackend {
+  readonly name: string;
+  deliver(change: InteractionChange, context: BackendContext): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** A delivery failure worth trying again (network errors, 5xx, 429). */
+export class RetryableError extends Error {
+  override readonly name = "RetryableError";
+}
+
+/** How {@link BackendDispatcher} retries. */
+export interface RetryPolicy {
+  /** Attempts per change, the first included (default 6). */
+  attempts?: number;
+  /** First wait (default 500 ms); doubles each time, with jitter, up to `maxDelayMs` (default 30 s). */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** A failed delivery, for logs. */
+export interface DeliveryFailure {
+  backend: string;
+  change: InteractionChange;
+  attempts: number;
+  error: unknown;
+}
+
+/**
+ * Sends every runtime change to each backend, in order per backend, retrying retryable failures
+ * with backoff and jitter. A slow or failing backend delays only itself.
+ */
+export class BackendDispatcher {
+  private readonly abort = new AbortController();
+  private readonly queues = new Map<InteractionBackend, Promise<void>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly runtime: ChannelsRuntime,
+    private readonly backends: readonly InteractionBackend[],
+    private readonly options: RetryPolicy & { onFailure?: (failure: DeliveryFailure) => void } = {},
+  ) {
+    this.unsubscribe = runtime.subscribe((change) => {
+      for (const backend of backends) this.enqueue(backend, change);
+    });
+  }
+
+  /** Resolves when every queued delivery has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all(this.queues.values());
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe();
+    this.abort.abort();
+    await this.idle();
+    await Promise.all(this.backends.map((backend) => backend.close?.()));
+  }
+
+  private enqueue(backend: InteractionBackend, change: InteractionChange): void {
+    const previous = this.queues.get(backend) ?? Promise.resolve();
+    const next = previous.then(() => this.deliver(backend, change));
+    this.queues.set(backend, next);
+    void next.then(() => {
+      if (this.queues.get(backend) === next) this.queues.delete(backend);
+    });
+  }
+
+  private async deliver(backend: InteractionBackend, change: InteractionChange): Promise<void> {
+    const attempts = Math.max(1, this.options.attempts ?? 6);
+    let delay = this.options.initialDelayMs ?? 500;
+    const context: BackendContext = {
+      respond: (id, response) => this.runtime.respond(id, response),
+      signal: this.abort.signal,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await backend.deliver(change, context);
+        if (change.type === change.interaction.kind) {
+          await this.runtime.markDelivered(change.interaction.id).catch(() => undefined);
+        }
+        return;
+      } catch (error) {
+        const retry =
+          error instanceof RetryableError && attempt < attempts && !this.abort.signal.aborted;
+        if (!retry) {
+          this.options.onFailure?.({ backend: backend.name, change, attempts: attempt, error });
+          return;
+        }
+        const wait = Math.min(delay, this.options.maxDelayMs ?? 30_000) * (0.5 + Math.random() / 2);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        delay *= 2;
+      }
+    }
+  }
+}
