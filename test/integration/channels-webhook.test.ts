@@ -174,7 +174,10 @@ describe("webhook backend", () => {
     });
     await until(() => failures.length === 1);
     assert.equal(failures[0]?.attempts, 1);
-    assert.match(String((failures[0]?.error as Error | undefined)?.message), /answered 400; not retried/);
+    assert.match(
+      String((failures[0]?.error as Error | undefined)?.message),
+      /answered 400; not retried/,
+    );
     assert.equal(hook.received.length, 1);
     assert.equal((await client.get(created.id)).status, "pending");
   });
