@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
+import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     ["10-turn session", () => benchSession(rounds)],
     ["8 threads x 2 turns", () => benchConcurrency(rounds)],
     ["event throughput", async () => throughputSection(await benchThroughput(events, rounds))],
+    ["channels runtime", () => benchChannels(rounds)],
   ];
   if (!skipBigOutput) {
     benches.push([
