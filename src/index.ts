@@ -55,6 +55,7 @@ export {
   type ChannelsServer,
   type ChannelsServerOptions,
   DEFAULT_CHANNELS_PORT,
+  openStore,
   startChannelsServer,
 } from "./channels/http-server.js";
 export * from "./channels/interaction-types.js";
@@ -66,6 +67,7 @@ export {
   decisionFor,
   interactionFor,
 } from "./channels/normalize.js";
+export { PostgresInteractionStore } from "./channels/postgres-store.js";
 export {
   ChannelsRuntime,
   type ChannelsRuntimeOptions,

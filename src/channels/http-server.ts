@@ -20,6 +20,7 @@ import {
   type InteractionKind,
   type InteractionStatus,
 } from "./interaction-types.js";
+import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
 import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
@@ -43,8 +44,10 @@ export interface ChannelsServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Default: the SQLite store `<dataDir>/interactions.db`. */
+  /** Default: the SQLite store `<dataDir>/interactions.db` (or `storeUrl`'s). */
   store?: InteractionStore;
+  /** `postgres://…` to share interactions between runtime instances (LISTEN/NOTIFY). */
+  storeUrl?: string;
   maxBodyBytes?: number;
   /** Serve the web inbox at `/` (default true). */
   inbox?: boolean;
@@ -74,9 +77,7 @@ export interface ChannelsServer {
 export async function startChannelsServer(options: ChannelsServerOptions): Promise<ChannelsServer> {
   const host = options.host ?? "127.0.0.1";
   const { token, file, created } = await loadOrCreateToken(options.dataDir);
-  const store =
-    options.store ??
-    new SqliteInteractionStore(path.join(path.resolve(options.dataDir), "interactions.db"));
+  const store = options.store ?? (await openStore(options.storeUrl, options.dataDir));
   const runtime = new ChannelsRuntime({ store });
   const dispatcher = options.backends?.length
     ? new BackendDispatcher(runtime, options.backends, {
@@ -126,6 +127,21 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       await runtime.close();
     },
   };
+}
+
+/** The store of a `--store` URL (PostgreSQL), or the embedded SQLite store in `dataDir`. */
+export async function openStore(
+  url: string | undefined,
+  dataDir: string,
+): Promise<InteractionStore> {
+  if (url === undefined) {
+    return new SqliteInteractionStore(path.join(path.resolve(dataDir), "interactions.db"));
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return PostgresInteractionStore.open(url);
+  throw new CodexHarnessError(
+    "invalid_option",
+    `Unknown store ${JSON.stringify(url)}: give a postgres://user:password@host:port/database URL, or no --store for the embedded SQLite store.`,
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -37,38 +37,51 @@ export function addChannelsCommands(program: Command): void {
       "where the token and the store live (default ~/.codex-harness/channels)",
     )
     .option(
+      "--store <url>",
+      "postgres://… to share interactions with other runtimes (default: SQLite in the data dir)",
+    )
+    .option(
       "--webhook <url>",
       "also POST every change there, signed with $CODEX_HARNESS_WEBHOOK_SECRET",
     )
-    .action(async (options: { host: string; port: string; dataDir?: string; webhook?: string }) => {
-      const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
-      const backends = options.webhook
-        ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
-        : [];
-      const server = await startChannelsServer({
-        dataDir,
-        host: options.host,
-        port: Number(options.port),
-        backends,
-        onBackendFailure: (failure) =>
-          console.error(
-            `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
-          ),
-      });
-      console.log(`codex-harness channels runtime listening on ${server.url}`);
-      if (server.tokenCreated) {
-        console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
-        console.log(`inbox: ${server.inboxUrl}`);
-      } else {
-        console.log(`token: in ${server.tokenFile}`);
-        console.log(`inbox: ${server.url}/ (paste the token)`);
-      }
-      const stop = () => {
-        void server.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    .action(
+      async (options: {
+        host: string;
+        port: string;
+        dataDir?: string;
+        store?: string;
+        webhook?: string;
+      }) => {
+        const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
+        const backends = options.webhook
+          ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
+          : [];
+        const server = await startChannelsServer({
+          dataDir,
+          host: options.host,
+          port: Number(options.port),
+          ...(options.store ? { storeUrl: options.store } : {}),
+          backends,
+          onBackendFailure: (failure) =>
+            console.error(
+              `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
+            ),
+        });
+        console.log(`codex-harness channels runtime listening on ${server.url}`);
+        if (server.tokenCreated) {
+          console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
+          console.log(`inbox: ${server.inboxUrl}`);
+        } else {
+          console.log(`token: in ${server.tokenFile}`);
+          console.log(`inbox: ${server.url}/ (paste the token)`);
+        }
+        const stop = () => {
+          void server.close().then(() => process.exit(0));
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      },
+    );
 
   const interactions = program
     .command("interactions")

@@ -1,0 +1,245 @@
+// The PostgreSQL store: several runtime instances (on several machines) share one set of
+// interactions; LISTEN/NOTIFY tells each instance of the others' changes.
+import pg from "pg";
+import { CodexHarnessError } from "../errors.js";
+import type {
+  ChangeType,
+  Interaction,
+  InteractionChange,
+  InteractionFilter,
+  InteractionStatus,
+} from "./interaction-types.js";
+import type { InteractionStore, StatusUpdate } from "./store.js";
+
+const CHANNEL = "codex_harness_changes";
+/** Serialises schema creation between instances starting at once. */
+const SCHEMA_LOCK = 4_317_001;
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS codex_harness_interactions (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  thread_id TEXT,
+  created_at TIMESTAMPTZ NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL,
+  body JSONB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS codex_harness_interactions_open
+  ON codex_harness_interactions (status, expires_at);
+CREATE TABLE IF NOT EXISTS codex_harness_changes (
+  seq BIGSERIAL PRIMARY KEY,
+  type TEXT NOT NULL,
+  interaction_id TEXT NOT NULL,
+  body JSONB NOT NULL
+);
+`;
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** The PostgreSQL store. Open it with {@link PostgresInteractionStore.open}. */
+export class PostgresInteractionStore implements InteractionStore {
+  /** Sequence numbers of changes this instance made, so its own NOTIFYs are not told twice. */
+  private readonly own = new Set<number>();
+  private listener: pg.Client | undefined;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
+
+  /** Connects to `url` (`postgres://…`) and creates the tables when missing. */
+  static async open(url: string): Promise<PostgresInteractionStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    pool.on("error", () => undefined); // an idle client's error: the next query reconnects
+    try {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+        await client.query(SCHEMA);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new CodexHarnessError(
+        "store_failed",
+        `Cannot use PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check the --store URL and that the server is up.`,
+        { cause: error },
+      );
+    }
+    return new PostgresInteractionStore(pool, url);
+  }
+
+  async create(interaction: Interaction): Promise<InteractionChange> {
+    return this.transaction(async (client) => {
+      await client.query(
+        `INSERT INTO codex_harness_interactions (id, kind, status, thread_id, created_at, expires_at, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          interaction.id,
+          interaction.kind,
+          interaction.status,
+          interaction.codex?.threadId ?? null,
+          interaction.createdAt,
+          interaction.expiresAt,
+          interaction,
+        ],
+      );
+      return this.addChange(client, interaction.kind, interaction);
+    });
+  }
+
+  async get(id: string): Promise<Interaction | undefined> {
+    const result = await this.pool.query<{ body: Interaction }>(
+      "SELECT body FROM codex_harness_interactions WHERE id = $1",
+      [id],
+    );
+    return result.rows[0]?.body;
+  }
+
+  async list(filter: InteractionFilter): Promise<Interaction[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.status?.length) {
+      args.push(filter.status);
+      where.push(`status = ANY($${args.length})`);
+    }
+    if (filter.kind?.length) {
+      args.push(filter.kind);
+      where.push(`kind = ANY($${args.length})`);
+    }
+    if (filter.threadId !== undefined) {
+      args.push(filter.threadId);
+      where.push(`thread_id = $${args.length}`);
+    }
+    args.push(filter.limit ?? 100);
+    const result = await this.pool.query<{ body: Interaction }>(
+      `SELECT body FROM codex_harness_interactions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
+      args,
+    );
+    return result.rows.map((row) => row.body);
+  }
+
+  async update(
+    id: string,
+    update: StatusUpdate,
+    from: InteractionStatus[],
+  ): Promise<InteractionChange | undefined> {
+    return this.transaction(async (client) => {
+      const found = await client.query<{ body: Interaction }>(
+        "SELECT body FROM codex_harness_interactions WHERE id = $1 FOR UPDATE",
+        [id],
+      );
+      const current = found.rows[0]?.body;
+      if (!current || !from.includes(current.status)) return undefined;
+      const next: Interaction = {
+        ...current,
+        status: update.status,
+        updatedAt: update.at,
+        ...(update.response ? { response: update.response } : {}),
+        ...(update.end ? { end: update.end } : {}),
+      };
+      await client.query(
+        "UPDATE codex_harness_interactions SET status = $2, body = $3 WHERE id = $1",
+        [id, next.status, next],
+      );
+      return this.addChange(client, update.status as ChangeType, next);
+    });
+  }
+
+  async changesSince(seq: number, limit: number): Promise<InteractionChange[]> {
+    const result = await this.pool.query<{ seq: string; type: ChangeType; body: Interaction }>(
+      "SELECT seq, type, body FROM codex_harness_changes WHERE seq > $1 ORDER BY seq LIMIT $2",
+      [seq, limit],
+    );
+    return result.rows.map((row) => ({
+      seq: Number(row.seq),
+      type: row.type,
+      interaction: row.body,
+    }));
+  }
+
+  async expired(now: string): Promise<Interaction[]> {
+    const result = await this.pool.query<{ body: Interaction }>(
+      "SELECT body FROM codex_harness_interactions WHERE status IN ('pending', 'delivered') AND expires_at < $1",
+      [now],
+    );
+    return result.rows.map((row) => row.body);
+  }
+
+  /** LISTENs on a connection of its own; other instances' changes reach `listener`. */
+  watch(listener: (change: InteractionChange) => void): () => void {
+    let stopped = false;
+    const client = new pg.Client({ connectionString: this.url });
+    this.listener = client;
+    client.on("error", () => undefined);
+    client.on("notification", (message) => {
+      const seq = Number(message.payload);
+      if (this.own.delete(seq)) return;
+      void this.changesSince(seq - 1, 1).then(([change]) => {
+        if (change && change.seq === seq && !stopped) listener(change);
+      });
+    });
+    void client
+      .connect()
+      .then(() => client.query(`LISTEN ${CHANNEL}`))
+      .catch(() => undefined);
+    return () => {
+      stopped = true;
+      void client.end().catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async addChange(
+    client: Queryable,
+    type: ChangeType,
+    interaction: Interaction,
+  ): Promise<InteractionChange> {
+    const result = await client.query<{ seq: string }>(
+      "INSERT INTO codex_harness_changes (type, interaction_id, body) VALUES ($1, $2, $3) RETURNING seq",
+      [type, interaction.id, interaction],
+    );
+    const seq = Number(result.rows[0]?.seq);
+    // Recorded before COMMIT, so our own notification (sent at COMMIT) is recognised.
+    this.own.add(seq);
+    await client.query("SELECT pg_notify($1, $2)", [CHANNEL, String(seq)]);
+    return { seq, type, interaction };
+  }
+}
+
+/** `url` without its password. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "the given URL";
+  }
+}

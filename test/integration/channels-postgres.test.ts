@@ -1,0 +1,151 @@
+// The PostgreSQL store on a real server: two runtime instances share one set of interactions.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, before, describe, it } from "node:test";
+import { channelsApprovals } from "../../src/channels/bridge.js";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import type { InteractionChange } from "../../src/channels/interaction-types.js";
+import { PostgresInteractionStore } from "../../src/channels/postgres-store.js";
+import { CodexHarnessError } from "../../src/errors.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+const missing = postgresMissing();
+let postgres: TestPostgres | undefined;
+let fixture: CodexApiFixture | undefined;
+const servers: ChannelsServer[] = [];
+const dirs: string[] = [];
+
+before(async () => {
+  if (!missing) postgres = await startPostgres();
+});
+
+after(() => postgres?.stop());
+
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A runtime instance on its own data dir (its own token) sharing the PostgreSQL store. */
+async function instance(): Promise<{ server: ChannelsServer; client: ChannelsClient }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-pg-runtime-"));
+  dirs.push(dir);
+  const server = await startChannelsServer({
+    dataDir: dir,
+    port: 0,
+    storeUrl: (postgres as TestPostgres).url,
+  });
+  servers.push(server);
+  return { server, client: new ChannelsClient({ url: server.url, token: server.token }) };
+}
+
+async function nextChange(
+  events: AsyncGenerator<InteractionChange>,
+  type: string,
+): Promise<InteractionChange> {
+  for (;;) {
+    const { value, done } = await events.next();
+    if (done) throw new Error(`stream ended before a ${type} change`);
+    if (value.type === type) return value;
+  }
+}
+
+describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () => {
+  it("two runtimes share interactions: created on one, streamed and answered on the other", async () => {
+    const a = await instance();
+    const b = await instance();
+    const watching = new AbortController();
+    const streamB = b.client.events({ signal: watching.signal });
+    // Wait until B's stream is open: its first change then comes from A via NOTIFY.
+    const first = streamB.next();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const created = await a.client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      title: "Run ls",
+      payload: { command: "ls" },
+    });
+    const seen = (await first).value as InteractionChange;
+    assert.equal(seen.type, "approval_request");
+    assert.equal(seen.interaction.id, created.id);
+    // A long poll on A wakes when B records the answer.
+    const waiting = a.client.get(created.id, { waitMs: 10_000 });
+    const started = Date.now();
+    await b.client.respond(created.id, { action: "accept" });
+    const ended = await waiting;
+    assert.equal(ended.status, "resolved");
+    assert.ok(Date.now() - started < 5_000, "woken by NOTIFY, not by the wait's end");
+    assert.equal((await nextChange(streamB, "resolved")).interaction.id, created.id);
+    // First answer wins across instances.
+    await assert.rejects(a.client.respond(created.id, { action: "decline" }), /already resolved/);
+    watching.abort();
+  });
+
+  it("racing answers on two instances: exactly one wins", async () => {
+    const a = await instance();
+    const b = await instance();
+    for (let round = 0; round < 10; round++) {
+      const created = await a.client.create({
+        kind: "approval_request",
+        source: { name: "test" },
+        title: `race ${round}`,
+        payload: {},
+      });
+      const results = await Promise.allSettled([
+        a.client.respond(created.id, { action: "accept" }),
+        b.client.respond(created.id, { action: "decline" }),
+      ]);
+      assert.equal(results.filter((result) => result.status === "fulfilled").length, 1);
+    }
+  });
+
+  it("a real codex command approval bridged through one runtime is answered on another", async () => {
+    const a = await instance();
+    const b = await instance();
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo shared > shared.txt", { escalated: true }), reply("ok")],
+      {
+        config: {},
+        codex: { approvals: channelsApprovals({ url: a.server.url, token: a.server.token }) },
+      },
+    );
+    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    let pending = await b.client.list({ status: ["pending", "delivered"] });
+    const deadline = Date.now() + 20_000;
+    while (pending.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pending = await b.client.list({ status: ["pending", "delivered"] });
+    }
+    const [asked] = pending;
+    assert.ok(asked, "the interaction is visible on the other runtime");
+    await b.client.respond(asked.id, { action: "accept" });
+    await turn;
+    assert.ok(existsSync(path.join(fixture.workdir, "shared.txt")));
+  });
+
+  it("a bad URL or a server that is down gives one clear error", async () => {
+    await assert.rejects(
+      PostgresInteractionStore.open("postgres://postgres:secret@127.0.0.1:1/none"),
+      (error: unknown) =>
+        error instanceof CodexHarnessError &&
+        error.code === "store_failed" &&
+        /Cannot use PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/.test(
+          error.message,
+        ),
+    );
+    const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-pg-runtime-"));
+    dirs.push(dir);
+    await assert.rejects(
+      startChannelsServer({ dataDir: dir, port: 0, storeUrl: "mysql://x" }),
+      /Unknown store "mysql:\/\/x"/,
+    );
+  });
+});
