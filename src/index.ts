@@ -68,6 +68,7 @@ export {
   interactionFor,
 } from "./channels/normalize.js";
 export { PostgresInteractionStore } from "./channels/postgres-store.js";
+export { type ProgressOptions, progressOf, withProgressUpdates } from "./channels/progress.js";
 export {
   ChannelsRuntime,
   type ChannelsRuntimeOptions,
@@ -83,6 +84,8 @@ export {
   type WebhookBackendOptions,
   webhookBackend,
 } from "./channels/webhook-backend.js";
+export { Terminal } from "./cli/terminal.js";
+export { terminalApprovals } from "./cli/terminal-approvals.js";
 export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";

@@ -2,8 +2,13 @@
 import type { Approvals } from "../events/approval-types.js";
 import type { Terminal } from "./terminal.js";
 
-/** Handlers that ask at the terminal for commands and file changes; `autoApprove` answers yes. */
-export function terminalApprovals(terminal: Terminal, autoApprove: boolean): Approvals {
+/**
+ * The terminal way to answer: handlers that ask the person at `terminal` — in the process running
+ * the turn — about commands and file changes (y/N) and the agent's questions (an option's number,
+ * or free text). `autoApprove` answers yes to commands and file changes without asking (questions
+ * still ask). End of input declines.
+ */
+export function terminalApprovals(terminal: Terminal, autoApprove = false): Approvals {
   const ask = async (question: string): Promise<boolean> => {
     if (!autoApprove) return terminal.confirm(question);
     terminal.line(`${question} ${terminal.style("green", "yes (--yes)")}`);
@@ -23,6 +28,25 @@ export function terminalApprovals(terminal: Terminal, autoApprove: boolean): App
         `${terminal.style("yellow", "?")} Apply the file change above${why}?`,
       );
       return approved ? "accept" : "decline";
+    },
+    userInput: async (request) => {
+      const answers: Record<string, string[]> = {};
+      for (const question of request.questions) {
+        const options = question.options ?? [];
+        options.forEach((option, index) => {
+          terminal.line(
+            `  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ""}`,
+          );
+        });
+        const typed = await terminal.ask(
+          `${terminal.style("yellow", "?")} ${question.question}${options.length ? ` ${terminal.style("dim", "[number or text]")}` : ""}`,
+        );
+        if (typed === undefined) return "decline";
+        const picked = /^\s*(\d+)\s*$/.exec(typed);
+        const option = picked ? options[Number(picked[1]) - 1] : undefined;
+        answers[question.id] = [option ? option.label : typed.trim()];
+      }
+      return { answers };
     },
   };
 }

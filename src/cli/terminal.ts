@@ -59,11 +59,17 @@ export class Terminal {
 
   /** Asks a yes/no question; anything but y/yes (or end of input) is no. */
   async confirm(question: string): Promise<boolean> {
-    this.line(`${question} ${this.style("dim", "[y/N]")}`);
+    const answer = await this.ask(`${question} ${this.style("dim", "[y/N]")}`);
+    return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+  }
+
+  /** Asks for a line of text; undefined at the end of input. */
+  async ask(question: string): Promise<string | undefined> {
+    this.line(question);
     this.reader ??= createInterface({ input: this.input, terminal: false });
     this.lines ??= this.reader[Symbol.asyncIterator]();
     const next = await this.lines.next();
-    return !next.done && /^\s*y(es)?\s*$/i.test(next.value);
+    return next.done ? undefined : next.value;
   }
 
   /** Stops the spinner and releases the input. */

@@ -7,6 +7,7 @@ import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { Interaction, InteractionStatus } from "../../src/channels/interaction-types.js";
+import { withProgressUpdates } from "../../src/channels/progress.js";
 import { execCommand, reply, requestUserInput, response } from "../../src/testing/script.js";
 import { runCli } from "../support/cli.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
@@ -147,6 +148,34 @@ describe("channels with the real codex (ScriptedModel)", () => {
     assert.equal(ended.status, "cancelled");
     assert.equal(ended.end?.reason, "cleared");
     assert.equal(existsSync(path.join(fixture.workdir, "never.txt")), false);
+  });
+
+  it("progress updates (opt-in): a turn's start, command, message and end, resolved when it ends", async () => {
+    server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
+    const { url, token } = server;
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo progress"), reply("All done.")],
+      {
+        config: { sandbox_mode: "danger-full-access", approval_policy: "never" },
+      },
+    );
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir })
+      .runStreamed("go");
+    const seen: string[] = [];
+    for await (const event of withProgressUpdates(events, { url, token })) seen.push(event.type);
+    assert.equal(seen.at(-1), "turn.completed", "events pass through");
+    const updates = await new ChannelsClient({ url, token }).list({ kind: ["progress_update"] });
+    const titles = updates.map((update) => update.title).reverse();
+    assert.equal(titles[0], "Turn started");
+    assert.ok(
+      titles.some((title) => /^Ran .*echo progress.* \(completed, exit 0\)$/.test(title)),
+      titles.join(" | "),
+    );
+    assert.ok(titles.includes("Said: All done."), titles.join(" | "));
+    assert.equal(titles.at(-1), "Turn completed");
+    assert.ok(updates.every((update) => update.status === "resolved" && update.codex?.threadId));
   });
 
   it("survives a runtime restart: a pending approval answered after it reaches codex", async () => {

@@ -1,0 +1,118 @@
+// Optional progress updates: a turn's notable events as `progress_update` interactions, so the
+// people watching the inbox (or a webhook) follow what an agent does, not only what it asks.
+import type { ThreadEvent } from "../events/types.js";
+import { ChannelsClient, type ChannelsClientOptions } from "./client.js";
+import type { InteractionInput } from "./interaction-types.js";
+
+/** Options of {@link withProgressUpdates}. */
+export interface ProgressOptions extends ChannelsClientOptions {
+  /** `source.name` of the updates (default `codex-harness`). */
+  source?: string;
+  /** Told when an update could not be sent (the turn goes on regardless). */
+  onError?: (error: unknown) => void;
+}
+
+/** The update an event makes, if it is one worth telling. */
+export function progressOf(
+  event: ThreadEvent,
+): { title: string; payload: Record<string, unknown> } | undefined {
+  switch (event.type) {
+    case "turn.started":
+      return { title: "Turn started", payload: { event: "turn_started" } };
+    case "item.completed": {
+      const item = event.item;
+      if (item.type === "command_execution") {
+        return {
+          title: `Ran ${item.command} (${item.status}${item.exit_code === null || item.exit_code === undefined ? "" : `, exit ${item.exit_code}`})`,
+          payload: {
+            event: "command",
+            command: item.command,
+            status: item.status,
+            exitCode: item.exit_code ?? null,
+          },
+        };
+      }
+      if (item.type === "file_change") {
+        return {
+          title: `${item.status === "completed" ? "Changed" : `File change ${item.status}:`} ${item.changes.map((c) => c.path).join(", ")}`,
+          payload: { event: "file_change", status: item.status, changes: item.changes },
+        };
+      }
+      if (item.type === "agent_message") {
+        return {
+          title: `Said: ${item.text.slice(0, 200)}`,
+          payload: { event: "message", text: item.text },
+        };
+      }
+      return undefined;
+    }
+    case "turn.completed":
+      return {
+        title: `Turn ${event.status ?? "completed"}`,
+        payload: {
+          event: "turn_completed",
+          status: event.status ?? "completed",
+          usage: event.usage,
+        },
+      };
+    case "turn.failed":
+      return {
+        title: `Turn failed: ${event.error.message}`,
+        payload: { event: "turn_failed", error: event.error },
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Passes a turn's events through unchanged while posting each notable one (turn start and end,
+ * commands, file changes, messages) to a channels runtime as a `progress_update` interaction.
+ * When the turn's stream ends, that turn's updates nobody acknowledged are resolved (`accept`,
+ * metadata `{by: "codex-harness"}`), so they leave the waiting list. Off unless you wrap a stream:
+ * `for await (const e of withProgressUpdates(events, { url, token }))`.
+ */
+export async function* withProgressUpdates<E extends ThreadEvent>(
+  events: AsyncIterable<E>,
+  options: ProgressOptions,
+): AsyncGenerator<E> {
+  const client = new ChannelsClient(options);
+  const posted: Promise<string | undefined>[] = [];
+  const post = (input: InteractionInput) => {
+    posted.push(
+      client.create(input).then(
+        (interaction) => interaction.id,
+        (error: unknown) => {
+          options.onError?.(error);
+          return undefined;
+        },
+      ),
+    );
+  };
+  try {
+    for await (const event of events) {
+      const update = progressOf(event);
+      if (update) {
+        post({
+          kind: "progress_update",
+          source: { name: options.source ?? "codex-harness" },
+          codex: {
+            ...(event.thread_id ? { threadId: event.thread_id } : {}),
+            ...(event.turn_id ? { turnId: event.turn_id } : {}),
+          },
+          title: update.title,
+          payload: update.payload,
+          actions: ["accept"],
+        });
+      }
+      yield event;
+    }
+  } finally {
+    for (const id of await Promise.all(posted)) {
+      if (id === undefined) continue;
+      await client
+        .respond(id, { action: "accept", metadata: { by: "codex-harness", reason: "turn ended" } })
+        .catch(() => undefined); // acknowledged by someone already
+    }
+  }
+}
