@@ -9,7 +9,7 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import type { InteractionStore, StatusUpdate } from "./store.js";
+import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
 
 const CHANNEL = "codex_harness_changes";
 /** Serialises schema creation between instances starting at once. */
@@ -138,13 +138,7 @@ export class PostgresInteractionStore implements InteractionStore {
       );
       const current = found.rows[0]?.body;
       if (!current || !from.includes(current.status)) return undefined;
-      const next: Interaction = {
-        ...current,
-        status: update.status,
-        updatedAt: update.at,
-        ...(update.response ? { response: update.response } : {}),
-        ...(update.end ? { end: update.end } : {}),
-      };
+      const next = applyUpdate(current, update);
       await client.query(
         "UPDATE codex_harness_interactions SET status = $2, body = $3 WHERE id = $1",
         [id, next.status, next],

@@ -10,7 +10,7 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import type { InteractionStore, StatusUpdate } from "./store.js";
+import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS interactions (
@@ -119,13 +119,7 @@ export class SqliteInteractionStore implements InteractionStore {
         if (!row) return undefined;
         const current = JSON.parse(row.body) as Interaction;
         if (!from.includes(current.status)) return undefined;
-        const next: Interaction = {
-          ...current,
-          status: update.status,
-          updatedAt: update.at,
-          ...(update.response ? { response: update.response } : {}),
-          ...(update.end ? { end: update.end } : {}),
-        };
+        const next = applyUpdate(current, update);
         this.db
           .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
           .run(next.status, JSON.stringify(next), id);

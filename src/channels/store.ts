@@ -45,3 +45,14 @@ export interface InteractionStore {
   watch?(listener: (change: InteractionChange) => void): () => void;
   close(): Promise<void>;
 }
+
+/** The interaction after `update` (what both stores write). */
+export function applyUpdate(current: Interaction, update: StatusUpdate): Interaction {
+  return {
+    ...current,
+    status: update.status,
+    updatedAt: update.at,
+    ...(update.response ? { response: update.response } : {}),
+    ...(update.end ? { end: update.end } : {}),
+  };
+}
