@@ -5,7 +5,7 @@ import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
-import { codexHomeDir, installTarget } from "../spaces/install.js";
+import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
 import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
@@ -69,12 +69,14 @@ export async function runTarget(
 
   let home: string;
   try {
-    if (!(await isDirectory(templateHome))) {
-      const result = await installTarget(project, options.target, {
-        onWarning: (message) => io.err(`warning: ${message}`),
-      });
-      io.err(`installed ${result.target} -> ${result.homeDir}`);
-    }
+    const { installed } = await installedHome(
+      () =>
+        installTarget(project, options.target, {
+          onWarning: (message) => io.err(`warning: ${message}`),
+        }),
+      templateHome,
+    );
+    if (installed) io.err(`installed ${installed.target} -> ${installed.homeDir}`);
     ({ home } = await prepareSessionHome({
       templateHome,
       aspHome,

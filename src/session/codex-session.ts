@@ -6,9 +6,10 @@ import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type {
   ApprovalContext,
+  ApprovalHandler,
   Approvals,
-  CommandExecutionRequest,
-  FileChangeRequest,
+  DecisionOf,
+  RequestOf,
 } from "../events/approval-types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import type { Thread } from "../thread.js";
@@ -252,9 +253,14 @@ export class CodexSession implements UnifiedSession {
       ...denyAll(),
       ...options.approvals,
       commandExecution: (request, context) =>
-        this.decide("command_execution", request, context, options.approvals?.commandExecution),
+        this.decide<"commandExecution">(
+          "command_execution",
+          request,
+          context,
+          options.approvals?.commandExecution,
+        ),
       fileChange: (request, context) =>
-        this.decide("file_change", request, context, options.approvals?.fileChange),
+        this.decide<"fileChange">("file_change", request, context, options.approvals?.fileChange),
     };
     return {
       workingDirectory: options.cwd,
@@ -266,25 +272,22 @@ export class CodexSession implements UnifiedSession {
     };
   }
 
-  private async decide<R extends CommandExecutionRequest | FileChangeRequest>(
+  private async decide<K extends "commandExecution" | "fileChange">(
     toolName: string,
-    request: R,
+    request: RequestOf<K>,
     context: ApprovalContext,
-    fallback: ((request: R, context: ApprovalContext) => unknown) | undefined,
-  ): Promise<"acceptForSession" | "decline"> {
+    fallback: ApprovalHandler<K> | undefined,
+  ): Promise<DecisionOf<K> | undefined> {
     const handler = this.permissionHandler;
-    if (!handler) {
-      if (!fallback) return "decline";
-      return (await fallback(request, context)) as "acceptForSession" | "decline";
-    }
-    if (handler.isAutoAllowed(toolName)) return "acceptForSession";
+    if (!handler) return fallback ? fallback(request, context) : ("decline" as DecisionOf<K>);
+    if (handler.isAutoAllowed(toolName)) return "acceptForSession" as DecisionOf<K>;
     const answer = await handler.requestPermission({
       toolName,
       toolUseId: request.item_id ?? "",
       input: request,
       ...(request.reason ? { summary: request.reason } : {}),
     });
-    return answer.allowed ? "acceptForSession" : "decline";
+    return (answer.allowed ? "acceptForSession" : "decline") as DecisionOf<K>;
   }
 
   /** Start-up warnings and deprecations arrive outside any turn. */

@@ -4,9 +4,14 @@ import path from "node:path";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
-import { isDirectory } from "../files.js";
 import { definedEnv } from "../process-env.js";
-import { codexHomeDir, installSpaces, installTarget, spacesTargetName } from "../spaces/install.js";
+import {
+  codexHomeDir,
+  installedHome,
+  installSpaces,
+  installTarget,
+  spacesTargetName,
+} from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
@@ -77,8 +82,9 @@ class RunError extends Error {
     readonly code: AgentSpacesErrorCode | undefined,
     message: string,
     readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -154,7 +160,6 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
     } finally {
       request.signal?.removeEventListener("abort", interrupt);
     }
-    await session.stop("complete");
     await saveRecord(request, record, response);
     const finalOutput = session.lastResult?.finalResponse;
     response.result = { success: true, ...(finalOutput ? { finalOutput } : {}) };
@@ -217,7 +222,7 @@ async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null
   try {
     record = await readSessionRecord(request.aspHome, request.externalSessionId);
   } catch (error) {
-    throw new RunError("resolve_failed", (error as Error).message);
+    throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
   }
   if (record && record.harness !== "codex") {
     throw new RunError(
@@ -234,29 +239,29 @@ async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null
 async function sessionHome(request: RunTurnRequest, env: Record<string, string>): Promise<string> {
   try {
     const spec = request.spec;
-    let templateHome: string;
-    if ("target" in spec) {
-      const { targetName, targetDir } = spec.target;
-      templateHome = codexHomeDir(targetDir, targetName);
-      if (!(await isDirectory(templateHome))) await installTarget(targetDir, targetName);
-    } else {
-      templateHome = codexHomeDir(request.aspHome, spacesTargetName(spec.spaces));
-      if (!(await isDirectory(templateHome))) {
-        await installSpaces(spec.spaces, {
-          projectDir: path.resolve(request.cwd),
-          installRoot: request.aspHome,
-        });
-      }
-    }
+    const { homeDir } =
+      "target" in spec
+        ? await installedHome(
+            () => installTarget(spec.target.targetDir, spec.target.targetName),
+            codexHomeDir(spec.target.targetDir, spec.target.targetName),
+          )
+        : await installedHome(
+            () =>
+              installSpaces(spec.spaces, {
+                projectDir: path.resolve(request.cwd),
+                installRoot: request.aspHome,
+              }),
+            codexHomeDir(request.aspHome, spacesTargetName(spec.spaces)),
+          );
     const { home } = await prepareSessionHome({
-      templateHome,
+      templateHome: homeDir,
       aspHome: request.aspHome,
       sessionId: request.externalSessionId,
       env,
     });
     return home;
   } catch (error) {
-    throw new RunError("resolve_failed", (error as Error).message);
+    throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
   }
 }
 
@@ -284,6 +289,7 @@ async function startSession(session: CodexSession, threadId: string | undefined)
         "harness_session_not_found",
         `codex cannot resume thread ${threadId} of this session (${error.message})`,
         { harnessSessionId: threadId },
+        { cause: error },
       );
     }
     throw error;

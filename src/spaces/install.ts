@@ -4,6 +4,7 @@ import { cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promise
 import path from "node:path";
 import { renderConfigToml } from "../app-server/codex-config.js";
 import { CodexHarnessError } from "../errors.js";
+import { isDirectory } from "../files.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
 import { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./resolve.js";
@@ -151,6 +152,20 @@ async function installResolved(
       { cause: error },
     );
   }
+}
+
+/**
+ * The installed home at `homeDir`, running `install` first only when there is none: an installed
+ * home is reused (run `codex-harness install` after changing spaces). `installed` is set when this
+ * call installed it.
+ */
+export async function installedHome(
+  install: () => Promise<InstallResult>,
+  homeDir: string,
+): Promise<{ homeDir: string; installed?: InstallResult }> {
+  if (await isDirectory(homeDir)) return { homeDir };
+  const installed = await install();
+  return { homeDir: installed.homeDir, installed };
 }
 
 /**

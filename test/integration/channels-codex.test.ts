@@ -11,6 +11,7 @@ import { withProgressUpdates } from "../../src/channels/progress.js";
 import { execCommand, reply, requestUserInput, response } from "../../src/testing/script.js";
 import { runCli } from "../support/cli.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
 
 let fixture: CodexApiFixture | undefined;
 let server: ChannelsServer | undefined;
@@ -30,19 +31,15 @@ function dataDir(): string {
   return dir;
 }
 
-/** Polls the runtime until an interaction with one of `statuses` shows up. */
-async function waitForInteraction(
+/** The first interaction with one of `statuses`, once the runtime has one. */
+function waitForInteraction(
   client: ChannelsClient,
   statuses: InteractionStatus[],
-  timeoutMs = 20_000,
 ): Promise<Interaction> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const [found] = await client.list({ status: statuses }).catch(() => []);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${statuses.join("/")} interaction within ${timeoutMs} ms`);
+  return eventually(
+    `a ${statuses.join("/")} interaction`,
+    async () => (await client.list({ status: statuses }))[0],
+  );
 }
 
 describe("channels with the real codex (ScriptedModel)", () => {

@@ -12,6 +12,7 @@ import { PostgresInteractionStore } from "../../src/channels/postgres-store.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
 
 const missing = postgresMissing();
@@ -118,12 +119,10 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
       },
     );
     const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
-    let pending = await b.client.list({ status: ["pending", "delivered"] });
-    const deadline = Date.now() + 20_000;
-    while (pending.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      pending = await b.client.list({ status: ["pending", "delivered"] });
-    }
+    const pending = await eventually("the interaction on the other runtime", async () => {
+      const found = await b.client.list({ status: ["pending", "delivered"] });
+      return found.length > 0 ? found : undefined;
+    });
     const [asked] = pending;
     assert.ok(asked, "the interaction is visible on the other runtime");
     await b.client.respond(asked.id, { action: "accept" });

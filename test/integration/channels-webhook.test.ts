@@ -19,6 +19,7 @@ import {
 } from "../../src/channels/webhook-backend.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
 
 const SECRET = "a-shared-secret-of-some-length";
 
@@ -91,14 +92,6 @@ async function startRuntime(
   return runtime;
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("webhook backend", () => {
   it("a signed webhook answered through the API approves a real codex command", async () => {
     let client: ChannelsClient | undefined;
@@ -125,7 +118,9 @@ describe("webhook backend", () => {
     );
     await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
     assert.ok(existsSync(path.join(fixture.workdir, "hook.txt")));
-    await until(() => hook.received.some((entry) => entry.change.type === "resolved"));
+    await eventually("the resolved change at the receiver", () =>
+      hook.received.some((entry) => entry.change.type === "resolved"),
+    );
     const [first] = hook.received;
     assert.equal(first?.verified, true);
     assert.equal(first?.headers["x-codex-harness-event"], "approval_request");
@@ -147,13 +142,10 @@ describe("webhook backend", () => {
       title: "Run ls",
       payload: { command: "ls" },
     });
-    let status = "";
-    const deadline = Date.now() + 10_000;
-    while (status !== "delivered" && Date.now() < deadline) {
-      status = (await client.get(created.id)).status;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.equal(status, "delivered");
+    await eventually(
+      "delivered",
+      async () => (await client.get(created.id)).status === "delivered",
+    );
     // The creation was POSTed three times (503, 503, 200), then the `delivered` change once.
     const creations = hook.received.filter((entry) => entry.change.type === "approval_request");
     assert.equal(creations.length, 3);
@@ -172,7 +164,7 @@ describe("webhook backend", () => {
       title: "Which?",
       payload: {},
     });
-    await until(() => failures.length === 1);
+    await eventually("the reported failure", () => failures.length === 1);
     assert.equal(failures[0]?.attempts, 1);
     assert.match(
       String((failures[0]?.error as Error | undefined)?.message),
