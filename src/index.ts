@@ -189,4 +189,9 @@ export type {
   UserInput,
   WebSearchMode,
 } from "./turns/options.js";
-export { type RunResult, type Turn, TurnFailedError } from "./turns/run-result.js";
+export {
+  type RunResult,
+  type Turn,
+  TurnAbortedError,
+  TurnFailedError,
+} from "./turns/run-result.js";

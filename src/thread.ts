@@ -4,7 +4,7 @@ import type { WithRaw } from "./events/raw.js";
 import type { ThreadEvent } from "./events/types.js";
 import { checkOutputSchema, normalizeInput } from "./turns/input.js";
 import type { Input, ThreadOptions, TurnOptions } from "./turns/options.js";
-import { type RunResult, RunResultBuilder } from "./turns/run-result.js";
+import { type RunResult, RunResultBuilder, TurnAbortedError } from "./turns/run-result.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
 /** The result of `runStreamed()`: the turn's events, consumable once. */
@@ -74,7 +74,13 @@ export class Thread {
     // Nobody reads this stream, so nobody can answer approval.requested: unanswered requests decline.
     const { events } = await this.open(input, turnOptions, false);
     const builder = new RunResultBuilder();
-    for await (const event of events) builder.add(event);
+    try {
+      for await (const event of events) builder.add(event);
+    } catch (error) {
+      // What the turn produced before it was aborted stays reachable.
+      if (error instanceof TurnAbortedError) error.result = builder.partial();
+      throw error;
+    }
     return builder.finish();
   }
 

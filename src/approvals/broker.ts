@@ -27,8 +27,8 @@ export interface ApprovalTarget {
   interactive: boolean;
   /** Puts an event on the turn's stream. */
   emit(event: ThreadEvent): void;
-  /** Aborts when the turn ends. */
-  ended: AbortSignal;
+  /** Aborts when the turn ends or is being stopped: nothing it asks may be approved after that. */
+  answerable: AbortSignal;
   /** The files of a file change item of the turn. */
   changesOf(itemId: string): FileUpdateChange[];
   /** Keeps the turn from counting as idle while the request waits; returns the release. */
@@ -123,7 +123,7 @@ export class ApprovalBroker {
     };
     this.pending.set(key(context.id), { clear });
     context.signal.addEventListener("abort", clear, { once: true });
-    target?.ended.addEventListener("abort", clear, { once: true });
+    target?.answerable.addEventListener("abort", clear, { once: true });
     try {
       const { decision, decidedBy } = await this.decide(request, target, cleared.signal);
       report(decision, decidedBy);
@@ -132,7 +132,7 @@ export class ApprovalBroker {
       releaseIdle?.();
       this.pending.delete(key(context.id));
       context.signal.removeEventListener("abort", clear);
-      target?.ended.removeEventListener("abort", clear);
+      target?.answerable.removeEventListener("abort", clear);
     }
   }
 

@@ -11,10 +11,11 @@ import type {
   DecisionOf,
   RequestOf,
 } from "../events/approval-types.js";
+import { interruptedTurnEvent } from "../events/turn-events.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import type { Thread } from "../thread.js";
 import type { ApprovalMode, SandboxMode, ThreadOptions } from "../turns/options.js";
-import { type RunResult, RunResultBuilder } from "../turns/run-result.js";
+import { type RunResult, RunResultBuilder, TurnAbortedError } from "../turns/run-result.js";
 import { promptInput } from "./attachments.js";
 import { toUnifiedEvents, type UnifiedTurnState } from "./unified-events.js";
 import type {
@@ -195,6 +196,20 @@ export class CodexSession implements UnifiedSession {
       }
     } catch (error) {
       this.turnAbort = undefined;
+      if (error instanceof TurnAbortedError && this.state === "streaming") {
+        // interrupt(): codex stopped the turn; it ends as interrupted and the session goes on.
+        const ended = interruptedTurnEvent(this.info.threadId);
+        builder.add(ended);
+        for (const unified of toUnifiedEvents(ended, state)) this.emit(unified);
+        this.move("running");
+        this.result = builder.finish();
+        return;
+      }
+      if (error instanceof TurnAbortedError && this.state === "stopped") {
+        throw new CodexHarnessError("session_stopped", "The session was stopped during the turn.", {
+          cause: error,
+        });
+      }
       if (this.state === "streaming") {
         // Bad input never reached codex: the session is as it was.
         this.move(

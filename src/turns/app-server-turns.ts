@@ -4,14 +4,15 @@ import { ApprovalBroker } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
-import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
+import { threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
 import { definedEnv } from "../process-env.js";
 import type { RpcNotification } from "../protocol/messages.js";
-import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
+import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
+import { TurnAbortedError } from "./run-result.js";
 import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
 import {
@@ -20,6 +21,11 @@ import {
   toWireInput,
   turnStartParams,
 } from "./thread-params.js";
+import {
+  DEFAULT_INTERRUPT_TIMEOUT_MS,
+  interruptTurn,
+  terminateCommands,
+} from "./turn-interrupt.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -129,10 +135,8 @@ export class AppServerTurnTransport implements TurnTransport {
     request: TurnRequest,
   ): AsyncGenerator<WithRaw<ThreadEvent>, EventQueue<WithRaw<ThreadEvent>> | undefined> {
     const { signal } = request.turnOptions;
-    if (signal?.aborted) {
-      yield* endedBeforeStart(request.threadId);
-      return undefined;
-    }
+    // Aborted before codex started the turn: nothing runs, the stream throws at once.
+    throwIfAborted(signal);
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
@@ -143,13 +147,10 @@ export class AppServerTurnTransport implements TurnTransport {
     let handedOff = false;
     try {
       const client = await this.connection();
+      throwIfAborted(signal);
       let threadId =
         request.threadId ?? (await this.startThread(client, request.threadOptions)).threadId;
-      unlock = await this.lock(threadId, signal).catch(() => undefined);
-      if (!unlock) {
-        yield* endedBeforeStart(threadId);
-        return undefined;
-      }
+      unlock = await this.lock(threadId, signal);
       const attached = await this.attach(client, threadId, request.threadOptions);
       if (attached.replaced) {
         threadId = attached.threadId;
@@ -159,19 +160,27 @@ export class AppServerTurnTransport implements TurnTransport {
         );
       }
       yield threadStartedEvent(threadId);
+      throwIfAborted(signal);
       const turn = new ActiveTurn(
         threadId,
         mergeApprovals(this.options.approvals, request.threadOptions.approvals),
         request.interactive ?? true,
         this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
       );
-      const interrupt = () => void this.interruptQuietly(client, turn);
+      const onAbort = () => {
+        turn.abort(new TurnAbortedError(signal?.reason));
+        // Before turn/start answered there is no turn id yet: stopped once it is known (below).
+        if (turn.turnId !== undefined) this.stop(client, turn);
+      };
       this.router.add(turn);
       turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
+      signal?.addEventListener("abort", onAbort, { once: true });
       const finish = () => {
-        signal?.removeEventListener("abort", interrupt);
-        // Left before codex ended the turn (break, process death): do not leave it running.
-        if (!turn.mapper.outcome) interrupt();
+        signal?.removeEventListener("abort", onAbort);
+        // Left before codex ended the turn (break, idle timeout, process death): stop it there.
+        if (!turn.mapper.outcome && !turn.aborted && !client.closedReason) {
+          stopAtCodex(client, turn).catch((error: unknown) => warnNotStopped(error));
+        }
         turn.close();
         this.router.remove(turn);
         release();
@@ -187,14 +196,28 @@ export class AppServerTurnTransport implements TurnTransport {
         handedOff = true;
         throw error;
       }
-      if (signal?.aborted) interrupt();
-      else signal?.addEventListener("abort", interrupt, { once: true });
+      if (turn.aborted) this.stop(client, turn);
       turn.events.onFinish = finish;
       handedOff = true;
       return turn.events;
     } finally {
       if (!handedOff) release();
     }
+  }
+
+  /**
+   * Stops an aborted turn at codex. Its stream then ends with the abort error when codex reports
+   * the turn's end, or with `interrupt_failed` when codex cannot be made to stop it.
+   */
+  private stop(client: AppServerClient, turn: ActiveTurn): void {
+    if (client.closedReason) return;
+    stopAtCodex(client, turn).then(
+      () => turn.confirmStopped(),
+      (error: unknown) => {
+        turn.events.fail(error);
+        turn.close();
+      },
+    );
   }
 
   /**
@@ -258,18 +281,15 @@ export class AppServerTurnTransport implements TurnTransport {
 
   async interrupt(threadId: string, turnId: string): Promise<void> {
     const client = await this.connection();
-    await client.request("turn/interrupt", { threadId, turnId });
+    const turn = this.router.get(threadId);
+    await interruptTurn(
+      client,
+      turn?.turnId === turnId ? turn : { threadId, turnId, ended: new AbortController().signal },
+    );
   }
 
   async close(): Promise<void> {
     await this.supervisor.close();
-  }
-
-  private async interruptQuietly(client: AppServerClient, turn: ActiveTurn): Promise<void> {
-    if (turn.turnId === undefined || client.closedReason) return;
-    await client
-      .request("turn/interrupt", { threadId: turn.threadId, turnId: turn.turnId })
-      .catch(() => undefined);
   }
 
   /** Waits until no other turn runs on `threadId`, then holds it until the returned release. */
@@ -320,12 +340,48 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
   return error;
 }
 
-/** A turn aborted before it reached codex ends at once, as interrupted (as with exec). */
-function* endedBeforeStart(threadId: string | null): Generator<WithRaw<ThreadEvent>> {
-  if (threadId !== null) yield threadStartedEvent(threadId);
-  yield interruptedTurnEvent(threadId ?? undefined);
+/**
+ * Interrupts a turn, waits for codex to report its end, then ends the commands it started (codex
+ * leaves them running). Rejects when codex does not end the turn in time.
+ */
+async function stopAtCodex(client: AppServerClient, turn: ActiveTurn): Promise<void> {
+  await interruptTurn(client, turn);
+  if (!turn.ended.aborted) {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        turn.ended.removeEventListener("abort", done);
+        reject(
+          new CodexHarnessError(
+            "turn_not_stopped",
+            `codex accepted the interrupt of turn ${turn.turnId} but did not end it within ${DEFAULT_INTERRUPT_TIMEOUT_MS} ms. Close the Codex to end its process.`,
+          ),
+        );
+      }, DEFAULT_INTERRUPT_TIMEOUT_MS);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      turn.ended.addEventListener("abort", done, { once: true });
+    });
+  }
+  await terminateCommands(client, turn.threadId, turn.commandItemIds);
 }
 
-function abortedBeforeStart(reason: unknown): RpcLocalError {
-  return new RpcLocalError("aborted", "The turn was aborted before it started.", { cause: reason });
+/** Throws the abort error when `signal` has aborted (the turn never reached codex). */
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortedBeforeStart(signal.reason);
+}
+
+function abortedBeforeStart(reason: unknown): TurnAbortedError {
+  return new TurnAbortedError(
+    reason,
+    "The turn was aborted by its signal before codex started it.",
+  );
+}
+
+/** An abandoned turn that codex would not stop: nobody reads its stream any more, so say it here. */
+function warnNotStopped(error: unknown): void {
+  process.emitWarning(error instanceof Error ? error : String(error), {
+    code: "CODEX_HARNESS_TURN_NOT_STOPPED",
+  });
 }

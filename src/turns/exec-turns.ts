@@ -5,7 +5,7 @@ import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js
 import { CodexHarnessError } from "../errors.js";
 import { execLineToEvents, execThreadIdOf } from "../events/exec-events.js";
 import type { WithRaw } from "../events/raw.js";
-import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
+import { threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
 import {
   buildExecArgs,
@@ -22,6 +22,7 @@ import { CodexExitedError, RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
 import { observe } from "./observed-stream.js";
 import type { CodexOptions } from "./options.js";
+import { TurnAbortedError } from "./run-result.js";
 import { threadNotFound } from "./thread-errors.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
@@ -96,8 +97,8 @@ export function execRunFor(
 /**
  * Runs each turn as one `codex exec --experimental-json` process, like `@openai/codex-sdk`: the
  * prompt goes to stdin, the JSONL events come back as canonical events carrying `thread_id`.
- * Aborting `turnOptions.signal` kills the process and ends the stream with a `turn.completed`
- * whose `status` is `"interrupted"`; breaking out of the iteration kills it too. A non-zero exit
+ * Aborting `turnOptions.signal` kills the process and, once it has exited, ends the stream with a
+ * {@link TurnAbortedError} (as the official SDK does); breaking out of the iteration kills it too. A non-zero exit
  * without a `turn.failed` throws a {@link CodexExitedError} with the last stderr lines.
  * exec cannot answer approvals, steer, or take images by URL: use the app-server transport for those.
  */
@@ -125,9 +126,10 @@ export class ExecTurnTransport implements TurnTransport {
     execRunFor(request);
     const signal = request.turnOptions.signal;
     if (signal?.aborted) {
-      if (request.threadId) yield threadStartedEvent(request.threadId);
-      yield interruptedTurnEvent(request.threadId ?? undefined);
-      return;
+      throw new TurnAbortedError(
+        signal.reason,
+        "The turn was aborted by its signal before codex started it.",
+      );
     }
     const binary = this.findBinary();
     if (this.settings.codexHome !== undefined) await makeCodexHome(this.settings.codexHome);
@@ -156,7 +158,7 @@ export class ExecTurnTransport implements TurnTransport {
       this.running.add(running);
       if (signal?.aborted) onAbort();
       if (this.closed) void this.stop(running, "close");
-      yield* this.stream(running, request.threadId ?? undefined);
+      yield* this.stream(running, request.threadId ?? undefined, signal);
     } finally {
       signal?.removeEventListener("abort", onAbort);
       if (running) {
@@ -178,6 +180,7 @@ export class ExecTurnTransport implements TurnTransport {
   private async *stream(
     running: Running,
     knownThreadId: string | undefined,
+    signal: AbortSignal | undefined,
   ): AsyncGenerator<WithRaw<ThreadEvent>> {
     const { process } = running;
     let threadId = knownThreadId;
@@ -213,10 +216,9 @@ export class ExecTurnTransport implements TurnTransport {
     }
     if (running.terminal) return;
     if (running.stopped === "abort") {
+      // Thrown once the process is gone, so nothing of the turn runs on.
       await process.kill(this.killGraceMs);
-      if (!started && threadId !== undefined) yield threadStartedEvent(threadId);
-      yield interruptedTurnEvent(threadId);
-      return;
+      throw new TurnAbortedError(signal?.reason);
     }
     if (running.stopped === "close") {
       throw new RpcLocalError(

@@ -39,6 +39,22 @@ export class TurnFailedError extends CodexHarnessError {
   }
 }
 
+/**
+ * The turn's `signal` was aborted: `run()` rejects and `runStreamed()`'s iteration ends with this,
+ * as `@openai/codex-sdk` does (`name` "AbortError", `code` "ABORT_ERR", `cause` the signal's
+ * reason). It is thrown only once codex has stopped the turn. `result` holds what the turn
+ * produced before it stopped (set by `run()`).
+ */
+export class TurnAbortedError extends CodexHarnessError {
+  declare readonly code: "ABORT_ERR";
+  result: RunResult | undefined;
+
+  constructor(reason: unknown, message = "The turn was aborted by its signal; codex stopped it.") {
+    super("ABORT_ERR", message, { cause: reason });
+    this.name = "AbortError";
+  }
+}
+
 /** Folds events into a {@link RunResult}, one event at a time. */
 export class RunResultBuilder {
   private readonly result: RunResult = {
@@ -75,6 +91,11 @@ export class RunResultBuilder {
         result.plan = { explanation: event.explanation, plan: event.plan };
         break;
     }
+  }
+
+  /** What the events so far add up to, even if the turn did not end. */
+  partial(): RunResult {
+    return this.result;
   }
 
   /** The result, or a {@link TurnFailedError} when the turn failed. */

@@ -36,6 +36,7 @@ export class ActiveTurn implements ApprovalTarget {
   readonly mapper: AppServerTurnMapper;
   private pending: RpcNotification[] | undefined = [];
   private readonly end = new AbortController();
+  private readonly stopping = new AbortController();
   /** Notifications received so far; the watchdog notes when it last saw this change. */
   private activity = 0;
   private lastActivity = Date.now();
@@ -45,6 +46,12 @@ export class ActiveTurn implements ApprovalTarget {
   private readonly dropped = new Map<string, { deltas: number; chars: number }>();
   private holds = 0;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Set when the turn's signal aborted: the stream ends with it once codex has ended the turn. */
+  private abortError: Error | undefined;
+  /** Set when codex confirmed the stop (interrupt accepted, the turn's commands terminated). */
+  private stopConfirmed = false;
+  /** Every command item this turn started. */
+  readonly commandItemIds = new Set<string>();
 
   /**
    * @param approvals the handlers in force for this turn
@@ -67,10 +74,43 @@ export class ActiveTurn implements ApprovalTarget {
     return this.end.signal;
   }
 
+  /** Aborts when the turn ended or its signal aborted it: its requests are declined from then on. */
+  get answerable(): AbortSignal {
+    return this.stopping.signal;
+  }
+
+  /** Whether the turn's signal aborted it. */
+  get aborted(): boolean {
+    return this.abortError !== undefined;
+  }
+
+  /**
+   * The turn's signal aborted: its events keep coming until codex ends the turn, then the stream
+   * throws `error` instead of yielding the turn's end.
+   */
+  abort(error: Error): void {
+    this.abortError ??= error;
+    this.stopping.abort();
+    if (this.mapper.outcome) this.events.fail(error);
+  }
+
+  /** codex ended the aborted turn and none of its commands runs any more: the stream may throw. */
+  confirmStopped(): void {
+    this.stopConfirmed = true;
+    this.finishAbort();
+  }
+
+  /** Ends an aborted turn's stream with its abort error once nothing of the turn runs at codex. */
+  private finishAbort(): void {
+    if (!this.abortError || !this.mapper.outcome || !this.stopConfirmed) return;
+    this.events.fail(this.abortError);
+  }
+
   /** Marks the turn as over: pending approvals of the turn are cleared. */
   close(): void {
     clearInterval(this.watchdog);
     this.end.abort();
+    this.stopping.abort();
   }
 
   /**
@@ -143,8 +183,21 @@ export class ActiveTurn implements ApprovalTarget {
     const events = this.mapper.map(notification);
     // The turn is over: clear what is still pending first, so those reports precede its end.
     if (this.mapper.outcome) this.close();
-    for (const event of events) this.deliver(event);
-    if (this.mapper.outcome) this.events.end();
+    for (const event of events) {
+      this.track(event);
+      if (this.abortError && (event.type === "turn.completed" || event.type === "turn.failed"))
+        continue;
+      this.deliver(event);
+    }
+    if (this.abortError) this.finishAbort();
+    else if (this.mapper.outcome) this.events.end();
+  }
+
+  /** Notes the command items the turn started (an aborted turn ends their processes). */
+  private track(event: ThreadEvent): void {
+    if (event.type === "item.started" && event.item.type === "command_execution") {
+      this.commandItemIds.add(event.item.id);
+    }
   }
 
   /**

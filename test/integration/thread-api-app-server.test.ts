@@ -4,6 +4,7 @@ import type { ThreadEvent } from "../../src/events/types.js";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { reasoning, reply, response } from "../../src/testing/script.js";
+import { TurnAbortedError } from "../../src/turns/run-result.js";
 import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
 
 let fixture: CodexApiFixture | undefined;
@@ -86,7 +87,7 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     assert.ok(first?.thread_id && first.turn_id, "deltas carry thread and turn ids");
   });
 
-  it("interrupts a turn when the signal aborts: the stream ends with status interrupted", async () => {
+  it("interrupts a turn when the signal aborts: run() rejects with an AbortError once codex stopped it", async () => {
     fixture = await startCodexApi("app-server", [
       response([reply("too late")], { delayMs: 20_000 }),
     ]);
@@ -96,11 +97,17 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     const running = thread.run("take your time", { signal: controller.signal });
     await model.waitForRequest(1, { timeoutMs: 20_000 });
     const abortedAt = Date.now();
-    controller.abort();
-    const result = await running;
-    assert.equal(result.status, "interrupted");
+    controller.abort(new Error("user said stop"));
+    const error = await running.then(
+      () => assert.fail("run() resolved"),
+      (rejected: unknown) => rejected,
+    );
+    assert.ok(error instanceof TurnAbortedError);
+    assert.equal(error.name, "AbortError");
+    assert.equal(error.code, "ABORT_ERR");
+    assert.equal((error.cause as Error).message, "user said stop");
+    assert.equal(error.result?.finalResponse, "");
     assert.ok(Date.now() - abortedAt < 3_000, `took ${Date.now() - abortedAt} ms`);
-    assert.equal(result.finalResponse, "");
   });
 
   it("interrupts the running turn with thread.interrupt()", async () => {

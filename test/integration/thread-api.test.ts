@@ -264,14 +264,16 @@ for (const transport of ["app-server", "exec"] as const satisfies TransportKind[
       assert.equal((await fresh.run("hi")).finalResponse, "Fresh thread works.");
     });
 
-    it("ends a turn whose signal is already aborted as interrupted, without asking the model", async () => {
+    it("rejects a turn whose signal is already aborted with an AbortError, without asking the model", async () => {
       fixture = await startCodexApi(transport, [reply("unused")]);
       const thread = fixture.codex.startThread({
         workingDirectory: fixture.workdir,
         skipGitRepoCheck: true,
       });
-      const result = await thread.run("never sent", { signal: AbortSignal.abort() });
-      assert.equal(result.status, "interrupted");
+      await assert.rejects(thread.run("never sent", { signal: AbortSignal.abort() }), {
+        name: "AbortError",
+        code: "ABORT_ERR",
+      });
       assert.equal(fixture.model.modelRequests.length, 0);
     });
 

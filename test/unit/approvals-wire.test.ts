@@ -182,7 +182,7 @@ function target(approvals: Approvals | undefined, interactive = false) {
     approvals,
     interactive,
     emit: (event) => events.push(event),
-    ended: end.signal,
+    answerable: end.signal,
     changesOf: () => [],
   };
   return { value, events, end };

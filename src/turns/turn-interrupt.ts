@@ -1,0 +1,132 @@
+// Stops a turn at codex: `turn/interrupt`, retried while codex has not made the turn active yet.
+import type { AppServerClient } from "../app-server/client.js";
+import { CodexHarnessError } from "../errors.js";
+import type { ThreadBackgroundTerminalsListResponse } from "../protocol/generated/ts/v2/ThreadBackgroundTerminalsListResponse.js";
+import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
+
+/** How long an interrupt keeps trying before it reports that the turn could not be stopped. */
+export const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
+
+/** The turn being stopped: its ids, and a signal that aborts once codex has ended it. */
+export interface InterruptTarget {
+  readonly threadId: string;
+  readonly turnId: string | undefined;
+  readonly ended: AbortSignal;
+}
+
+/**
+ * Sends `turn/interrupt` until codex accepts it or the turn has ended. codex answers
+ * `-32600 "no active turn to interrupt"` while it has not yet made a just-started turn active,
+ * and the turn then runs on: that answer is retried (10 ms, growing to 100 ms). Any other answer,
+ * or no success within `timeoutMs`, rejects with `interrupt_failed` (keeping the cause): the turn
+ * may still be running at codex, and the caller must say so.
+ */
+export async function interruptTurn(
+  client: AppServerClient,
+  target: InterruptTarget,
+  timeoutMs = DEFAULT_INTERRUPT_TIMEOUT_MS,
+): Promise<void> {
+  const { threadId, turnId } = target;
+  if (turnId === undefined || target.ended.aborted) return;
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.request("turn/interrupt", { threadId, turnId });
+      return;
+    } catch (error) {
+      if (target.ended.aborted) return;
+      if (!notActiveYet(error) || Date.now() >= deadline) {
+        throw new CodexHarnessError(
+          "interrupt_failed",
+          `codex did not stop turn ${turnId} of thread ${threadId}: ${(error as Error).message}. The turn may still be running; close the Codex to end its process.`,
+          { cause: error },
+        );
+      }
+    }
+    await delay(Math.min(100, 10 * (attempt + 1)), target.ended);
+  }
+}
+
+/** codex's answer to an interrupt that came before the turn was active (it says so in words only). */
+function notActiveYet(error: unknown): boolean {
+  return (
+    error instanceof RpcWireError &&
+    error.code === RpcErrorCodes.InvalidRequest &&
+    /no active turn/i.test(error.message)
+  );
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** How long an aborted turn's commands may take to end once terminated. */
+const COMMANDS_END_WITHIN_MS = 2_000;
+
+/**
+ * Ends the processes of the given command items of a thread: codex 0.169.0 reports an interrupted
+ * turn's end while commands it started still run (as background terminals). Terminates them and
+ * waits until none is listed any more; rejects with `turn_not_stopped` (keeping the cause) when
+ * codex cannot list or end them in time.
+ */
+export async function terminateCommands(
+  client: AppServerClient,
+  threadId: string,
+  itemIds: ReadonlySet<string>,
+): Promise<void> {
+  if (itemIds.size === 0) return;
+  const deadline = Date.now() + COMMANDS_END_WITHIN_MS;
+  const notStopped = (detail: string, cause?: unknown) =>
+    new CodexHarnessError(
+      "turn_not_stopped",
+      `codex did not end the commands of an interrupted turn of thread ${threadId}: ${detail}. They may still be running; close the Codex to end its process.`,
+      { cause },
+    );
+  for (;;) {
+    let running: string[];
+    try {
+      running = await listed(client, threadId, itemIds);
+      for (const processId of running) {
+        await client.request("thread/backgroundTerminals/terminate", { threadId, processId });
+      }
+    } catch (error) {
+      throw notStopped((error as Error).message, error);
+    }
+    if (running.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw notStopped(
+        `processes ${running.join(", ")} still run after ${COMMANDS_END_WITHIN_MS} ms`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The process ids of the thread's background terminals that belong to `itemIds`. */
+async function listed(
+  client: AppServerClient,
+  threadId: string,
+  itemIds: ReadonlySet<string>,
+): Promise<string[]> {
+  const found: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: ThreadBackgroundTerminalsListResponse = await client.request(
+      "thread/backgroundTerminals/list",
+      { threadId, cursor },
+    );
+    for (const terminal of page.data) {
+      if (itemIds.has(terminal.itemId)) found.push(terminal.processId);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return found;
+}

@@ -1,0 +1,155 @@
+// Aborts at random moments on both transports: every turn stops at codex, fast, and nothing runs on.
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RecordedRequest } from "../../src/testing/recorded.js";
+import { inputTexts } from "../../src/testing/recorded.js";
+import { execCommand, response } from "../../src/testing/script.js";
+import type { ThreadOptions } from "../../src/turns/options.js";
+import {
+  type CodexApiFixture,
+  startCodexApi,
+  type TransportKind,
+} from "../support/codex-api-fixture.js";
+
+const ABORTS = 50;
+/** An abort must be handled (the stream rejected) within this long. */
+const HANDLED_WITHIN_MS = 1_000;
+
+/** A small seeded PRNG, so a failing sweep can be replayed (the seed is in the test's name). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/**
+ * The model never stops by itself: every answer is another command (some asking for approval on
+ * app-server), and each command appends the time it ran to `turn-<k>.log` in the working directory.
+ */
+function endlessScript(transport: TransportKind, workdir: string) {
+  let step = 0;
+  return (request: RecordedRequest) => {
+    step++;
+    const turn = /turn-(\d+)/.exec(inputTexts(request).join(" "))?.[1] ?? "x";
+    const log = path.join(workdir, `turn-${turn}.log`);
+    const cmd = `sleep 0.05; date +%s%3N >> ${log}`;
+    const escalated = transport === "app-server" && step % 3 === 0;
+    return response(
+      [execCommand(cmd, escalated ? { escalated: true, justification: "log" } : {})],
+      {
+        delayMs: step % 2 === 0 ? 40 : 0,
+      },
+    );
+  };
+}
+
+interface Outcome {
+  turn: number;
+  offsetMs: number;
+  abortedAt: number;
+  handledAt: number;
+  error: unknown;
+}
+
+async function sweep(transport: TransportKind, seed: number): Promise<void> {
+  const next = random(seed);
+  const fixture: CodexApiFixture = await startCodexApi(
+    transport,
+    [],
+    transport === "app-server"
+      ? {
+          config: { sandbox_mode: "workspace-write", approval_policy: "on-request" },
+          codex: {
+            // ABORT_SWEEP_CAPTURE=file keeps the wire of a failing sweep for `codex-harness replay`.
+            ...(process.env.ABORT_SWEEP_CAPTURE
+              ? { capture: process.env.ABORT_SWEEP_CAPTURE }
+              : {}),
+            approvals: {
+              // An approval answered late: an abort that lands meanwhile must still win.
+              commandExecution: async () => {
+                await sleep(60);
+                return "accept" as const;
+              },
+            },
+          },
+        }
+      : {},
+  );
+  after(() => fixture.close());
+  const script = endlessScript(transport, fixture.workdir);
+  fixture.model.enqueue(...Array.from({ length: 4_000 }, () => script));
+  const threadOptions: ThreadOptions = {
+    workingDirectory: fixture.workdir,
+    skipGitRepoCheck: true,
+  };
+  const outcomes: Outcome[] = [];
+  let codex = fixture.codex;
+  for (let turn = 0; turn < ABORTS; turn++) {
+    // Every tenth turn on a fresh Codex: the abort may land before app-server even started.
+    if (turn % 10 === 5) codex = fixture.another();
+    const offsetMs = Math.floor(next() * 500);
+    const controller = new AbortController();
+    const thread = codex.startThread(threadOptions);
+    const abortedAt = { at: 0 };
+    const aborter = sleep(offsetMs).then(() => {
+      abortedAt.at = Date.now();
+      controller.abort(new Error(`sweep abort ${turn}`));
+    });
+    const error = await thread
+      .run(`turn-${turn} go on forever`, { signal: controller.signal })
+      .then(
+        () => undefined,
+        (rejected: unknown) => rejected,
+      );
+    const handledAt = Date.now();
+    await aborter;
+    outcomes.push({ turn, offsetMs, abortedAt: abortedAt.at, handledAt, error });
+  }
+  // Anything that ran on after its abort would show up here as a late request or log line.
+  await sleep(1_000);
+  for (const outcome of outcomes) {
+    const where = `turn ${outcome.turn} (abort at +${outcome.offsetMs} ms, seed ${seed})`;
+    assert.ok(
+      outcome.error instanceof Error && outcome.error.name === "AbortError",
+      `${where}: run() must reject with an AbortError, got ${String(outcome.error)}`,
+    );
+    const took = outcome.handledAt - outcome.abortedAt;
+    assert.ok(took < HANDLED_WITHIN_MS, `${where}: the abort took ${took} ms to be handled`);
+    const late = fixture.model.requests.filter(
+      (request) =>
+        inputTexts(request).some((text) => text.includes(`turn-${outcome.turn} `)) &&
+        request.receivedAt > outcome.handledAt,
+    );
+    assert.deepEqual(
+      late.map((request) => request.receivedAt - outcome.handledAt),
+      [],
+      `${where}: the model was asked again after the abort was handled (ms after)`,
+    );
+  }
+  for (const name of await readdir(fixture.workdir)) {
+    const turn = Number(/^turn-(\d+)\.log$/.exec(name)?.[1]);
+    const outcome = outcomes[turn];
+    if (!outcome) continue;
+    const times = (await readFile(path.join(fixture.workdir, name), "utf8")).trim().split("\n");
+    const late = times.map(Number).filter((time) => time > outcome.handledAt);
+    assert.deepEqual(
+      late.map((time) => time - outcome.handledAt),
+      [],
+      `turn ${turn} (abort at +${outcome.offsetMs} ms, seed ${seed}): a command ran after the abort was handled (ms after)`,
+    );
+  }
+}
+
+describe("aborting a turn at any moment stops it at codex", { concurrency: 1 }, () => {
+  const seed = Number(process.env.ABORT_SWEEP_SEED ?? Date.now() % 100_000);
+  for (const transport of ["app-server", "exec"] as const) {
+    it(`${ABORTS} aborts at random offsets (0-500 ms) on ${transport}, seed ${seed}`, async () => {
+      await sweep(transport, seed);
+    });
+  }
+});
