@@ -1,6 +1,7 @@
 // Runs the compiled tests with node's test runner: `node scripts/run-tests.mjs [unit|integration|examples]…`.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 const suites = process.argv.slice(2);
@@ -20,9 +21,14 @@ if (files.length === 0) {
   console.error(`No compiled tests under ${roots.join(", ")}: run \`npm run build\` first.`);
   process.exit(1);
 }
+// codex runs commands in login shells, which read the user's shell startup files: an empty HOME
+// keeps the tests from depending on them (pyenv's rehash, killed mid-run by a test that stops a
+// turn, leaves a lock that makes every later shell wait 60 s).
+const home = mkdtempSync(path.join(tmpdir(), "codex-harness-test-home-"));
 const result = spawnSync(
   process.execPath,
   ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
-  { stdio: "inherit" },
+  { stdio: "inherit", env: { ...process.env, HOME: home } },
 );
+rmSync(home, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -100,6 +100,9 @@ export type ServerRequestHandler<M extends ServerRequestMethod> = (
  * when the process dies, every pending request rejects at once with an {@link AppServerExitedError}.
  */
 export class AppServerClient {
+  /** How many requests, turns or other holders need the process now (see {@link hold}). */
+  private holds = 0;
+
   private constructor(
     private readonly peer: JsonRpcPeer,
     private readonly process: CodexProcess,
@@ -107,7 +110,25 @@ export class AppServerClient {
     readonly binary: CodexBinary,
     /** What codex answered to `initialize`. */
     readonly initializeResult: InitializeResponse,
-  ) {}
+  ) {
+    // Idle until someone asks for something: an idle codex does not keep the program running.
+    process.keepAlive(false);
+  }
+
+  /**
+   * Keeps the program running while work is in flight (a request, a turn): codex's process and
+   * pipes hold Node's event loop only while someone holds the client. Call the result when done.
+   * Requests hold it by themselves.
+   */
+  hold(): () => void {
+    if (this.holds++ === 0) this.process.keepAlive(true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds === 0) this.process.keepAlive(false);
+    };
+  }
 
   /** Spawns `codex app-server`, sends `initialize` and `initialized`, and resolves when ready. */
   static async start(options: AppServerClientOptions = {}): Promise<AppServerClient> {
@@ -197,8 +218,10 @@ export class AppServerClient {
   /** Sends a typed client request. */
   request<M extends ClientMethod>(method: M, ...args: ParamsArg<M>): Promise<ClientResult<M>> {
     const [params, options] = args;
-    return (this.peer.request(method, params, options) as Promise<ClientResult<M>>).catch(
-      (error: unknown) => {
+    const release = this.hold();
+    return (this.peer.request(method, params, options) as Promise<ClientResult<M>>)
+      .finally(release)
+      .catch((error: unknown) => {
         if (isUnknownMethod(error, method)) {
           const wire = error as RpcWireError;
           throw new MethodNotSupportedError(
@@ -212,8 +235,7 @@ export class AppServerClient {
           );
         }
         throw error;
-      },
-    );
+      });
   }
 
   /** The codex version, from `initialize`'s user agent (`name/VERSION (…)`), or "unknown". */

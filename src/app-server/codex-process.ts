@@ -68,6 +68,25 @@ export class CodexProcess {
     return new CodexProcess(child, tail);
   }
 
+  /**
+   * Whether the process (and its pipes) keeps Node's event loop alive. An idle codex should not:
+   * a program that never closes its client still exits when its work is done (codex then sees
+   * stdin close and exits too).
+   */
+  keepAlive(on: boolean): void {
+    const streams = [this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
+      ref?(): void;
+      unref?(): void;
+    }[];
+    if (on) {
+      this.child.ref();
+      for (const stream of streams) stream.ref?.();
+    } else {
+      this.child.unref();
+      for (const stream of streams) stream.unref?.();
+    }
+  }
+
   /** How the process ended, once it has. */
   get exitInfo(): ProcessExit | undefined {
     return this.exit;

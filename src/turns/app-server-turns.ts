@@ -140,13 +140,17 @@ export class AppServerTurnTransport implements TurnTransport {
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
+    let unhold: (() => void) | undefined;
     const release = () => {
       unlock?.();
+      unhold?.();
       endUse();
     };
     let handedOff = false;
     try {
       const client = await this.connection();
+      // A running turn keeps the program alive; an idle app-server does not.
+      unhold = client.hold();
       throwIfAborted(signal);
       let threadId =
         request.threadId ?? (await this.startThread(client, request.threadOptions)).threadId;
