@@ -6,7 +6,6 @@ import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
 import type { ThreadEvent } from "../events/types.js";
-import { definedEnv } from "../process-env.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
@@ -38,12 +37,17 @@ export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
 
 /** The app-server client options a `Codex` configures. */
 export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
-  const env = options.apiKey
-    ? { ...(options.env ?? definedEnv()), CODEX_API_KEY: options.apiKey }
-    : options.env;
-  const config = options.baseUrl
+  // app-server reads no key from its environment (and its shell snapshots would write one to
+  // disk): the key is given by login instead (see `connect`).
+  const env = options.env;
+  const baseConfig = options.baseUrl
     ? { ...options.config, openai_base_url: options.baseUrl }
     : options.config;
+  // An API key is given to app-server by login (below), kept in memory only: never written to disk.
+  const config =
+    apiKeyOf(options) === undefined
+      ? baseConfig
+      : { ...baseConfig, cli_auth_credentials_store: "ephemeral" };
   return {
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
     ...(env ? { env } : {}),
@@ -57,6 +61,14 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
     ...(options.capture ? { capture: options.capture } : {}),
   };
+}
+
+/**
+ * The API key to authenticate with, as `codex exec` reads it: the `apiKey` option, else
+ * `CODEX_API_KEY` in the `env` option. (codex app-server reads no key from its environment.)
+ */
+export function apiKeyOf(options: CodexOptions): string | undefined {
+  return options.apiKey || options.env?.CODEX_API_KEY || undefined;
 }
 
 /**
@@ -106,6 +118,16 @@ export class AppServerTurnTransport implements TurnTransport {
     const client = await this.startInTurn(() =>
       AppServerClient.start(clientOptionsOf(this.options)),
     );
+    const apiKey = apiKeyOf(this.options);
+    if (apiKey !== undefined) {
+      // As `codex exec` does with CODEX_API_KEY; the ephemeral store keeps it off the disk.
+      await client
+        .request("account/login/start", { type: "apiKey", apiKey })
+        .catch(async (error) => {
+          await client.close();
+          throw error;
+        });
+    }
     new ApprovalBroker(
       client,
       (threadId) => (threadId === null ? undefined : this.router.get(threadId)),

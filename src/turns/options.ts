@@ -26,7 +26,11 @@ export interface CodexOptions {
   codexPathOverride?: string;
   /** Base URL of the OpenAI API (`openai_base_url`). */
   baseUrl?: string;
-  /** API key handed to codex as `CODEX_API_KEY`. */
+  /**
+   * API key for the model provider: exec gets it as `CODEX_API_KEY`; app-server logs in with it
+   * (`account/login/start`, kept in memory by `cli_auth_credentials_store = "ephemeral"`, never on
+   * disk). `CODEX_API_KEY` in `env` works the same.
+   */
   apiKey?: string;
   /** Config values passed as `-c key=value` (nested objects become dotted keys). */
   config?: ConfigObject;
