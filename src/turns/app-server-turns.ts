@@ -1,5 +1,6 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
+import { toConfigOverrides } from "../app-server/codex-config.js";
 import { ApprovalBroker } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
@@ -30,20 +31,25 @@ export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 /** How much delta text may wait for a slow reader before deltas are dropped (8 MiB). */
 export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
 
-/** The app-server client options a `Codex` configures. */
+/**
+ * The app-server client options a `Codex` configures. The `-c` overrides come in the official
+ * SDK's order: `config`, then `configOverrides`, then `openai_base_url` from `baseUrl`, so
+ * `baseUrl` wins over an `openai_base_url` given either way (codex applies them in order).
+ */
 export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
   const env = options.apiKey
     ? { ...(options.env ?? definedEnv()), CODEX_API_KEY: options.apiKey }
     : options.env;
-  const config = options.baseUrl
-    ? { ...options.config, openai_base_url: options.baseUrl }
-    : options.config;
+  const configOverrides = [
+    ...(options.configOverrides ?? []),
+    ...(options.baseUrl ? toConfigOverrides({ openai_base_url: options.baseUrl }) : []),
+  ];
   return {
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
     ...(env ? { env } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),
-    ...(config ? { config } : {}),
-    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    ...(options.config ? { config: options.config } : {}),
+    ...(configOverrides.length > 0 ? { configOverrides } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
     // -32001 (overloaded) is retried with backoff and jitter unless the caller says otherwise.
