@@ -12,6 +12,7 @@ import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcLocalError, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
+import { checkGitRepo } from "./git-check.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
@@ -139,6 +140,8 @@ export class AppServerTurnTransport implements TurnTransport {
       yield* endedBeforeStart(request.threadId);
       return undefined;
     }
+    // As codex exec does, before the thread is started or resumed (and before codex is started).
+    checkGitRepo(request.threadOptions);
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
@@ -205,10 +208,12 @@ export class AppServerTurnTransport implements TurnTransport {
 
   /**
    * Starts a new thread (`threadId` null) or loads a saved one now, instead of at its first turn.
+   * Outside a git repository it fails with `not_a_git_repo` unless `skipGitRepoCheck` is true.
    * A thread codex cannot resume fails with `thread_not_found`, or is replaced under
    * `onLostThread: "startNew"` (then `replaced` says which).
    */
   async openThread(threadId: string | null, options: ThreadOptions): Promise<OpenedThread> {
+    checkGitRepo(options);
     const endUse = this.supervisor.use();
     try {
       const client = await this.connection();
