@@ -41,7 +41,9 @@ const answering = (async () => {
 })().catch(() => undefined);
 
 try {
-  const result = await codex.startThread({ workingDirectory: workdir }).run("Ship it");
+  const result = await codex
+    .startThread({ workingDirectory: workdir, skipGitRepoCheck: true })
+    .run("Ship it");
   console.log(`codex: ${result.finalResponse}`);
   console.log(`release.txt: ${(await readFile(path.join(workdir, "release.txt"), "utf8")).trim()}`);
   const [answered] = await person.list({ status: ["resolved"] });

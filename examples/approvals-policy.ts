@@ -32,7 +32,9 @@ const codex = new Codex({
   ),
 });
 try {
-  const { events } = await codex.startThread({ workingDirectory: workdir }).runStreamed("Tidy up");
+  const { events } = await codex
+    .startThread({ workingDirectory: workdir, skipGitRepoCheck: true })
+    .runStreamed("Tidy up");
   const asked = new Map<string, string>();
   for await (const event of events) {
     if (event.type === "item.started" && event.item.type === "command_execution") {

@@ -23,7 +23,7 @@ await model.writeCodexHome(path.join(root, "home"), {
 
 const codex = new Codex({ codexHome: path.join(root, "home") }); // transport: "app-server" by default
 try {
-  const thread = codex.startThread({ workingDirectory: workdir });
+  const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true }); // not a git repo
 
   // Stream a turn: official events plus item.delta, turn.diff.updated, …
   const { events } = await thread.runStreamed("Add a notes file");

@@ -7,7 +7,7 @@ import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { ExecTurnTransport } from "./turns/exec-turns.js";
 import type { CodexOptions, ThreadOptions } from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
-import { checkApprovalPolicy, threadSettings } from "./turns/thread-params.js";
+import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
 /**
@@ -83,7 +83,10 @@ export class Codex {
 
   /** Forks a saved thread into a new one that continues from it (app-server transport). */
   async forkThread(id: string, options: ThreadOptions = {}): Promise<Thread> {
-    const { thread } = await this.appServerOf(id).forkThread(id, threadSettings(options));
+    const { thread } = await this.appServerOf(id).forkThread(id, {
+      ...threadSettings(options),
+      ...threadSourceParam(options),
+    });
     return new Thread(() => this.activeTransport(), options, thread.id);
   }
 

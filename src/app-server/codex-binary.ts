@@ -1,5 +1,5 @@
 // Finds the codex executable: an explicit path, an env var, or the pinned @openai/codex platform package.
-import { existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
@@ -37,24 +37,31 @@ export interface CodexBinary {
 }
 
 export interface FindCodexBinaryOptions {
-  /** An explicit path to the codex executable; wins over everything else. */
+  /**
+   * The codex executable: a path, or a bare command name (`"codex"`) looked up on the PATH of
+   * `env`, as `spawn` would run it. Wins over everything else.
+   */
   codexPathOverride?: string | undefined;
-  /** The environment to read {@link CODEX_PATH_ENV} from (default `process.env`). */
+  /**
+   * The environment codex will get: {@link CODEX_PATH_ENV} is read from it, and a bare command
+   * name is looked up on its PATH (on `process.env`'s when it has none). Default `process.env`.
+   */
   env?: Record<string, string | undefined> | undefined;
 }
 
 /**
  * Finds the codex executable the way `@openai/codex-sdk` does (the platform package's vendor
  * folder, resolved from `@openai/codex`), unless `codexPathOverride` or the
- * `CODEX_HARNESS_CODEX_PATH` environment variable names one.
+ * `CODEX_HARNESS_CODEX_PATH` environment variable names one (a path, or a command on PATH).
  */
 export function findCodexBinary(options: FindCodexBinaryOptions = {}): CodexBinary {
+  const env = options.env ?? process.env;
   if (options.codexPathOverride) {
-    return explicitBinary(options.codexPathOverride, "option", "the codexPathOverride option");
+    return explicitBinary(options.codexPathOverride, "option", "the codexPathOverride option", env);
   }
-  const fromEnv = (options.env ?? process.env)[CODEX_PATH_ENV];
+  const fromEnv = env[CODEX_PATH_ENV];
   if (fromEnv) {
-    return explicitBinary(fromEnv, "env", `the ${CODEX_PATH_ENV} environment variable`);
+    return explicitBinary(fromEnv, "env", `the ${CODEX_PATH_ENV} environment variable`, env);
   }
   return packagedBinary();
 }
@@ -63,7 +70,18 @@ function explicitBinary(
   executablePath: string,
   source: "option" | "env",
   origin: string,
+  env: Record<string, string | undefined>,
 ): CodexBinary {
+  if (isCommandName(executablePath)) {
+    const found = findOnPath(executablePath, env);
+    if (!found) {
+      throw new CodexHarnessError(
+        "codex_not_found",
+        `No ${JSON.stringify(executablePath)} command (given by ${origin}) on the PATH codex would run with (${pathOf(env) || "empty"}). Put codex on that PATH, give the full path to the executable, or unset it to use the bundled @openai/codex.`,
+      );
+    }
+    return { executablePath: found, pathDirs: [], source };
+  }
   if (!isFile(executablePath)) {
     throw new CodexHarnessError(
       "codex_not_found",
@@ -71,6 +89,50 @@ function explicitBinary(
     );
   }
   return { executablePath, pathDirs: [], source };
+}
+
+/** A bare command name (no folder in it), which `spawn` looks up on PATH. */
+function isCommandName(name: string): boolean {
+  return !name.includes("/") && !(process.platform === "win32" && name.includes("\\"));
+}
+
+/** The PATH of `env` (any case on Windows), else this process's. */
+function pathOf(env: Record<string, string | undefined>): string {
+  const key =
+    process.platform === "win32"
+      ? Object.keys(env).findLast((name) => name.toLowerCase() === "path")
+      : "PATH";
+  return (key === undefined ? undefined : env[key]) ?? process.env.PATH ?? "";
+}
+
+/**
+ * Where `spawn` would find `name`: the first executable file of that name in the PATH folders
+ * (on Windows also with each PATHEXT extension). Relative folders are taken from the cwd.
+ */
+function findOnPath(name: string, env: Record<string, string | undefined>): string | undefined {
+  const extensions =
+    process.platform === "win32"
+      ? ["", ...(env.PATHEXT ?? process.env.PATHEXT ?? ".EXE;.CMD;.BAT;.COM").split(";")]
+      : [""];
+  for (const dir of pathOf(env).split(path.delimiter)) {
+    if (dir === "") continue;
+    for (const extension of extensions) {
+      const candidate = path.resolve(dir, name + extension);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function isExecutableFile(p: string): boolean {
+  if (!isFile(p)) return false;
+  if (process.platform === "win32") return true;
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function packagedBinary(): CodexBinary {

@@ -32,39 +32,94 @@ export function mergeConfig(base: ConfigObject, extra: ConfigObject): ConfigObje
 }
 
 /**
- * Flattens tables into codex `-c` overrides, one per leaf, as `@openai/codex-sdk` does:
- * `{ sandbox_workspace_write: { network_access: true } }` -> `sandbox_workspace_write.network_access=true`.
- * codex splits override paths on "." and reads no quoted keys, so every key must be bare.
+ * Flattens a config into codex `-c` overrides exactly as `@openai/codex-sdk` does
+ * (`serializeConfigOverrides`): one `path=value` per leaf, where the path joins the keys with "."
+ * as they are (so `{ "features.shell_snapshot": false }` and `{ features: { shell_snapshot: false } }`
+ * both give `features.shell_snapshot=false`), an empty table gives `path={}`, and `undefined`
+ * entries are skipped. Values are TOML: strings as JSON strings, arrays as `["a", "b"]`, tables
+ * inside arrays as inline tables `{a = 1, "b.c" = 2}`.
+ *
+ * codex splits every override path on "." and reads no quoted keys, so a key holding a "." (a
+ * provider named `"mock.name"`) becomes nested tables there, as it does with the official SDK.
+ * Throws `invalid_config`, naming the key, for `null`, a non-finite number, an empty key, or a
+ * value that is no string, number, boolean, array or table.
  */
 export function toConfigOverrides(config: ConfigObject): string[] {
+  if (!isTable(config)) {
+    throw new CodexHarnessError(
+      "invalid_config",
+      'Codex config overrides must be a plain object (e.g. { model: "gpt-5" }).',
+    );
+  }
   const overrides: string[] = [];
-  const walk = (table: ConfigObject, path: string[]): void => {
-    for (const [key, value] of presentEntries(table)) {
-      const keyPath = [...path, key];
-      if (!BARE_KEY.test(key)) {
-        throw invalid(
-          keyPath,
-          `cannot be a codex -c override: codex splits override paths on "." and reads no quoted keys. Use letters, digits, "_" and "-", or write config.toml instead`,
-        );
-      }
-      if (isTable(value)) {
-        walk(value, keyPath);
-        continue;
-      }
-      if (Array.isArray(value) && value.some((item) => isTable(item))) {
-        throw invalid(
-          keyPath,
-          "holds tables in an array, which a -c override cannot carry; write config.toml instead",
-        );
-      }
-      checkValue(value, keyPath);
-      overrides.push(
-        `${keyPath.join(".")}=${stringify({ v: value }).slice("v = ".length).trimEnd()}`,
-      );
-    }
-  };
-  walk(config, []);
+  flatten(config, "", overrides);
   return overrides;
+}
+
+/** The SDK's `flattenConfigOverrides`: walks tables, one override per non-table value. */
+function flatten(table: ConfigObject, prefix: string, overrides: string[]): void {
+  const entries = Object.entries(table);
+  if (prefix && entries.length === 0) {
+    overrides.push(`${prefix}={}`);
+    return;
+  }
+  for (const [key, value] of entries) {
+    if (!key) throw emptyKey(prefix);
+    if (value === undefined) continue;
+    const keyPath = prefix ? `${prefix}.${key}` : key;
+    if (isTable(value)) flatten(value, keyPath, overrides);
+    else overrides.push(`${keyPath}=${tomlValue(value, keyPath)}`);
+  }
+}
+
+/** The SDK's `toTomlValue`: one value as TOML, `path` naming it in errors. */
+function tomlValue(value: unknown, path: string): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) {
+      throw invalidOverride(path, `must be a finite number, not ${value}`);
+    }
+    return `${value}`;
+  }
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (Array.isArray(value)) {
+    return `[${value.map((item, index) => tomlValue(item, `${path}[${index}]`)).join(", ")}]`;
+  }
+  if (isTable(value)) {
+    const parts: string[] = [];
+    for (const [key, child] of Object.entries(value)) {
+      if (!key) throw emptyKey(path);
+      if (child === undefined) continue;
+      parts.push(`${tomlKey(key)} = ${tomlValue(child, `${path}.${key}`)}`);
+    }
+    return `{${parts.join(", ")}}`;
+  }
+  if (value === null) {
+    throw invalidOverride(path, "cannot be null; leave the key out (or undefined) to not set it");
+  }
+  throw invalidOverride(
+    path,
+    `has an unsupported value (${typeof value}); use a string, number, boolean, array or table`,
+  );
+}
+
+/** A key of an inline table: bare when TOML allows it, else a JSON (TOML basic) string. */
+function tomlKey(key: string): string {
+  return BARE_KEY.test(key) ? key : JSON.stringify(key);
+}
+
+function invalidOverride(path: string, reason: string): CodexHarnessError {
+  return new CodexHarnessError(
+    "invalid_config",
+    `Codex config override at ${path} ${reason}. Change that value.`,
+  );
+}
+
+function emptyKey(path: string): CodexHarnessError {
+  return new CodexHarnessError(
+    "invalid_config",
+    `Codex config override keys must be non-empty strings; ${path ? `the table at ${path}` : "the config"} has an empty key. Remove or rename it.`,
+  );
 }
 
 /** Renders a config as a TOML document (root keys first, then `[a.b]` sections). */

@@ -70,7 +70,8 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
     const prompt = "Add a hello script and a README to this project.";
     terminal.line();
     terminal.line(`${terminal.style("cyan", "›")} ${prompt}`);
-    const thread = codex.startThread({ workingDirectory: workdir });
+    // The project is a fresh temp folder, not a git repository.
+    const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
     const { events } = await thread.runStreamed(prompt);
     const renderer = new EventRenderer(terminal);
     let failed = false;

@@ -49,6 +49,10 @@ export function buildProgram(): Command {
     .option("--approval-policy <policy>", "on-request | never")
     .option("-C, --cd <dir>", "working directory (default: the current one, or the --project)")
     .option("--resume <threadId>", "continue a saved thread")
+    .option(
+      "--skip-git-repo-check",
+      "run even when the working directory is not in a git repository",
+    )
     .option("--transport <kind>", "app-server (default) | exec")
     .option("--codex-path <path>", "codex executable (default: the bundled one)")
     .option("--target <name>", "an asp-targets.toml target: run in its session home")

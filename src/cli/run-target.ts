@@ -95,6 +95,8 @@ export async function runTarget(
       ...turnPolicy(options),
       cd: cwd,
       codexHome: home,
+      // As with codex exec, --yolo also skips the git repository check.
+      skipGitRepoCheck: options.skipGitRepoCheck === true || options.yolo === true,
     });
   }
   terminal.close();

@@ -1,5 +1,8 @@
 // `codex-harness run "<prompt>"`: one turn against the user's own Codex configuration.
+import path from "node:path";
 import { Codex } from "../codex.js";
+import { CodexHarnessError } from "../errors.js";
+import { NOT_A_GIT_REPO_MESSAGE } from "../turns/git-check.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
@@ -17,6 +20,8 @@ export interface RunCommandOptions {
   transport?: "app-server" | "exec";
   /** CODEX_HOME for codex (default: codex's own, e.g. `$CODEX_HOME` or `~/.codex`). */
   codexHome?: string;
+  /** Run outside a git repository too (as `codex exec --skip-git-repo-check`). */
+  skipGitRepoCheck?: boolean;
 }
 
 /** Runs one turn; prints it for a person, or as JSONL with `json`. Resolves with the exit code. */
@@ -33,8 +38,9 @@ export async function runPrompt(
   });
   try {
     const threadOptions = {
-      workingDirectory: options.cd ?? process.cwd(),
-      skipGitRepoCheck: true,
+      workingDirectory: turnCwd(options),
+      // Like codex exec: a working directory outside a git repository needs the flag.
+      skipGitRepoCheck: options.skipGitRepoCheck === true,
       ...(options.model ? { model: options.model } : {}),
       ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
       ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
@@ -51,8 +57,21 @@ export async function runPrompt(
       if (event.type === "turn.failed") failed = true;
     }
     return failed ? 1 : 0;
+  } catch (error) {
+    throw error instanceof CodexHarnessError && error.code === "not_a_git_repo"
+      ? new CodexHarnessError(
+          error.code,
+          `${NOT_A_GIT_REPO_MESSAGE} ${turnCwd(options)} is not inside a git repository: run in one (-C DIR), or pass --skip-git-repo-check.`,
+          { cause: error },
+        )
+      : error;
   } finally {
     terminal.close();
     await codex.close();
   }
+}
+
+/** The working directory of the turn: `--cd`, else the current one. */
+function turnCwd(options: RunCommandOptions): string {
+  return path.resolve(options.cd ?? process.cwd());
 }

@@ -1,5 +1,6 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
+import { toConfigOverrides } from "../app-server/codex-config.js";
 import { ApprovalBroker } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
@@ -10,6 +11,7 @@ import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
+import { checkGitRepo } from "./git-check.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { TurnAbortedError } from "./run-result.js";
 import { AppServerSupervisor } from "./supervisor.js";
@@ -35,25 +37,29 @@ export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 /** How much delta text may wait for a slow reader before deltas are dropped (8 MiB). */
 export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
 
-/** The app-server client options a `Codex` configures. */
+/**
+ * The app-server client options a `Codex` configures. The `-c` overrides come in the official
+ * SDK's order: `config`, then `configOverrides`, then `openai_base_url` from `baseUrl`, so
+ * `baseUrl` wins over an `openai_base_url` given either way (codex applies them in order).
+ */
 export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
   // app-server reads no key from its environment (and its shell snapshots would write one to
-  // disk): the key is given by login instead (see `connect`).
+  // disk): the key is given by login instead (see `connect`), kept in memory only.
   const env = options.env;
-  const baseConfig = options.baseUrl
-    ? { ...options.config, openai_base_url: options.baseUrl }
-    : options.config;
-  // An API key is given to app-server by login (below), kept in memory only: never written to disk.
   const config =
     apiKeyOf(options) === undefined
-      ? baseConfig
-      : { ...baseConfig, cli_auth_credentials_store: "ephemeral" };
+      ? options.config
+      : { ...options.config, cli_auth_credentials_store: "ephemeral" };
+  const configOverrides = [
+    ...(options.configOverrides ?? []),
+    ...(options.baseUrl ? toConfigOverrides({ openai_base_url: options.baseUrl }) : []),
+  ];
   return {
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
     ...(env ? { env } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),
-    ...(config ? { config } : {}),
-    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    ...(options.config ? { config: options.config } : {}),
+    ...(configOverrides.length > 0 ? { configOverrides } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
     // -32001 (overloaded) is retried with backoff and jitter unless the caller says otherwise.
@@ -159,6 +165,8 @@ export class AppServerTurnTransport implements TurnTransport {
     const { signal } = request.turnOptions;
     // Aborted before codex started the turn: nothing runs, the stream throws at once.
     throwIfAborted(signal);
+    // As codex exec does, before the thread is started or resumed (and before codex is started).
+    checkGitRepo(request.threadOptions);
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
@@ -248,10 +256,12 @@ export class AppServerTurnTransport implements TurnTransport {
 
   /**
    * Starts a new thread (`threadId` null) or loads a saved one now, instead of at its first turn.
+   * Outside a git repository it fails with `not_a_git_repo` unless `skipGitRepoCheck` is true.
    * A thread codex cannot resume fails with `thread_not_found`, or is replaced under
    * `onLostThread: "startNew"` (then `replaced` says which).
    */
   async openThread(threadId: string | null, options: ThreadOptions): Promise<OpenedThread> {
+    checkGitRepo(options);
     const endUse = this.supervisor.use();
     try {
       const client = await this.connection();

@@ -38,12 +38,21 @@ function configOf(options: ThreadOptions): Record<string, JsonValue> | null {
   return Object.keys(config).length > 0 ? config : null;
 }
 
-/** `thread/start` params for a new thread. */
+/**
+ * `thread/start` params for a new thread. `threadSource` goes only here (and to `thread/fork`):
+ * like `codex exec --thread-source`, it classifies a thread when it is created, never on resume.
+ */
 export function threadStartParams(options: ThreadOptions): ThreadStartParams {
   return {
     ...threadSettings(options),
+    ...threadSourceParam(options),
     ...(options.dynamicTools?.length ? { dynamicTools: options.dynamicTools } : {}),
   };
+}
+
+/** `{ threadSource }` when the options name one (an empty string too, as the SDK passes it). */
+export function threadSourceParam(options: ThreadOptions): { threadSource?: string } {
+  return options.threadSource === undefined ? {} : { threadSource: options.threadSource };
 }
 
 /** The settings a thread is (re)loaded with: model, cwd, approval policy, sandbox, config. */
@@ -88,11 +97,19 @@ export function turnStartParams(
   };
 }
 
-/** The app-server form of a turn's input. */
+/**
+ * The app-server form of a turn's input, built as `codex exec` builds it from what
+ * `@openai/codex-sdk` hands it: the images first, in order (local files and URLs), then one text
+ * item holding every text joined by a blank line ("\n\n"). Input without text has no text item.
+ */
 export function toWireInput(input: UserInput[]): WireUserInput[] {
-  return input.map((item): WireUserInput => {
-    if (item.type === "text") return { type: "text", text: item.text, text_elements: [] };
-    if (item.type === "local_image") return { type: "localImage", path: item.path };
-    return { type: "image", url: item.url };
-  });
+  const images: WireUserInput[] = [];
+  const texts: string[] = [];
+  for (const item of input) {
+    if (item.type === "text") texts.push(item.text);
+    else if (item.type === "local_image") images.push({ type: "localImage", path: item.path });
+    else images.push({ type: "image", url: item.url });
+  }
+  if (texts.length === 0) return images;
+  return [...images, { type: "text", text: texts.join("\n\n"), text_elements: [] }];
 }

@@ -54,7 +54,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
       },
     );
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const all = await collect(events);
     assert.equal(readFileSync(path.join(fixture.workdir, "accepted.txt"), "utf8"), "yes\n");
@@ -71,7 +71,9 @@ describe("approvals (real codex, ScriptedModel)", () => {
       [execCommand("echo no > declined.txt", { escalated: true }), reply("ok")],
       { config: ASKING, codex: { approvals: { commandExecution: () => "decline" } } },
     );
-    const result = await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const result = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     assert.equal(existsSync(path.join(fixture.workdir, "declined.txt")), false);
     const command = result.items.find((item) => item.type === "command_execution");
     assert.equal(command?.type === "command_execution" && command.status, "declined");
@@ -99,7 +101,10 @@ describe("approvals (real codex, ScriptedModel)", () => {
         },
       },
     );
-    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
     await thread.run("first");
     const second = await thread.run("again");
     assert.equal(asked, 1);
@@ -130,7 +135,9 @@ describe("approvals (real codex, ScriptedModel)", () => {
         },
       },
     );
-    await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     assert.ok(existsSync(path.join(fixture.workdir, "first.txt")));
     assert.ok(existsSync(path.join(fixture.workdir, "second.txt")));
     assert.equal(asked.length, 1, `asked for ${asked.join(", ")}`);
@@ -156,7 +163,9 @@ describe("approvals (real codex, ScriptedModel)", () => {
           },
         },
       );
-      await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("patch");
+      await fixture.codex
+        .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+        .run("patch");
       assert.equal(existsSync(path.join(fixture.workdir, "patched.md")), decision === "accept");
     });
   }
@@ -194,7 +203,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
       },
     );
     const result = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .run("pick");
     assert.equal(result.finalResponse, "Using SQLite.");
     assert.match(fixture.model.toolOutput("q1")?.output ?? "", /SQLite/);
@@ -219,6 +228,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
     );
     const thread = fixture.codex.startThread({
       workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
       dynamicTools: [
         {
           type: "function",
@@ -255,7 +265,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
       },
     );
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const all = await collect(events);
     assert.equal(resolvedOf(all)[0]?.decided_by, "timeout");
@@ -279,7 +289,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
       },
     );
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const all = await collect(events);
     assert.equal(resolvedOf(all)[0]?.decided_by, "error");
@@ -298,7 +308,10 @@ describe("approvals (real codex, ScriptedModel)", () => {
       ],
       { config: ASKING },
     );
-    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
     await thread.run("nobody can answer");
     assert.equal(existsSync(path.join(fixture.workdir, "unasked.txt")), false);
     const { events } = await thread.runStreamed("someone answers");
@@ -337,7 +350,10 @@ describe("approvals (real codex, ScriptedModel)", () => {
         },
       },
     );
-    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
     const { events } = await thread.runStreamed("go");
     const all: ThreadEvent[] = [];
     for await (const event of events) {
@@ -381,7 +397,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
     });
     const drive = async (name: string) => {
       const { events } = await f.codex
-        .startThread({ workingDirectory: f.workdir })
+        .startThread({ workingDirectory: f.workdir, skipGitRepoCheck: true })
         .runStreamed(`thread ${name}`);
       for await (const event of events) {
         if (event.type === "approval.requested") {
@@ -424,7 +440,7 @@ describe("policies on the real codex", () => {
     );
     mkdirSync(path.join(fixture.workdir, "keep"));
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const all = await collect(events);
     assert.deepEqual(

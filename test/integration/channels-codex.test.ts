@@ -67,7 +67,9 @@ describe("channels with the real codex (ScriptedModel)", () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
-    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("pick one");
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("pick one");
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
     assert.equal(asked.kind, "user_input_request");
@@ -110,7 +112,9 @@ describe("channels with the real codex (ScriptedModel)", () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
-    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
     assert.equal(asked.kind, "approval_request");
@@ -134,7 +138,7 @@ describe("channels with the real codex (ScriptedModel)", () => {
     );
     const abort = new AbortController();
     const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .run("go", { signal: abort.signal });
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
@@ -158,7 +162,7 @@ describe("channels with the real codex (ScriptedModel)", () => {
       },
     );
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const seen: string[] = [];
     for await (const event of withProgressUpdates(events, { url, token })) seen.push(event.type);
@@ -185,7 +189,9 @@ describe("channels with the real codex (ScriptedModel)", () => {
       [execCommand("echo yes > after-restart.txt", { escalated: true }), reply("ok")],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
-    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     const asked = await waitForInteraction(new ChannelsClient({ url, token }), ["pending"]);
     await server.close();
     server = await startChannelsServer({ dataDir: dir, port });

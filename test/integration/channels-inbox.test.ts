@@ -77,7 +77,9 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       await page.goto(runtime.inboxUrl);
       await page.waitForSelector("#connection:text('live')");
       assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
-      const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+      const turn = fixture.codex
+        .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+        .run("go");
       const card = page.locator("#pending article.approval_request");
       await card.waitFor({ timeout: 20_000 });
       assert.match(
@@ -140,7 +142,9 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
     try {
       await page.goto(runtime.inboxUrl);
       await page.waitForSelector("#connection:text('live')");
-      const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+      const turn = fixture.codex
+        .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+        .run("go");
       const change = page.locator("#pending article.approval_request");
       await change.waitFor({ timeout: 20_000 });
       // codex gives an added file's content as its diff.

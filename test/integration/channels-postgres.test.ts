@@ -118,7 +118,9 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
         codex: { approvals: channelsApprovals({ url: a.server.url, token: a.server.token }) },
       },
     );
-    const turn = fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     const pending = await eventually("the interaction on the other runtime", async () => {
       const found = await b.client.list({ status: ["pending", "delivered"] });
       return found.length > 0 ? found : undefined;

@@ -116,7 +116,9 @@ describe("webhook backend", () => {
         codex: { approvals: channelsApprovals({ url: server.url, token: server.token }) },
       },
     );
-    await fixture.codex.startThread({ workingDirectory: fixture.workdir }).run("go");
+    await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
     assert.ok(existsSync(path.join(fixture.workdir, "hook.txt")));
     await eventually("the resolved change at the receiver", () =>
       hook.received.some((entry) => entry.change.type === "resolved"),

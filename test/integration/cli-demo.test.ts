@@ -71,7 +71,11 @@ describe("codex-harness run", () => {
 
   it("--json prints the event stream as JSONL, using the user's CODEX_HOME", async () => {
     await withScriptedHome("Hi from your config.", async (env, cwd) => {
-      const { code, stdout } = await cli(["run", "hello", "--json", "--cd", cwd], "", env);
+      const { code, stdout } = await cli(
+        ["run", "hello", "--json", "--cd", cwd, "--skip-git-repo-check"],
+        "",
+        env,
+      );
       assert.equal(code, 0, stdout);
       const events = stdout
         .trim()
@@ -90,12 +94,34 @@ describe("codex-harness run", () => {
 
   it("renders the turn for a person", async () => {
     await withScriptedHome("Plain answer.", async (env, cwd) => {
-      const { code, stdout } = await cli(["run", "hello", "--cd", cwd], "", env);
+      const { code, stdout } = await cli(
+        ["run", "hello", "--cd", cwd, "--skip-git-repo-check"],
+        "",
+        env,
+      );
       assert.equal(code, 0, stdout);
       assert.match(stdout, /Plain answer\./);
       assert.match(stdout, /✓ turn completed/);
     });
   });
+
+  for (const transport of ["app-server", "exec"]) {
+    it(`refuses a folder outside git without --skip-git-repo-check, like codex exec (${transport})`, async () => {
+      await withScriptedHome("Never sent.", async (env, cwd) => {
+        const { code, stdout, stderr } = await cli(
+          ["run", "hello", "--cd", cwd, "--transport", transport],
+          "",
+          env,
+        );
+        assert.equal(code, 1, stdout);
+        assert.match(
+          stderr,
+          /Not inside a trusted directory and --skip-git-repo-check was not specified/,
+        );
+        if (transport === "app-server") assert.match(stderr, /pass --skip-git-repo-check/);
+      });
+    });
+  }
 });
 
 const hasScript = await promisify(execFile)("script", ["--version"]).then(

@@ -53,6 +53,7 @@ describe("codex-harness run --target", () => {
           path.join(dir, "work"),
           "hi",
           "--json",
+          "--skip-git-repo-check",
         ],
         env,
       );

@@ -35,7 +35,7 @@ describe("CodexPool (real codex)", () => {
     const pool = new CodexPool({ size: 2, codexHome });
     try {
       const threads = Array.from({ length: 20 }, () =>
-        pool.startThread({ workingDirectory: path.join(root, "work") }),
+        pool.startThread({ workingDirectory: path.join(root, "work"), skipGitRepoCheck: true }),
       );
       const first = await Promise.all(threads.map((thread, i) => thread.run(`thread ${i} turn 1`)));
       const second = await Promise.all(
@@ -59,7 +59,10 @@ describe("CodexPool (real codex)", () => {
     model.enqueue(echo, echo);
     const pool = new CodexPool({ size: 2, codexHome, idleShutdownMs: 200 });
     try {
-      const thread = pool.startThread({ workingDirectory: path.join(root, "work") });
+      const thread = pool.startThread({
+        workingDirectory: path.join(root, "work"),
+        skipGitRepoCheck: true,
+      });
       await thread.run("remember kiwi");
       const client = await pool.appServerOf(thread.id as string).client();
       const firstPid = client.pid;

@@ -19,7 +19,10 @@ describe("supervision (real codex)", () => {
       response([reply("never")], { delayMs: 30_000 }),
       reply("after the restart"),
     ]);
-    const thread = fixture.codex.startThread({ workingDirectory: fixture.workdir });
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
     await thread.run("first");
     const firstPid = (await fixture.codex.appServer.client()).pid as number;
     const { events } = await thread.runStreamed("second");
@@ -53,7 +56,7 @@ describe("supervision (real codex)", () => {
       { config: {} },
     );
     const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir })
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
     const seen: ThreadEvent[] = [];
     const f = fixture;
@@ -76,6 +79,7 @@ describe("supervision (real codex)", () => {
     fixture = await startCodexApi("app-server", [reply("fresh start")]);
     const thread = fixture.codex.resumeThread("01a20000-0000-7000-8000-00000000dead", {
       workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
       onLostThread: "startNew",
     });
     const { events } = await thread.runStreamed("hello again");

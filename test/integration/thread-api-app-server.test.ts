@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 function threadIn(f: CodexApiFixture) {
-  return f.codex.startThread({ workingDirectory: f.workdir });
+  return f.codex.startThread({ workingDirectory: f.workdir, skipGitRepoCheck: true });
 }
 
 /** Resolves once `events` yields an event of `type`; the rest keeps flowing into `all`. */
@@ -181,6 +181,7 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     // A second Thread object on the same id waits for the running turn instead.
     const twin = fixture.codex.resumeThread(thread.id as string, {
       workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
     });
     const third = twin.run("three");
     await stream.done;
@@ -210,7 +211,10 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     });
     assert.equal(ran.exitCode, 0);
     assert.equal(ran.stdout, "hi\n");
-    const forked = await fixture.codex.forkThread(id, { workingDirectory: fixture.workdir });
+    const forked = await fixture.codex.forkThread(id, {
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
     assert.notEqual(forked.id, id);
   });
 });

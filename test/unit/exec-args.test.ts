@@ -170,10 +170,16 @@ describe("buildExecArgs", () => {
     ]);
   });
 
-  it("rejects config keys codex cannot read as -c overrides", () => {
+  it("passes dotted config keys as they are and refuses null, as the SDK does", () => {
+    assert.deepEqual(argsFor({ config: { "features.shell_snapshot": false } }, request({})), [
+      "exec",
+      "--experimental-json",
+      "--config",
+      "features.shell_snapshot=false",
+    ]);
     assert.throws(
-      () => argsFor({ config: { "a.b": 1 } }, request({})),
-      errorWith("invalid_config", /a\.b/),
+      () => argsFor({ config: { a: { b: null } } }, request({})),
+      errorWith("invalid_config", /a\.b cannot be null/),
     );
   });
 });
