@@ -5,7 +5,6 @@
 
 export type { ConfigObject, ConfigValue } from "./app-server/codex-config.js";
 export { AppServerAccess } from "./app-server-access.js";
-export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approvals/broker.js";
 export {
   type PermissionsInput,
   type PermissionsSpec,
@@ -29,7 +28,7 @@ export { terminalApprovals } from "./cli/terminal-approvals.js";
 export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
-export { APPROVAL_KINDS } from "./events/approval-types.js";
+export { APPROVAL_KINDS, DEFAULT_APPROVAL_TIMEOUT_MS } from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";
 export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";

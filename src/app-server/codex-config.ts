@@ -1,6 +1,6 @@
 // Codex config as data: deep merging, `-c key=value` overrides, and config.toml text (via smol-toml).
-import { stringify } from "smol-toml";
 import { CodexHarnessError } from "../errors.js";
+import { smolToml } from "../toml.js";
 
 /** A value codex config accepts: TOML's scalars, arrays and tables. */
 export type ConfigValue = string | number | boolean | ConfigValue[] | ConfigObject;
@@ -59,7 +59,7 @@ export function toConfigOverrides(config: ConfigObject): string[] {
       }
       checkValue(value, keyPath);
       overrides.push(
-        `${keyPath.join(".")}=${stringify({ v: value }).slice("v = ".length).trimEnd()}`,
+        `${keyPath.join(".")}=${smolToml().stringify({ v: value }).slice("v = ".length).trimEnd()}`,
       );
     }
   };
@@ -69,7 +69,7 @@ export function toConfigOverrides(config: ConfigObject): string[] {
 
 /** Renders a config as a TOML document (root keys first, then `[a.b]` sections). */
 export function renderConfigToml(config: ConfigObject): string {
-  return `${stringify(prune(config, [])).trim()}\n`;
+  return `${smolToml().stringify(prune(config, [])).trim()}\n`;
 }
 
 /** Drops `undefined`/`null` entries and checks every value TOML has to hold. */

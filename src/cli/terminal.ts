@@ -1,5 +1,5 @@
 // Terminal output for the CLI: colours only on a TTY (and not under NO_COLOR), a spinner, and y/N prompts.
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { styleText } from "node:util";
 
@@ -66,6 +66,8 @@ export class Terminal {
   /** Asks for a line of text; undefined at the end of input. */
   async ask(question: string): Promise<string | undefined> {
     this.line(question);
+    // Loaded on the first question, not at import (the package root exports Terminal).
+    const { createInterface } = await import("node:readline");
     this.reader ??= createInterface({ input: this.input, terminal: false });
     this.lines ??= this.reader[Symbol.asyncIterator]();
     const next = await this.lines.next();

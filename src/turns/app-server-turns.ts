@@ -1,6 +1,5 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
-import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
-import { ApprovalBroker } from "../approvals/broker.js";
+import type { AppServerClient, AppServerClientOptions } from "../app-server/client.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
@@ -97,6 +96,11 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   private async connect(): Promise<AppServerClient> {
+    // Loaded with the first process, not at import: `import { Codex }` stays light.
+    const [{ AppServerClient }, { ApprovalBroker }] = await Promise.all([
+      import("../app-server/client.js"),
+      import("../approvals/broker.js"),
+    ]);
     const client = await this.startInTurn(() =>
       AppServerClient.start(clientOptionsOf(this.options)),
     );
