@@ -1,6 +1,9 @@
 // The optional database drivers of the channels stores (better-sqlite3, pg): loaded on first use,
 // with one clear error naming the package to install when it is missing.
 import { CodexHarnessError } from "../errors.js";
+import type { ModuleImporter } from "./store.js";
+
+export type { ModuleImporter };
 
 /** The drivers the stores load, by package name, as `import()` gives them. */
 export interface Drivers {
@@ -11,9 +14,6 @@ export interface Drivers {
 
 /** An optional driver's package name. */
 export type DriverName = keyof Drivers;
-
-/** Imports a module by specifier (`(specifier) => import(specifier)`; replaceable in tests). */
-export type ModuleImporter = (specifier: string) => Promise<unknown>;
 
 const NEEDED_BY: Record<DriverName, string> = {
   "better-sqlite3": "The SQLite interaction store",

@@ -11,7 +11,6 @@ export {
 } from "./backends.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./bridge.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./client.js";
-export { type DriverName, type Drivers, loadDriver, type ModuleImporter } from "./drivers.js";
 export { ChannelsError } from "./errors.js";
 export {
   type ChannelsServer,
@@ -34,7 +33,7 @@ export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
-export type { InteractionStore, StatusUpdate } from "./store.js";
+export type { InteractionStore, ModuleImporter, StatusUpdate } from "./store.js";
 export {
   SIGNATURE_HEADER,
   signWebhook,

@@ -2,7 +2,7 @@
 // interactions; LISTEN/NOTIFY tells each instance of the others' changes.
 import type { Client, Pool, PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
-import { type Drivers, loadDriver, type ModuleImporter } from "./drivers.js";
+import { type Drivers, loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -10,7 +10,12 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
+import {
+  applyUpdate,
+  type InteractionStore,
+  type ModuleImporter,
+  type StatusUpdate,
+} from "./store.js";
 
 const CHANNEL = "codex_harness_changes";
 /** Serialises schema creation between instances starting at once. */

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Database } from "better-sqlite3";
 import { CodexHarnessError } from "../errors.js";
-import { loadDriver, type ModuleImporter } from "./drivers.js";
+import { loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -11,7 +11,12 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
+import {
+  applyUpdate,
+  type InteractionStore,
+  type ModuleImporter,
+  type StatusUpdate,
+} from "./store.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS interactions (
