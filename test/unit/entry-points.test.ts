@@ -1,5 +1,5 @@
 // The entry points load what they promise: the package root no native module, database driver,
-// zod, SSE parser or HTTP server (checked in fresh node processes by what they resolve).
+// zod, SSE parser, HTTP server or node:crypto (checked in fresh node processes by what they resolve).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type HookedRun, runWithHooks } from "../support/module-hooks.js";
@@ -33,6 +33,7 @@ const HEAVY: [string, RegExp][] = [
   ["eventsource-parser", /\/node_modules\/eventsource-parser\//],
   ["commander", /\/node_modules\/commander\//],
   ["node:http", /^node:https?$/],
+  ["node:crypto", /^node:crypto$/],
   ["the channels HTTP server", /\/src\/channels\/http-server\.js$/],
   ["the channels runtime", /\/src\/channels\/runtime\.js$/],
   ["the request schemas", /\/src\/channels\/schemas\.js$/],
