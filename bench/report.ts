@@ -30,33 +30,38 @@ const HEADERS = [
   "result",
 ];
 
+/** The headers, with the ratio column named `ratioHeader` (default "vs floor"). */
+function headers(ratioHeader = "vs floor"): string[] {
+  return HEADERS.map((header) => (header === "vs floor" ? ratioHeader : header));
+}
+
 function cells(row: Row): string[] {
   const result = row.pass === undefined ? "" : row.pass ? "pass" : "MISS";
   return [row.benchmark, row.variant, row.median, row.best, row.vsFloor, row.target, result];
 }
 
 /** A fixed-width text table for the terminal. */
-export function textTable(rows: Row[]): string {
-  const lines = [HEADERS, ...rows.map(cells)];
-  const widths = HEADERS.map((_, i) => Math.max(...lines.map((line) => (line[i] ?? "").length)));
+export function textTable(rows: Row[], ratioHeader?: string): string {
+  const head = headers(ratioHeader);
+  const lines = [head, ...rows.map(cells)];
+  const widths = head.map((_, i) => Math.max(...lines.map((line) => (line[i] ?? "").length)));
   const format = (line: string[]) =>
     line
       .map((cell, i) => cell.padEnd(widths[i] as number))
       .join("  ")
       .trimEnd();
   return [
-    format(HEADERS),
+    format(head),
     widths.map((w) => "-".repeat(w)).join("  "),
     ...lines.slice(1).map(format),
   ].join("\n");
 }
 
 /** The same table in Markdown. */
-export function markdownTable(rows: Row[]): string {
+export function markdownTable(rows: Row[], ratioHeader?: string): string {
   const line = (values: string[]) => `| ${values.join(" | ")} |`;
-  return [
-    line(HEADERS),
-    line(HEADERS.map(() => "---")),
-    ...rows.map((row) => line(cells(row))),
-  ].join("\n");
+  const head = headers(ratioHeader);
+  return [line(head), line(head.map(() => "---")), ...rows.map((row) => line(cells(row)))].join(
+    "\n",
+  );
 }

@@ -1,4 +1,5 @@
-// `npm run bench`: runs every benchmark, prints the table, and with --write-readme puts it in README.md.
+// `npm run bench`: runs every benchmark (or `--only a,b`), prints the tables, and with --write-readme
+// puts them in README.md.
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -6,13 +7,18 @@ import { fileURLToPath } from "node:url";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
+import { benchImport } from "./import.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
 import { benchThroughput, throughputSection } from "./throughput.js";
 
 const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../README.md");
-const START = "<!-- bench:start -->";
-const END = "<!-- bench:end -->";
+/** The main table's markers, and the import table's. */
+const MARKERS = {
+  main: ["<!-- bench:start -->", "<!-- bench:end -->"],
+  import: ["<!-- bench-import:start -->", "<!-- bench-import:end -->"],
+} as const;
+type Table = keyof typeof MARKERS;
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(name);
@@ -20,63 +26,135 @@ function option(name: string, fallback: number): number {
 }
 
 const rounds = option("--rounds", 3);
+/** The import benchmark is cheap and noisy: more rounds (fresh node processes). */
+const importRounds = option("--import-rounds", 7);
 const events = option("--events", 200_000);
 /** The big-output benchmark's command prints this many MiB (and a tenth of it, 20 for 200). */
 const bigOutputMb = option("--big-output-mb", 200);
 const skipBigOutput = process.argv.includes("--skip-big-output");
+/** `--only import,session`: run only these benchmarks (keys below). */
+const onlyIndex = process.argv.indexOf("--only");
+const only = onlyIndex === -1 ? undefined : (process.argv[onlyIndex + 1] ?? "").split(",");
 const loadAverage = () =>
   os
     .loadavg()
     .map((n) => n.toFixed(1))
     .join(" ");
 
+interface Bench {
+  key: string;
+  title: string;
+  table: Table;
+  run: () => Promise<Section>;
+}
+
+const BENCHES: Bench[] = [
+  { key: "session", title: "10-turn session", table: "main", run: () => benchSession(rounds) },
+  {
+    key: "concurrency",
+    title: "8 threads x 2 turns",
+    table: "main",
+    run: () => benchConcurrency(rounds),
+  },
+  {
+    key: "throughput",
+    title: "event throughput",
+    table: "main",
+    run: async () => throughputSection(await benchThroughput(events, rounds)),
+  },
+  { key: "channels", title: "channels runtime", table: "main", run: () => benchChannels(rounds) },
+  {
+    key: "big-output",
+    title: `big command output (${bigOutputMb} MB)`,
+    table: "main",
+    run: async () => bigOutputSection(await benchBigOutput(bigOutputMb)),
+  },
+  {
+    key: "import",
+    title: "root import",
+    table: "import",
+    run: () => benchImport(importRounds),
+  },
+];
+
+/** The benchmarks to run: `--only`'s, else all (but big output with `--skip-big-output`). */
+function selected(): Bench[] {
+  if (only === undefined) {
+    return BENCHES.filter((bench) => !(skipBigOutput && bench.key === "big-output"));
+  }
+  const unknown = only.filter((key) => !BENCHES.some((bench) => bench.key === key));
+  if (unknown.length > 0 || only.length === 0) {
+    throw new Error(
+      `--only takes a comma-separated list of ${BENCHES.map((bench) => bench.key).join(", ")}; got ${JSON.stringify(only.join(","))}`,
+    );
+  }
+  return BENCHES.filter((bench) => only.includes(bench.key));
+}
+
+/** Whether `table` is complete in this run (its README block is only rewritten then). */
+function complete(table: Table, ran: Bench[]): boolean {
+  return BENCHES.filter((bench) => bench.table === table).every(
+    (bench) => ran.includes(bench) || (bench.key === "big-output" && skipBigOutput),
+  );
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadAverage();
+  const benches = selected();
   console.log(
-    `codex-harness benchmarks: ${rounds} interleaved rounds, node ${process.version}, ` +
-      `${os.cpus().length} CPUs, load average ${loadBefore}`,
+    `codex-harness benchmarks: ${rounds} interleaved rounds (import: ${importRounds}), node ` +
+      `${process.version}, ${os.cpus().length} CPUs, load average ${loadBefore}`,
   );
-  const sections: Section[] = [];
-  const benches: [string, () => Promise<Section>][] = [
-    ["10-turn session", () => benchSession(rounds)],
-    ["8 threads x 2 turns", () => benchConcurrency(rounds)],
-    ["event throughput", async () => throughputSection(await benchThroughput(events, rounds))],
-    ["channels runtime", () => benchChannels(rounds)],
-  ];
-  if (!skipBigOutput) {
-    benches.push([
-      `big command output (${bigOutputMb} MB)`,
-      async () => bigOutputSection(await benchBigOutput(bigOutputMb)),
-    ]);
-  }
-  for (const [title, bench] of benches) {
+  const sections = new Map<Table, Section[]>();
+  for (const bench of benches) {
     const t = performance.now();
-    process.stdout.write(`${title} ... `);
-    sections.push(await bench());
+    process.stdout.write(`${bench.title} ... `);
+    const section = await bench.run();
+    sections.set(bench.table, [...(sections.get(bench.table) ?? []), section]);
     console.log(`${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
-  const rows = sections.flatMap((section) => section.rows);
-  console.log(`\n${textTable(rows)}\n`);
-  for (const note of sections.flatMap((section) => section.notes)) console.log(`  ${note}`);
+  const rowsOf = (table: Table) => (sections.get(table) ?? []).flatMap((section) => section.rows);
+  for (const table of sections.keys()) {
+    console.log(`\n${textTable(rowsOf(table), RATIO_HEADERS[table])}\n`);
+    for (const note of (sections.get(table) ?? []).flatMap((section) => section.notes)) {
+      console.log(`  ${note}`);
+    }
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   console.log(`\ndone in ${seconds} s, load average ${loadAverage()}`);
-  if (process.argv.includes("--write-readme")) {
+  if (!process.argv.includes("--write-readme")) return;
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = `${date}, node ${process.version}, ${os.cpus().length} CPUs, load average ${loadBefore} at the start`;
+  if (complete("main", benches)) {
     const context =
-      `\`npm run bench\` (${new Date().toISOString().slice(0, 10)}, node ${process.version}, ` +
-      `${os.cpus().length} CPUs, load average ${loadBefore} at the start): medians of ${rounds} ` +
+      `\`npm run bench\` (${machine}): medians of ${rounds} ` +
       "interleaved runs; times include starting and ending codex; ratios are against the floor " +
       "measured in the same run." +
       (skipBigOutput
         ? ""
         : " Big-output rows are one run each in a fresh node process; their ratio is peak RSS against the floor's.");
-    await writeReadme(`${context}\n\n${markdownTable(rows)}`);
+    await writeReadme("main", `${context}\n\n${markdownTable(rowsOf("main"), RATIO_HEADERS.main)}`);
     console.log("README.md: benchmark table updated");
+  }
+  if (complete("import", benches)) {
+    const context =
+      `\`npm run bench -- --only import\` (${machine}): medians of ${importRounds} interleaved ` +
+      "runs, each a fresh `node` that imports `Codex` and exits; time is from spawning it to its " +
+      "exit, peak RSS its `maxRSS`; ratios are against `@openai/codex-sdk` in the same run.";
+    await writeReadme(
+      "import",
+      `${context}\n\n${markdownTable(rowsOf("import"), RATIO_HEADERS.import)}`,
+    );
+    console.log("README.md: import table updated");
   }
 }
 
-/** Replaces what is between the markers in README.md. */
-async function writeReadme(content: string): Promise<void> {
+const RATIO_HEADERS: Record<Table, string> = { main: "vs floor", import: "vs SDK" };
+
+/** Replaces what is between `table`'s markers in README.md. */
+async function writeReadme(table: Table, content: string): Promise<void> {
+  const [START, END] = MARKERS[table];
   const readme = await readFile(README, "utf8");
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);

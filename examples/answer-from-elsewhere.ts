@@ -4,7 +4,8 @@
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ChannelsClient, Codex, channelsApprovals, startChannelsServer } from "codex-harness";
+import { ChannelsClient, Codex, channelsApprovals } from "codex-harness";
+import { startChannelsServer } from "codex-harness/channels";
 import { execCommand, reply, ScriptedModel } from "codex-harness/testing";
 
 const root = await mkdtemp(path.join(tmpdir(), "codex-harness-channels-"));

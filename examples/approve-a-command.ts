@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AppServerClient } from "codex-harness";
+import { AppServerClient } from "codex-harness/app-server";
 import { execCommand, reply, ScriptedModel } from "codex-harness/testing";
 
 const root = await mkdtemp(path.join(tmpdir(), "codex-harness-example-"));

@@ -4,7 +4,7 @@ import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
-import { ExecTurnTransport } from "./turns/exec-turns.js";
+import { LazyTurnTransport } from "./turns/lazy-transport.js";
 import type { CodexOptions, ThreadOptions } from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
 import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
@@ -36,8 +36,13 @@ export class Codex {
         `poolSize must be a whole number >= 1, got ${String(poolSize)}.`,
       );
     }
-    if (options.transport === "exec") this.transport = new ExecTurnTransport(options);
-    else if (poolSize === 1) this.transport = new AppServerTurnTransport(options);
+    if (options.transport === "exec") {
+      // Imported on the first turn: the default transport's users never load exec's modules.
+      this.transport = new LazyTurnTransport(
+        "exec",
+        async () => new (await import("./turns/exec-turns.js")).ExecTurnTransport(options),
+      );
+    } else if (poolSize === 1) this.transport = new AppServerTurnTransport(options);
     else {
       const startInTurn = oneAtATime();
       const members = Array.from(

@@ -1,7 +1,7 @@
 // Reads a TOML file with errors that name the file, and the line and column of a syntax error.
 import { readFileSync } from "node:fs";
-import { parse, TomlError } from "smol-toml";
 import { CodexHarnessError } from "./errors.js";
+import { smolToml } from "./toml.js";
 
 /** Reads `file` as text; an unreadable file raises `code` saying what it is and how to fix it. */
 export function readTextFile(file: string, code: string, what: string, fix: string): string {
@@ -17,6 +17,7 @@ export function readTextFile(file: string, code: string, what: string, fix: stri
 
 /** Parses TOML text; a syntax error raises `code` with `origin:line:column`. */
 export function parseToml(text: string, origin: string, code: string): Record<string, unknown> {
+  const { parse, TomlError } = smolToml();
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {

@@ -1,6 +1,6 @@
 // Codex config as data: deep merging, `-c key=value` overrides, and config.toml text (via smol-toml).
-import { stringify } from "smol-toml";
 import { CodexHarnessError } from "../errors.js";
+import { smolToml } from "../toml.js";
 
 /** A value codex config accepts: TOML's scalars, arrays and tables. */
 export type ConfigValue = string | number | boolean | ConfigValue[] | ConfigObject;
@@ -124,7 +124,7 @@ function emptyKey(path: string): CodexHarnessError {
 
 /** Renders a config as a TOML document (root keys first, then `[a.b]` sections). */
 export function renderConfigToml(config: ConfigObject): string {
-  return `${stringify(prune(config, [])).trim()}\n`;
+  return `${smolToml().stringify(prune(config, [])).trim()}\n`;
 }
 
 /** Drops `undefined`/`null` entries and checks every value TOML has to hold. */

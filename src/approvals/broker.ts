@@ -1,12 +1,13 @@
 // Answers every server request codex sends: handler, then the turn's stream, then decline — fail-closed.
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
-import type {
-  ApprovalDecider,
-  ApprovalKind,
-  ApprovalRequest,
-  Approvals,
-  DecisionOf,
+import {
+  type ApprovalDecider,
+  type ApprovalKind,
+  type ApprovalRequest,
+  type Approvals,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type DecisionOf,
 } from "../events/approval-types.js";
 import type { FileUpdateChange, ThreadEvent } from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
@@ -16,8 +17,7 @@ import { isDecision, toWireResult } from "./decisions.js";
 import { KIND_OF_METHOD, toApprovalRequest } from "./requests.js";
 import { waitFor } from "./wait.js";
 
-/** How long an answer may take by default: 10 minutes. */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+export { DEFAULT_APPROVAL_TIMEOUT_MS };
 
 /** The running turn a request belongs to: its handlers, its stream, its end. */
 export interface ApprovalTarget {

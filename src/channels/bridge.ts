@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ApprovalContext, Approvals } from "../events/approval-types.js";
 import { ChannelsClient, type ChannelsClientOptions } from "./client.js";
-import type { Interaction } from "./interaction-types.js";
+import { DEFAULT_INTERACTION_TIMEOUT_MS, type Interaction } from "./interaction-types.js";
 import {
   BRIDGED_KINDS,
   type BridgedDecision,
@@ -12,7 +12,6 @@ import {
   decisionFor,
   interactionFor,
 } from "./normalize.js";
-import { DEFAULT_INTERACTION_TIMEOUT_MS } from "./runtime.js";
 
 /** Options of {@link channelsApprovals}. */
 export interface ChannelsApprovalsOptions extends ChannelsClientOptions {

@@ -1,5 +1,4 @@
 // An HTTP client of the channels runtime, for the bridge, the CLI and any Node integration.
-import { EventSourceParserStream } from "eventsource-parser/stream";
 import { CodexHarnessError } from "../errors.js";
 import { ChannelsError } from "./errors.js";
 import type {
@@ -86,6 +85,8 @@ export class ChannelsClient {
   async *events(
     options: { since?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<InteractionChange> {
+    // Loaded on first use, not at import: the package root (which exports this client) stays light.
+    const { EventSourceParserStream } = await import("eventsource-parser/stream");
     const response = await this.fetch(
       "GET",
       `/v1/events${options.since === undefined ? "" : `?since=${options.since}`}`,

@@ -129,13 +129,17 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   };
 }
 
-/** The store of a `--store` URL (PostgreSQL), or the embedded SQLite store in `dataDir`. */
+/**
+ * The store of a `--store` URL (PostgreSQL), or the embedded SQLite store in `dataDir`. Each loads
+ * its optional driver (`pg`, `better-sqlite3`) here: a missing one rejects with code
+ * `missing_dependency` naming the package to install.
+ */
 export async function openStore(
   url: string | undefined,
   dataDir: string,
 ): Promise<InteractionStore> {
   if (url === undefined) {
-    return new SqliteInteractionStore(path.join(path.resolve(dataDir), "interactions.db"));
+    return SqliteInteractionStore.open(path.join(path.resolve(dataDir), "interactions.db"));
   }
   if (/^postgres(ql)?:\/\//.test(url)) return PostgresInteractionStore.open(url);
   throw new CodexHarnessError(

@@ -17,6 +17,9 @@ export const INTERACTION_KINDS: readonly InteractionKind[] = [
   "progress_update",
 ];
 
+/** Default time an interaction waits for an answer (10 minutes, like approvals). */
+export const DEFAULT_INTERACTION_TIMEOUT_MS = 10 * 60_000;
+
 /** pending -> delivered -> resolved | cancelled | errored. */
 export type InteractionStatus = "pending" | "delivered" | "resolved" | "cancelled" | "errored";
 

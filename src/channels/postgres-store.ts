@@ -1,7 +1,8 @@
 // The PostgreSQL store: several runtime instances (on several machines) share one set of
 // interactions; LISTEN/NOTIFY tells each instance of the others' changes.
-import pg from "pg";
+import type { Client, Pool, PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
+import { type Drivers, loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -9,7 +10,12 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
+import {
+  applyUpdate,
+  type InteractionStore,
+  type ModuleImporter,
+  type StatusUpdate,
+} from "./store.js";
 
 const CHANNEL = "codex_harness_changes";
 /** Serialises schema creation between instances starting at once. */
@@ -34,21 +40,38 @@ CREATE TABLE IF NOT EXISTS codex_harness_changes (
 );
 `;
 
-type Queryable = pg.Pool | pg.PoolClient;
+type Queryable = Pool | PoolClient;
 
-/** The PostgreSQL store. Open it with {@link PostgresInteractionStore.open}. */
+/** Options of {@link PostgresInteractionStore.open}. */
+export interface PostgresStoreOptions {
+  /** How the driver is imported (tests; default `import("pg")`). */
+  importer?: ModuleImporter;
+}
+
+/**
+ * The PostgreSQL store. Open it with {@link PostgresInteractionStore.open}. It needs the optional
+ * package `pg`, loaded on open.
+ */
 export class PostgresInteractionStore implements InteractionStore {
   /** Sequence numbers of changes this instance made, so its own NOTIFYs are not told twice. */
   private readonly own = new Set<number>();
-  private listener: pg.Client | undefined;
+  private listener: Client | undefined;
 
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly pg: Drivers["pg"],
+    private readonly pool: Pool,
     private readonly url: string,
   ) {}
 
-  /** Connects to `url` (`postgres://…`) and creates the tables when missing. */
-  static async open(url: string): Promise<PostgresInteractionStore> {
+  /**
+   * Connects to `url` (`postgres://…`) and creates the tables when missing. Rejects with code
+   * `missing_dependency` when pg is not installed, `store_failed` when the server cannot be used.
+   */
+  static async open(
+    url: string,
+    options: PostgresStoreOptions = {},
+  ): Promise<PostgresInteractionStore> {
+    const pg = await loadDriver("pg", options.importer);
     const pool = new pg.Pool({ connectionString: url, max: 8 });
     pool.on("error", () => undefined); // an idle client's error: the next query reconnects
     try {
@@ -72,7 +95,7 @@ export class PostgresInteractionStore implements InteractionStore {
         { cause: error },
       );
     }
-    return new PostgresInteractionStore(pool, url);
+    return new PostgresInteractionStore(pg, pool, url);
   }
 
   async create(interaction: Interaction): Promise<InteractionChange> {
@@ -170,7 +193,7 @@ export class PostgresInteractionStore implements InteractionStore {
   /** LISTENs on a connection of its own; other instances' changes reach `listener`. */
   watch(listener: (change: InteractionChange) => void): () => void {
     let stopped = false;
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new this.pg.Client({ connectionString: this.url });
     this.listener = client;
     client.on("error", () => undefined);
     client.on("notification", (message) => {
@@ -195,7 +218,7 @@ export class PostgresInteractionStore implements InteractionStore {
     await this.pool.end();
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");

@@ -2,19 +2,17 @@
 // wait, and a stream of changes for SSE clients and backends.
 import { randomUUID } from "node:crypto";
 import { ChannelsError } from "./errors.js";
-import type {
-  Interaction,
-  InteractionChange,
-  InteractionFilter,
-  InteractionInput,
-  InteractionResponse,
-  InteractionStatus,
+import {
+  DEFAULT_INTERACTION_TIMEOUT_MS,
+  type Interaction,
+  type InteractionChange,
+  type InteractionFilter,
+  type InteractionInput,
+  type InteractionResponse,
+  type InteractionStatus,
 } from "./interaction-types.js";
 import { actionsOf, checkResponse } from "./normalize.js";
 import type { InteractionStore } from "./store.js";
-
-/** Default time an interaction waits for an answer (10 minutes, like approvals). */
-export const DEFAULT_INTERACTION_TIMEOUT_MS = 10 * 60_000;
 
 const OPEN: InteractionStatus[] = ["pending", "delivered"];
 

@@ -1,8 +1,9 @@
 // The embedded store: one SQLite file (WAL) under the runtime's data directory.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import type { Database } from "better-sqlite3";
 import { CodexHarnessError } from "../errors.js";
+import { loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -10,7 +11,12 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
-import { applyUpdate, type InteractionStore, type StatusUpdate } from "./store.js";
+import {
+  applyUpdate,
+  type InteractionStore,
+  type ModuleImporter,
+  type StatusUpdate,
+} from "./store.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS interactions (
@@ -35,17 +41,39 @@ interface Row {
   body: string;
 }
 
-/** The SQLite store at `file` (created with its folder when missing). */
-export class SqliteInteractionStore implements InteractionStore {
-  private readonly db: Database.Database;
+/** Options of {@link SqliteInteractionStore.open}. */
+export interface SqliteStoreOptions {
+  /** How the driver is imported (tests; default `import("better-sqlite3")`). */
+  importer?: ModuleImporter;
+}
 
-  constructor(readonly file: string) {
+/**
+ * The SQLite store: one file, WAL. Open it with {@link SqliteInteractionStore.open}. It needs the
+ * optional package `better-sqlite3`, loaded on open.
+ */
+export class SqliteInteractionStore implements InteractionStore {
+  private constructor(
+    readonly file: string,
+    private readonly db: Database,
+  ) {}
+
+  /**
+   * Opens (or creates, with its folder) the store at `file`. Rejects with code
+   * `missing_dependency` when better-sqlite3 is not installed, `store_failed` when the file
+   * cannot be opened.
+   */
+  static async open(
+    file: string,
+    options: SqliteStoreOptions = {},
+  ): Promise<SqliteInteractionStore> {
+    const { default: Sqlite } = await loadDriver("better-sqlite3", options.importer);
     try {
       mkdirSync(path.dirname(file), { recursive: true });
-      this.db = new Database(file);
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma("busy_timeout = 5000");
-      this.db.exec(SCHEMA);
+      const db = new Sqlite(file);
+      db.pragma("journal_mode = WAL");
+      db.pragma("busy_timeout = 5000");
+      db.exec(SCHEMA);
+      return new SqliteInteractionStore(file, db);
     } catch (error) {
       throw new CodexHarnessError(
         "store_failed",

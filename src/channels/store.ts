@@ -8,6 +8,13 @@ import type {
   InteractionStatus,
 } from "./interaction-types.js";
 
+/**
+ * Imports a store's optional driver by package name (`(name) => import(name)` by default; tests
+ * replace it). Declared here, not with the loader, so that the public types never refer to the
+ * drivers' own (optional) type packages.
+ */
+export type ModuleImporter = (specifier: string) => Promise<unknown>;
+
 /** A status change: the new status, with the response or the end that caused it. */
 export interface StatusUpdate {
   status: InteractionStatus;

@@ -1,7 +1,8 @@
 // Terminal output for the CLI: colours only on a TTY (and not under NO_COLOR), a spinner, and y/N prompts.
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { styleText } from "node:util";
+import type { styleText } from "node:util";
+import { nodeUtil } from "../builtins.js";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -25,7 +26,7 @@ export class Terminal {
 
   /** Applies a style when colours are on. */
   style(style: Style, text: string): string {
-    return this.color ? styleText(style, text) : text;
+    return this.color ? nodeUtil().styleText(style, text) : text;
   }
 
   /** Writes text that continues the current line (streamed deltas). */
@@ -66,6 +67,8 @@ export class Terminal {
   /** Asks for a line of text; undefined at the end of input. */
   async ask(question: string): Promise<string | undefined> {
     this.line(question);
+    // Loaded on the first question, not at import (the package root exports Terminal).
+    const { createInterface } = await import("node:readline");
     this.reader ??= createInterface({ input: this.input, terminal: false });
     this.lines ??= this.reader[Symbol.asyncIterator]();
     const next = await this.lines.next();

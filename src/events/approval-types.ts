@@ -9,6 +9,9 @@ import type { NetworkPolicyAmendment } from "../protocol/generated/ts/v2/Network
 import type { RequestId } from "../protocol/messages.js";
 import type { FileUpdateChange } from "./types.js";
 
+/** How long an answer may take by default: 10 minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+
 /** Every kind of server request, one handler name each. */
 export const APPROVAL_KINDS = [
   "commandExecution",

@@ -1,5 +1,4 @@
 // CodexSession: agent-spaces' UnifiedSession over the Codex / Thread API (app-server transport).
-import { randomUUID } from "node:crypto";
 import type { ConfigObject } from "../app-server/codex-config.js";
 import { denyAll } from "../approvals/policies.js";
 import { Codex } from "../codex.js";
@@ -96,7 +95,7 @@ export class CodexSession implements UnifiedSession {
         "CodexSession needs `cwd`, the project folder.",
       );
     }
-    this.sessionId = options.sessionId ?? randomUUID();
+    this.sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
     this.permissionHandler = options.permissionHandler;
   }
 

@@ -5,14 +5,6 @@ import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { definedEnv } from "../process-env.js";
-import {
-  codexHomeDir,
-  installedHome,
-  installSpaces,
-  installTarget,
-  spacesTargetName,
-} from "../spaces/install.js";
-import { prepareSessionHome } from "../spaces/session-home.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
   type AgentEvent,
@@ -237,6 +229,11 @@ async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null
 
 /** Installs the spec's codex home when missing and prepares the session's own home from it. */
 async function sessionHome(request: RunTurnRequest, env: Record<string, string>): Promise<string> {
+  // Loaded on the first run, not at import: the package root does not load spaces' installer.
+  const [
+    { codexHomeDir, installedHome, installSpaces, installTarget, spacesTargetName },
+    { prepareSessionHome },
+  ] = await Promise.all([import("../spaces/install.js"), import("../spaces/session-home.js")]);
   try {
     const spec = request.spec;
     const { homeDir } =

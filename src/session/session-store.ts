@@ -1,8 +1,8 @@
 // Session records of runTurn: external session id -> harness, codex thread, model, timestamps.
 // One JSON file per session under `<aspHome>/sessions/`, written atomically (temp file + rename).
-import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { nodeCrypto } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** What is remembered about an external session. */
@@ -20,7 +20,7 @@ export interface SessionRecord {
 
 /** The record file of `externalSessionId` (the id is hashed, never used as a path). */
 export function sessionRecordPath(aspHome: string, externalSessionId: string): string {
-  const digest = createHash("sha256").update(externalSessionId, "utf8").digest("hex");
+  const digest = nodeCrypto().createHash("sha256").update(externalSessionId, "utf8").digest("hex");
   return path.join(path.resolve(aspHome), "sessions", `${digest}.json`);
 }
 
@@ -60,7 +60,7 @@ export async function readSessionRecord(
 export async function writeSessionRecord(aspHome: string, record: SessionRecord): Promise<void> {
   const file = sessionRecordPath(aspHome, record.externalSessionId);
   await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${randomBytes(6).toString("hex")}`;
+  const temp = `${file}.tmp-${nodeCrypto().randomBytes(6).toString("hex")}`;
   try {
     await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     await rename(temp, file);

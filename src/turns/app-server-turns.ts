@@ -1,7 +1,6 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
-import { AppServerClient, type AppServerClientOptions } from "../app-server/client.js";
+import type { AppServerClient, AppServerClientOptions } from "../app-server/client.js";
 import { toConfigOverrides } from "../app-server/codex-config.js";
-import { ApprovalBroker } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
@@ -46,13 +45,12 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
   // app-server reads no key from its environment (and its shell snapshots would write one to
   // disk): the key is given by login instead (see `connect`), kept in memory only.
   const env = options.env;
-  const config =
-    apiKeyOf(options) === undefined
-      ? options.config
-      : { ...options.config, cli_auth_credentials_store: "ephemeral" };
   const configOverrides = [
     ...(options.configOverrides ?? []),
     ...(options.baseUrl ? toConfigOverrides({ openai_base_url: options.baseUrl }) : []),
+    ...(apiKeyOf(options) === undefined
+      ? []
+      : toConfigOverrides({ cli_auth_credentials_store: "ephemeral" })),
   ];
   return {
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
@@ -121,6 +119,11 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   private async connect(): Promise<AppServerClient> {
+    // Loaded with the first process, not at import: `import { Codex }` stays light.
+    const [{ AppServerClient }, { ApprovalBroker }] = await Promise.all([
+      import("../app-server/client.js"),
+      import("../approvals/broker.js"),
+    ]);
     const client = await this.startInTurn(() =>
       AppServerClient.start(clientOptionsOf(this.options)),
     );

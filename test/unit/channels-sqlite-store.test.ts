@@ -23,8 +23,8 @@ function dbFile(): string {
   return path.join(dir, "nested", "interactions.db");
 }
 
-function openStore(file: string): SqliteInteractionStore {
-  const store = new SqliteInteractionStore(file);
+async function openStore(file: string): Promise<SqliteInteractionStore> {
+  const store = await SqliteInteractionStore.open(file);
   open.push(store);
   return store;
 }
@@ -57,7 +57,7 @@ const resolveUpdate = (at = "2024-01-01T00:30:00.000Z") => ({
 
 describe("SqliteInteractionStore", () => {
   it("creates the file's folder, stores an interaction and returns its creation change", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const item = interaction({ kind: "user_input_request", routing: { channel: "#ops" } });
     const change = await store.create(item);
     assert.equal(change.type, "user_input_request");
@@ -68,7 +68,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("refuses a second interaction with the same id", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const item = interaction();
     await store.create(item);
     await assert.rejects(store.create({ ...item, title: "again" }));
@@ -77,7 +77,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("lists newest first, with status, kind and thread filters and a limit", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const a = interaction({ codex: { threadId: "thr_a" } });
     const b = interaction({ kind: "permissions_request", codex: { threadId: "thr_b" } });
     const c = interaction({ codex: { threadId: "thr_b" } });
@@ -109,7 +109,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("orders interactions created in the same instant by insertion, newest first", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const at = "2024-02-01T00:00:00.000Z";
     const first = interaction({ createdAt: at, updatedAt: at });
     const second = interaction({ createdAt: at, updatedAt: at });
@@ -122,7 +122,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("updates only from the listed statuses", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const item = interaction();
     await store.create(item);
 
@@ -172,7 +172,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("records every change, numbered in order, and pages through them", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const a = interaction();
     const b = interaction({ kind: "elicitation_request" });
     const created = await store.create(a);
@@ -224,7 +224,7 @@ describe("SqliteInteractionStore", () => {
   });
 
   it("lists open interactions past their deadline as expired", async () => {
-    const store = openStore(dbFile());
+    const store = await openStore(dbFile());
     const early = interaction({ expiresAt: "2024-01-01T00:05:00.000Z" });
     const late = interaction({ expiresAt: "2024-01-01T02:00:00.000Z" });
     const deliveredEarly = interaction({ expiresAt: "2024-01-01T00:06:00.000Z" });
@@ -248,7 +248,7 @@ describe("SqliteInteractionStore", () => {
 
   it("keeps interactions and changes across closing and reopening the file", async () => {
     const file = dbFile();
-    const first = new SqliteInteractionStore(file);
+    const first = await SqliteInteractionStore.open(file);
     const item = interaction();
     await first.create(item);
     const resolved = await first.update(item.id, resolveUpdate(), ["pending"]);
@@ -257,7 +257,7 @@ describe("SqliteInteractionStore", () => {
     await first.close();
     await first.close(); // closing twice is harmless
 
-    const second = openStore(file);
+    const second = await openStore(file);
     assert.deepEqual(await second.get(item.id), resolved?.interaction);
     assert.deepEqual(await second.get(pending.id), pending);
     assert.deepEqual(
@@ -276,8 +276,8 @@ describe("SqliteInteractionStore", () => {
 
   it("lets exactly one of two connections on one file win a racing update", async () => {
     const file = dbFile();
-    const one = openStore(file);
-    const two = openStore(file);
+    const one = await openStore(file);
+    const two = await openStore(file);
     for (let round = 0; round < 20; round += 1) {
       const item = interaction();
       await one.create(item);
@@ -315,7 +315,7 @@ describe("SqliteInteractionStore", () => {
 
   it("lets exactly one of two processes' connections win, under real contention", async () => {
     const file = dbFile();
-    const store = openStore(file);
+    const store = await openStore(file);
     const ids: string[] = [];
     for (let i = 0; i < 200; i += 1) {
       const item = interaction();
@@ -328,7 +328,7 @@ describe("SqliteInteractionStore", () => {
       const { workerData, parentPort } = require("node:worker_threads");
       (async () => {
         const { SqliteInteractionStore } = await import(workerData.moduleUrl);
-        const store = new SqliteInteractionStore(workerData.file);
+        const store = await SqliteInteractionStore.open(workerData.file);
         const gate = new Int32Array(workerData.gate);
         Atomics.add(gate, 1, 1);
         Atomics.wait(gate, 0, 0);

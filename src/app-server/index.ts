@@ -1,0 +1,59 @@
+// Public entry of `codex-harness/app-server`: the app-server client, the JSON-RPC peer, transports,
+// capture and replay, the codex binary and config helpers, and the RPC errors.
+export type * as Protocol from "../protocol/generated/ts/index.js";
+export type { RequestId, RpcMessage, RpcNotification } from "../protocol/messages.js";
+export type * from "../protocol/types.js";
+export {
+  AppServerExitedError,
+  CodexExitedError,
+  isOverloaded,
+  MethodNotSupportedError,
+  OverloadedError,
+  type ProcessExit,
+  RpcErrorCodes,
+  RpcLocalError,
+  type RpcLocalErrorCode,
+  RpcWireError,
+} from "../rpc/errors.js";
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  JsonRpcPeer,
+  type PeerOptions,
+  type RequestHandler,
+  type RequestOptions,
+  type ServerRequestContext,
+} from "../rpc/peer.js";
+export type { RetryOptions } from "../rpc/retry.js";
+export { StreamTransport, type StreamTransportOptions } from "../rpc/stream-transport.js";
+export { InMemoryTransport, type Transport } from "../rpc/transport.js";
+export {
+  type CaptureRecord,
+  type CaptureSink,
+  CapturingTransport,
+  parseCapture,
+  REDACTED,
+  readCapture,
+  redact,
+} from "./capture.js";
+export {
+  AppServerClient,
+  type AppServerClientOptions,
+  DEFAULT_CLIENT_INFO,
+  type ParamsArg,
+  type ServerRequestHandler,
+} from "./client.js";
+export {
+  CODEX_PATH_ENV,
+  type CodexBinary,
+  type FindCodexBinaryOptions,
+  findCodexBinary,
+} from "./codex-binary.js";
+export {
+  type ConfigObject,
+  type ConfigValue,
+  mergeConfig,
+  renderConfigToml,
+  toConfigOverrides,
+} from "./codex-config.js";
+export { CodexProcess, type SpawnCodexOptions } from "./codex-process.js";
+export { ProcessTransport } from "./process-transport.js";

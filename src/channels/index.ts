@@ -1,0 +1,44 @@
+// Public entry of `codex-harness/channels`: the interaction runtime (HTTP API, web inbox), its
+// stores (SQLite, PostgreSQL: optional drivers loaded on open), backends (webhook), and again the
+// bridge and client that the package root also exports.
+export {
+  type BackendContext,
+  BackendDispatcher,
+  type DeliveryFailure,
+  type InteractionBackend,
+  RetryableError,
+  type RetryPolicy,
+} from "./backends.js";
+export { type ChannelsApprovalsOptions, channelsApprovals } from "./bridge.js";
+export { ChannelsClient, type ChannelsClientOptions } from "./client.js";
+export { ChannelsError } from "./errors.js";
+export {
+  type ChannelsServer,
+  type ChannelsServerOptions,
+  DEFAULT_CHANNELS_PORT,
+  DEFAULT_MAX_BODY_BYTES,
+  openStore,
+  startChannelsServer,
+} from "./http-server.js";
+export * from "./interaction-types.js";
+export {
+  type BridgedDecision,
+  type BridgedKind,
+  type BridgedRequest,
+  checkResponse,
+  decisionFor,
+  interactionFor,
+} from "./normalize.js";
+export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-store.js";
+export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
+export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
+export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
+export type { InteractionStore, ModuleImporter, StatusUpdate } from "./store.js";
+export {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+  verifyWebhook,
+  type WebhookBackendOptions,
+  webhookBackend,
+} from "./webhook-backend.js";
