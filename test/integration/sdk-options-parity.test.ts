@@ -128,6 +128,9 @@ for (const transport of TRANSPORTS) {
         return true;
       };
       await assert.rejects(fixture.codex.startThread(outside).run("hi"), refused);
+      if (transport === "app-server") {
+        await assert.rejects(fixture.codex.startThread(outside).start(), refused);
+      }
       const thread = fixture.codex.startThread({ ...outside, skipGitRepoCheck: true });
       await thread.run("hi");
       const id = thread.id as string;
