@@ -346,6 +346,13 @@ export class ScriptedModel {
     response: http.ServerResponse,
     signal: AbortSignal,
   ): Promise<void> {
+    if (record.responseNumber === undefined && isWebSocketUpgrade(record)) {
+      // Codex's built-in OpenAI provider tries the Responses API over a WebSocket first; 426
+      // makes it use HTTPS at once instead of retrying the upgrade with backoff.
+      response.writeHead(426, { "content-type": "application/json", upgrade: "websocket" });
+      response.end(JSON.stringify({ error: { message: "ScriptedModel speaks HTTP only" } }));
+      return;
+    }
     if (record.responseNumber === undefined) {
       const message = `ScriptedModel: no route for ${record.method} ${record.path}; it answers only POST ${RESPONSES_PATH} (is base_url ${this.#url}?)`;
       this.#fail(record, "unknown_route", 404, message, response);
@@ -396,6 +403,16 @@ export class ScriptedModel {
       waiter.resolve(record);
     }
   }
+}
+
+function isWebSocketUpgrade(record: RecordedRequest): boolean {
+  const upgrade = record.headers.upgrade;
+  return (
+    record.method === "GET" &&
+    record.path === RESPONSES_PATH &&
+    typeof upgrade === "string" &&
+    upgrade.toLowerCase() === "websocket"
+  );
 }
 
 function invalidOption(name: string, expected: string): never {

@@ -1,6 +1,7 @@
 // Unit tests of ScriptedModel over HTTP: SSE events, recorded requests, errors, waits and config.
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
@@ -305,6 +306,27 @@ describe("ScriptedModel recording and errors", () => {
       model.errors.map((error) => [error.kind, error.path]),
       [["unknown_route", "/v1/models"]],
     );
+  });
+
+  it("answers a WebSocket upgrade of /v1/responses 426, not as an error", async () => {
+    // What codex's built-in OpenAI provider tries first when `openai_base_url` points here.
+    const model = await start({ responses: [reply("hi")] });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const request = http.get(`${model.url}/responses`, {
+        headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13" },
+        signal: AbortSignal.timeout(5000),
+      });
+      request.once("response", (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      request.once("upgrade", () => reject(new Error("upgraded")));
+      request.once("error", reject);
+    });
+    assert.equal(status, 426);
+    assert.equal(model.pending, 1);
+    assert.equal(model.requests[0]?.method, "GET");
+    assert.deepEqual(model.errors, []);
   });
 
   it("answers 500 with a clear message when the script is exhausted", async () => {
