@@ -278,7 +278,13 @@ export class AppServerClient {
 
   /** Closes the connection and ends the process (stdin EOF, SIGTERM, SIGKILL). Bounded in time. */
   async close(): Promise<void> {
-    await this.peer.close(new RpcLocalError("closed", "The app-server client was closed."));
+    // Ending codex is work in flight: the program waits for it.
+    const release = this.hold();
+    try {
+      await this.peer.close(new RpcLocalError("closed", "The app-server client was closed."));
+    } finally {
+      release();
+    }
   }
 }
 

@@ -232,7 +232,7 @@ export class ExecTurnTransport implements TurnTransport {
     const exited = new CodexExitedError(
       exit ?? { exitCode: null, signal: null },
       process.stderrTail(),
-      "codex exec exited",
+      "Codex Exec exited",
       exit?.exitCode === 0
         ? "It ended the turn without turn.completed or turn.failed."
         : "Check the codex configuration (CODEX_HOME, config, model provider) and run `codex-harness doctor`.",

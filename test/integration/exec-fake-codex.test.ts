@@ -197,7 +197,7 @@ describe("ExecTurnTransport with a fake codex", () => {
       (error) =>
         error instanceof CodexExitedError &&
         error.exitCode === 3 &&
-        error.message.startsWith("codex exec exited (exit code 3): Error: something broke") &&
+        error.message.startsWith("Codex Exec exited (exit code 3): Error: something broke") &&
         error.stderrTail.includes("warming up"),
     );
     assert.deepEqual(

@@ -301,7 +301,7 @@ describe("ExecTurnTransport with the real codex exec", () => {
       );
       assert.ok(error instanceof CodexExitedError, String(error));
       assert.equal(error.exitCode, 1);
-      assert.match(error.message, /^codex exec exited \(exit code 1\): Error: approval_policy/);
+      assert.match(error.message, /^Codex Exec exited \(exit code 1\): Error: approval_policy/);
       assert.ok(error.stderrTail.some((line) => /no longer supported/.test(line)));
       assert.equal(model.modelRequests.length, 0);
     });

@@ -41,7 +41,12 @@ describe("CodexExec (official exec.test.ts)", { concurrency: VARIANTS.length }, 
           assert.equal(result.status, "rejected");
           if (result.status === "rejected") {
             assert.ok(result.error instanceof Error);
-            assert.match(result.error.message, /Codex Exec exited/);
+            // Deliberate difference (README): on app-server the error names the app-server, which
+            // is what exited; "Codex Exec" would point the user at a process that never ran.
+            assert.match(
+              result.error.message,
+              variant.name === "app-server" ? /app-server exited/ : /Codex Exec exited/,
+            );
           }
         }));
 

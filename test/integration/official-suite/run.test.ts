@@ -18,6 +18,7 @@ import {
   expectPair,
   permissionsText,
   turnMetadata,
+  untilSdkEvents,
   useGitRepoAsCwd,
   VARIANTS,
   withCodex,
@@ -42,7 +43,7 @@ const ESCALATION = "Escalation Requests";
 describe("Codex (official run.test.ts)", { concurrency: VARIANTS.length }, () => {
   for (const variant of VARIANTS) {
     describe(variant.name, () => {
-      it("returns thread events", () =>
+      it("returns thread events", untilSdkEvents(variant, ["app-server"]), () =>
         withCodex(variant, [assistantMessage("Hi!")], async ({ client }) => {
           const thread = client().startThread();
           const result = await thread.run("Hello, world!");
@@ -59,7 +60,8 @@ describe("Codex (official run.test.ts)", { concurrency: VARIANTS.length }, () =>
             reasoning_output_tokens: 0,
           });
           anyString(thread.id, "thread.id");
-        }));
+        }),
+      );
 
       it("sends previous items when run is called twice", () =>
         withCodex(variant, twoResponses(), async ({ client, requests }) => {

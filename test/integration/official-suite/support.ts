@@ -399,3 +399,14 @@ export function runChildProgram(
     });
   });
 }
+
+/**
+ * Marks a test that compares events whole as not passing yet on codex-harness: by default its
+ * events still carry `thread_id`/`turn_id`, app-server's extra fields and event types, and item
+ * ids from the model (issue 12, part 5: `events: "sdk"` by default, the superset opt-in).
+ */
+export function untilSdkEvents(variant: Variant, failingOn: readonly Variant["name"][]) {
+  return failingOn.includes(variant.name)
+    ? { todo: "events exactly as the official SDK's by default (issue 12, part 5)" }
+    : {};
+}
