@@ -21,11 +21,7 @@ import {
   toWireInput,
   turnStartParams,
 } from "./thread-params.js";
-import {
-  DEFAULT_INTERRUPT_TIMEOUT_MS,
-  interruptTurn,
-  terminateCommands,
-} from "./turn-interrupt.js";
+import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -379,33 +375,6 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
   return error;
 }
 
-/**
- * Interrupts a turn, waits for codex to report its end, then ends the commands it started (codex
- * leaves them running). Rejects when codex does not end the turn in time.
- */
-async function stopAtCodex(client: AppServerClient, turn: ActiveTurn): Promise<void> {
-  await interruptTurn(client, turn);
-  if (!turn.ended.aborted) {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        turn.ended.removeEventListener("abort", done);
-        reject(
-          new CodexHarnessError(
-            "turn_not_stopped",
-            `codex accepted the interrupt of turn ${turn.turnId} but did not end it within ${DEFAULT_INTERRUPT_TIMEOUT_MS} ms. Close the Codex to end its process.`,
-          ),
-        );
-      }, DEFAULT_INTERRUPT_TIMEOUT_MS);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      turn.ended.addEventListener("abort", done, { once: true });
-    });
-  }
-  await terminateCommands(client, turn.threadId, turn.commandItemIds);
-}
-
 /** Throws the abort error when `signal` has aborted (the turn never reached codex). */
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortedBeforeStart(signal.reason);
@@ -416,11 +385,4 @@ function abortedBeforeStart(reason: unknown): TurnAbortedError {
     reason,
     "The turn was aborted by its signal before codex started it.",
   );
-}
-
-/** An abandoned turn that codex would not stop: nobody reads its stream any more, so say it here. */
-function warnNotStopped(error: unknown): void {
-  process.emitWarning(error instanceof Error ? error : String(error), {
-    code: "CODEX_HARNESS_TURN_NOT_STOPPED",
-  });
 }

@@ -17,13 +17,12 @@ export class LazyTurnTransport implements TurnTransport {
     private readonly load: () => Promise<TurnTransport>,
   ) {}
 
-  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
-    return new LazyStream(async () => {
-      const transport = await this.transport();
-      // Closed before it was loaded: a closed transport refuses the turn in its own words.
-      if (this.closed) await transport.close();
-      return transport.runTurn(request);
-    });
+  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+    // Runs on the first next(): the transport loads then, not when the stream is made.
+    const transport = await this.transport();
+    // Closed before it was loaded: a closed transport refuses the turn in its own words.
+    if (this.closed) await transport.close();
+    yield* transport.runTurn(request);
   }
 
   async close(): Promise<void> {
@@ -38,43 +37,5 @@ export class LazyTurnTransport implements TurnTransport {
       this.loading = undefined;
     });
     return this.loading;
-  }
-}
-
-/** A stream opened on its first `next()` from a promised one; afterwards every call goes to it. */
-class LazyStream<T> implements AsyncGenerator<T, void, unknown> {
-  private inner: Promise<AsyncGenerator<T>> | undefined;
-  private finished = false;
-
-  constructor(private readonly open: () => Promise<AsyncGenerator<T>>) {}
-
-  async next(): Promise<IteratorResult<T, void>> {
-    if (this.finished) return { value: undefined, done: true };
-    this.inner ??= this.open();
-    try {
-      const result = await (await this.inner).next();
-      if (result.done) this.finished = true;
-      return result.done ? { value: undefined, done: true } : result;
-    } catch (error) {
-      this.finished = true;
-      throw error;
-    }
-  }
-
-  async return(): Promise<IteratorResult<T, void>> {
-    this.finished = true;
-    // Never opened (or failed to open): nothing to end.
-    const inner = await this.inner?.catch(() => undefined);
-    await inner?.return(undefined);
-    return { value: undefined, done: true };
-  }
-
-  async throw(error: unknown): Promise<IteratorResult<T, void>> {
-    await this.return();
-    throw error;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 }

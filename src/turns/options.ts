@@ -115,7 +115,10 @@ export interface TurnOptions {
   cyberAccessProgram?: "standard" | "daybreak_blue" | "daybreak_red";
   /** JSON Schema the final answer must follow. */
   outputSchema?: unknown;
-  /** Aborting interrupts the turn (app-server: `turn/interrupt`; exec: the process is killed). */
+  /**
+   * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
+   * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").
+   */
   signal?: AbortSignal;
 }
 

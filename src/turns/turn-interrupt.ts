@@ -56,7 +56,9 @@ function notActiveYet(error: unknown): boolean {
   );
 }
 
+/** Waits `ms`, or less when `signal` aborts (at once when it already has). */
 function delay(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
@@ -65,6 +67,34 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
     signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** A turn to stop for good: also the command items it started (their processes are ended too). */
+export interface StopTarget extends InterruptTarget {
+  readonly commandItemIds: ReadonlySet<string>;
+}
+
+/**
+ * Interrupts a turn, waits for codex to report its end, then ends the commands it started (codex
+ * leaves them running). Rejects when codex does not end the turn in time.
+ */
+export async function stopAtCodex(client: AppServerClient, turn: StopTarget): Promise<void> {
+  await interruptTurn(client, turn);
+  await delay(DEFAULT_INTERRUPT_TIMEOUT_MS, turn.ended);
+  if (!turn.ended.aborted) {
+    throw new CodexHarnessError(
+      "turn_not_stopped",
+      `codex accepted the interrupt of turn ${turn.turnId} but did not end it within ${DEFAULT_INTERRUPT_TIMEOUT_MS} ms. Close the Codex to end its process.`,
+    );
+  }
+  await terminateCommands(client, turn.threadId, turn.commandItemIds);
+}
+
+/** An abandoned turn that codex would not stop: nobody reads its stream any more, so say it here. */
+export function warnNotStopped(error: unknown): void {
+  process.emitWarning(error instanceof Error ? error : String(error), {
+    code: "CODEX_HARNESS_TURN_NOT_STOPPED",
   });
 }
 

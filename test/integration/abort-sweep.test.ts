@@ -158,7 +158,7 @@ describe("aborting a turn at any moment stops it at codex", { concurrency: 1 }, 
     it(`${ABORTS} aborts at random offsets (0-500 ms) on ${transport}, seed ${seed}`, async () => {
       late = await sweep(transport, seed);
     });
-    // A rare race remains on app-server (about 1 abort in 150 here): a command codex had not
+    // A rare race remains on app-server (seen twice in 250 aborts here): a command codex had not
     // listed as a background terminal yet when the turn was stopped ran once, ~100 ms later.
     it(
       `no command of an aborted turn runs after the abort was handled (${transport})`,

@@ -10,6 +10,7 @@ import {
   anyString,
   assistantMessage,
   assistantText,
+  codexGone,
   runChildProgram,
   settleWithin,
   useGitRepoAsCwd,
@@ -152,6 +153,12 @@ describe("A program written for @openai/codex-sdk exits without close()", {
         assert.notEqual(outcome.code, null, `still running after 10 s: ${outcome.stdout}`);
         assert.equal(outcome.code, 0, outcome.stderr);
         assert.equal(JSON.parse(outcome.stdout).finalResponse, "Done");
+        // codex sees its stdin close when the program exits, and ends: none outlives it.
+        assert.deepEqual(
+          await codexGone(t.env.CODEX_HOME ?? "", 5_000),
+          [],
+          "codex outlived the program",
+        );
       }),
     );
   }
