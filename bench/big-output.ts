@@ -8,7 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { findCodexBinary } from "../src/app-server/codex-binary.js";
 import { Codex } from "../src/codex.js";
-import type { CommandExecutionItem } from "../src/events/types.js";
+import type { ExtendedCommandExecutionItem } from "../src/events/types.js";
 import { execCommand, reply, ScriptedModel } from "../src/testing/index.js";
 import { RawClient } from "./raw-client.js";
 import { type Row, type Section, textTable } from "./report.js";
@@ -180,7 +180,7 @@ type Consumer = (
  * like a reader that renders them), or `run()` keeping the completed items.
  */
 const consumeHarness: Consumer = async (variant, codexPath, { env, workdir }) => {
-  const codex = new Codex({ codexPathOverride: codexPath, env });
+  const codex = new Codex({ events: "extended", codexPathOverride: codexPath, env });
   try {
     const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
     const warm = await thread.run("Warm up.");
@@ -188,7 +188,7 @@ const consumeHarness: Consumer = async (variant, codexPath, { env, workdir }) =>
     const seen: Seen = { deltas: 0, deltaBytes: 0, item: undefined };
     const sampler = new MemorySampler();
     const start = performance.now();
-    let command: CommandExecutionItem | undefined;
+    let command: ExtendedCommandExecutionItem | undefined;
     try {
       if (variant === "streamed" || variant === "slow") {
         const { events } = await thread.runStreamed("Print a lot.");
@@ -209,7 +209,7 @@ const consumeHarness: Consumer = async (variant, codexPath, { env, workdir }) =>
         const result = await thread.run("Print a lot.");
         sampler.sample();
         command = result.items.find(
-          (item): item is CommandExecutionItem => item.type === "command_execution",
+          (item): item is ExtendedCommandExecutionItem => item.type === "command_execution",
         );
       }
     } finally {

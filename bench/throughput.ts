@@ -37,7 +37,7 @@ type Consume = (events: number, onDelta: () => void) => Promise<void>;
 /** codex-harness: the Thread API's event stream, counting `item.delta`. */
 const harness: Consume = async (events, onDelta) => {
   const env = { ...definedEnv(), FLOOD_EVENTS: String(events) };
-  const codex = new Codex({ codexPathOverride: FLOOD_SERVER, env });
+  const codex = new Codex({ events: "extended", codexPathOverride: FLOOD_SERVER, env });
   try {
     const { events: stream } = await codex.startThread().runStreamed("flood");
     for await (const event of stream) if (event.type === "item.delta") onDelta();

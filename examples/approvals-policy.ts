@@ -25,6 +25,7 @@ const model = await ScriptedModel.start({
 await model.writeCodexHome(path.join(root, "home")); // read-only sandbox, approvals on request
 
 const codex = new Codex({
+  events: "extended", // approval.resolved events say who decided
   codexHome: path.join(root, "home"),
   approvals: composeApprovals(
     fromPermissions(path.join(root, "permissions.toml")), // decides what the file covers…

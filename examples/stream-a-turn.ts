@@ -21,7 +21,8 @@ await model.writeCodexHome(path.join(root, "home"), {
   approval_policy: "never",
 });
 
-const codex = new Codex({ codexHome: path.join(root, "home") }); // transport: "app-server" by default
+// `events: "extended"`: deltas, approvals, turn ids and status (the default is the official events).
+const codex = new Codex({ events: "extended", codexHome: path.join(root, "home") });
 try {
   const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true }); // not a git repo
 

@@ -5,20 +5,24 @@ import type { RpcNotification } from "./protocol/messages.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { LazyTurnTransport } from "./turns/lazy-transport.js";
-import type { CodexOptions, ThreadOptions } from "./turns/options.js";
+import type { CodexOptions, EventsMode, ThreadOptions } from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
 import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
 /**
  * The main class: start or resume threads. With the default `transport: "app-server"`, one
- * `codex app-server` process (started on first use) serves every thread; call `close()` when done.
+ * `codex app-server` process (started on first use) serves every thread; an idle one does not keep
+ * the program alive, and `close()` ends it. `M` is the threads' default {@link EventsMode}:
+ * `new Codex()` yields the official events, `new Codex({ events: "extended" })` the superset.
  */
-export class Codex {
+export class Codex<M extends EventsMode = "sdk"> {
   private readonly transport: TurnTransport;
+  private readonly events: EventsMode;
   private closed = false;
 
-  constructor(options: CodexOptions = {}) {
+  constructor(options: CodexOptions<M> = {}) {
+    this.events = checkEventsMode(options.events) ?? "sdk";
     if (
       options.transport !== undefined &&
       options.transport !== "app-server" &&
@@ -59,13 +63,13 @@ export class Codex {
   }
 
   /** Starts a new thread; it gets its id when its first turn starts. */
-  startThread(options: ThreadOptions = {}): Thread {
+  startThread<T extends EventsMode = M>(options: ThreadOptions<T> = {}): Thread<T> {
     checkApprovalPolicy(options.approvalPolicy);
-    return new Thread(() => this.activeTransport(), options);
+    return new Thread<T>(() => this.activeTransport(), options, this.eventsOf(options));
   }
 
   /** Continues a thread codex saved earlier (by id). */
-  resumeThread(id: string, options: ThreadOptions = {}): Thread {
+  resumeThread<T extends EventsMode = M>(id: string, options: ThreadOptions<T> = {}): Thread<T> {
     if (typeof id !== "string" || id.trim() === "") {
       throw new CodexHarnessError(
         "invalid_input",
@@ -73,7 +77,7 @@ export class Codex {
       );
     }
     checkApprovalPolicy(options.approvalPolicy);
-    return new Thread(() => this.activeTransport(), options, id);
+    return new Thread<T>(() => this.activeTransport(), options, this.eventsOf(options), id);
   }
 
   /** Every client method of the pinned protocol, typed, with helpers (app-server transport). */
@@ -87,12 +91,16 @@ export class Codex {
   }
 
   /** Forks a saved thread into a new one that continues from it (app-server transport). */
-  async forkThread(id: string, options: ThreadOptions = {}): Promise<Thread> {
+  async forkThread<T extends EventsMode = M>(
+    id: string,
+    options: ThreadOptions<T> = {},
+  ): Promise<Thread<T>> {
+    const events = this.eventsOf(options);
     const { thread } = await this.appServerOf(id).forkThread(id, {
       ...threadSettings(options),
       ...threadSourceParam(options),
     });
-    return new Thread(() => this.activeTransport(), options, thread.id);
+    return new Thread<T>(() => this.activeTransport(), options, events, thread.id);
   }
 
   /**
@@ -120,6 +128,11 @@ export class Codex {
     await this.transport.close();
   }
 
+  /** A thread's events mode: its own, else this Codex's. */
+  private eventsOf<T extends EventsMode>(options: ThreadOptions<T>): T {
+    return (checkEventsMode(options.events) ?? this.events) as T;
+  }
+
   private activeTransport(): TurnTransport {
     if (this.closed)
       throw new CodexHarnessError("codex_closed", "This Codex was closed; create a new one.");
@@ -138,6 +151,14 @@ export class Codex {
   }
 }
 
+function checkEventsMode(value: unknown): EventsMode | undefined {
+  if (value === undefined || value === "sdk" || value === "extended") return value;
+  throw new CodexHarnessError(
+    "invalid_option",
+    `events must be "sdk" (the official events, the default) or "extended", got ${JSON.stringify(value)}.`,
+  );
+}
+
 /** Runs async jobs one after another (each starts when the previous settled). */
 function oneAtATime(): <T>(job: () => Promise<T>) => Promise<T> {
   let last: Promise<unknown> = Promise.resolve();
@@ -149,7 +170,8 @@ function oneAtATime(): <T>(job: () => Promise<T>) => Promise<T> {
 }
 
 /** Options of {@link CodexPool}. */
-export interface CodexPoolOptions extends Omit<CodexOptions, "poolSize" | "transport"> {
+export interface CodexPoolOptions<M extends EventsMode = EventsMode>
+  extends Omit<CodexOptions<M>, "poolSize" | "transport"> {
   /** How many app-server processes (default 2). */
   size?: number;
 }
@@ -159,8 +181,8 @@ export interface CodexPoolOptions extends Omit<CodexOptions, "poolSize" | "trans
  * run many agents: a new thread goes to the least busy process and stays there; a process with no
  * turn for `idleShutdownMs` (default 5 minutes) is stopped and started again when needed.
  */
-export class CodexPool extends Codex {
-  constructor(options: CodexPoolOptions = {}) {
+export class CodexPool<M extends EventsMode = "sdk"> extends Codex<M> {
+  constructor(options: CodexPoolOptions<M> = {}) {
     super({
       idleShutdownMs: 5 * 60_000,
       ...options,

@@ -30,6 +30,7 @@ export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
 export { APPROVAL_KINDS, DEFAULT_APPROVAL_TIMEOUT_MS } from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";
+export type * from "./events/sdk-types.js";
 export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
@@ -85,10 +86,17 @@ export {
 } from "./session/session-store.js";
 export { toolNameOf, toUnifiedEvents, type UnifiedTurnState } from "./session/unified-events.js";
 export type * from "./session/unified-types.js";
-export { type RunStreamedResult, type StreamedTurn, Thread, type ThreadInfo } from "./thread.js";
+export {
+  type EventOf,
+  type RunStreamedResult,
+  type StreamedTurn,
+  Thread,
+  type ThreadInfo,
+} from "./thread.js";
 export type {
   ApprovalMode,
   CodexOptions,
+  EventsMode,
   Input,
   ModelReasoningEffort,
   SandboxMode,
@@ -98,8 +106,8 @@ export type {
   WebSearchMode,
 } from "./turns/options.js";
 export {
-  type RunResult,
-  type Turn,
+  type ExtendedRunResult,
+  type RunResultOf,
   TurnAbortedError,
   TurnFailedError,
 } from "./turns/run-result.js";

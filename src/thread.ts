@@ -1,19 +1,26 @@
 // Thread: one conversation with the agent; `run()` drains `runStreamed()`.
 import { CodexHarnessError } from "./errors.js";
 import type { WithRaw } from "./events/raw.js";
-import type { ThreadEvent } from "./events/types.js";
+import { sdkEventProjector } from "./events/sdk-events.js";
+import type { ThreadEvent } from "./events/sdk-types.js";
+import type { ExtendedThreadEvent } from "./events/types.js";
 import { checkOutputSchema, normalizeInput } from "./turns/input.js";
-import type { Input, ThreadOptions, TurnOptions } from "./turns/options.js";
-import { type RunResult, RunResultBuilder, TurnAbortedError } from "./turns/run-result.js";
+import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
+import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
+/** The events a turn yields under an {@link EventsMode}. */
+export type EventOf<M extends EventsMode> = M extends "extended"
+  ? WithRaw<ExtendedThreadEvent>
+  : ThreadEvent;
+
 /** The result of `runStreamed()`: the turn's events, consumable once. */
-export interface StreamedTurn {
-  events: AsyncGenerator<WithRaw<ThreadEvent>>;
+export interface StreamedTurn<M extends EventsMode = "sdk"> {
+  events: AsyncGenerator<EventOf<M>>;
 }
 
 /** Alias of {@link StreamedTurn}, as in `@openai/codex-sdk`. */
-export type RunStreamedResult = StreamedTurn;
+export type RunStreamedResult<M extends EventsMode = "sdk"> = StreamedTurn<M>;
 
 /** What {@link Thread.start} learned about the thread. */
 export interface ThreadInfo {
@@ -25,8 +32,11 @@ export interface ThreadInfo {
   replacedThreadId?: string;
 }
 
-/** A conversation with the agent. One thread runs one turn at a time. */
-export class Thread {
+/**
+ * A conversation with the agent. One thread runs one turn at a time. `M` is its
+ * {@link EventsMode}: the official events by default, the extended ones when opted in.
+ */
+export class Thread<M extends EventsMode = "sdk"> {
   private threadId: string | null;
   private runningTurnId: string | undefined;
   private busy = false;
@@ -35,6 +45,7 @@ export class Thread {
   constructor(
     private readonly transport: () => TurnTransport,
     private readonly options: ThreadOptions,
+    private readonly mode: M,
     id: string | null = null,
   ) {
     this.threadId = id;
@@ -65,15 +76,15 @@ export class Thread {
   }
 
   /** Runs a turn and streams its events as they happen. */
-  async runStreamed(input: Input, turnOptions: TurnOptions = {}): Promise<StreamedTurn> {
-    return this.open(input, turnOptions, true);
+  async runStreamed(input: Input, turnOptions: TurnOptions = {}): Promise<StreamedTurn<M>> {
+    return { events: this.open(input, turnOptions, true) as AsyncGenerator<EventOf<M>> };
   }
 
   /** Runs a turn to its end. Rejects with `TurnFailedError` when the turn fails. */
-  async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResult> {
+  async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
     // Nobody reads this stream, so nobody can answer approval.requested: unanswered requests decline.
-    const { events } = await this.open(input, turnOptions, false);
-    const builder = new RunResultBuilder();
+    const events = this.open(input, turnOptions, false);
+    const builder = new RunResultBuilder(this.mode);
     try {
       for await (const event of events) builder.add(event);
     } catch (error) {
@@ -98,15 +109,17 @@ export class Thread {
     await transport.interrupt(threadId, turnId);
   }
 
-  private async open(
+  private open(
     input: Input,
     turnOptions: TurnOptions,
     interactive: boolean,
-  ): Promise<StreamedTurn> {
+  ): AsyncGenerator<WithRaw<ExtendedThreadEvent> | ThreadEvent> {
     const transport = this.transport();
     const checked = normalizeInput(input, this.options.workingDirectory);
     checkOutputSchema(turnOptions.outputSchema);
-    return { events: this.stream(transport, checked, turnOptions, interactive) };
+    if (this.mode === "extended") return this.stream(transport, checked, turnOptions, interactive);
+    // Official events have no approval.requested to answer: unanswered requests decline at once.
+    return projectToSdk(this.stream(transport, checked, turnOptions, false), transport.kind);
   }
 
   private stream(
@@ -114,7 +127,7 @@ export class Thread {
     input: ReturnType<typeof normalizeInput>,
     turnOptions: TurnOptions,
     interactive: boolean,
-  ): AsyncGenerator<WithRaw<ThreadEvent>> {
+  ): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return transport.runTurn({
       threadId: this.threadId,
       input,
@@ -153,6 +166,15 @@ export class Thread {
     }
     return { transport: this.transport(), threadId: this.threadId, turnId: this.runningTurnId };
   }
+}
+
+/** The official events of a turn's extended ones. */
+async function* projectToSdk(
+  events: AsyncGenerator<WithRaw<ExtendedThreadEvent>>,
+  transport: TurnTransport["kind"],
+): AsyncGenerator<ThreadEvent> {
+  const projector = sdkEventProjector(transport);
+  for await (const event of events) yield* projector.project(event);
 }
 
 function unsupported(action: string): CodexHarnessError {

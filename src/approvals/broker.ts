@@ -9,7 +9,7 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecisionOf,
 } from "../events/approval-types.js";
-import type { FileUpdateChange, ThreadEvent } from "../events/types.js";
+import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod } from "../protocol/types.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
@@ -26,11 +26,11 @@ export interface ApprovalTarget {
   /** Whether someone reads the stream and can answer `approval.requested`. */
   interactive: boolean;
   /** Puts an event on the turn's stream. */
-  emit(event: ThreadEvent): void;
+  emit(event: ExtendedThreadEvent): void;
   /** Aborts when the turn ends or is being stopped: nothing it asks may be approved after that. */
   answerable: AbortSignal;
   /** The files of a file change item of the turn. */
-  changesOf(itemId: string): FileUpdateChange[];
+  changesOf(itemId: string): ExtendedFileUpdateChange[];
   /** Keeps the turn from counting as idle while the request waits; returns the release. */
   holdIdle?(): () => void;
 }

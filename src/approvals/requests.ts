@@ -1,5 +1,5 @@
 // Turns the params of codex's server requests into the snake_case request objects handlers get.
-import type { FileUpdateChange } from "../events/types.js";
+import type { ExtendedFileUpdateChange } from "../events/types.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { RequestId } from "../protocol/messages.js";
 import type {
@@ -35,7 +35,7 @@ export function toApprovalRequest(
   method: string,
   requestId: RequestId,
   params: unknown,
-  changesOf: (itemId: string) => FileUpdateChange[] = () => [],
+  changesOf: (itemId: string) => ExtendedFileUpdateChange[] = () => [],
 ): ApprovalRequest | undefined {
   const kind = KIND_OF_METHOD[method];
   if (!kind) return undefined;
@@ -144,12 +144,14 @@ function shellQuote(word: string): string {
 }
 
 /** v1 `applyPatchApproval` lists its files as `{ path: change }`. */
-function v1Changes(fileChanges: Params): FileUpdateChange[] {
+function v1Changes(fileChanges: Params): ExtendedFileUpdateChange[] {
   return Object.entries(fileChanges).map(([path, change]) => {
     const type = str((change as Params | null)?.type) ?? "update";
     return {
       path,
-      kind: (["add", "delete"].includes(type) ? type : "update") as FileUpdateChange["kind"],
+      kind: (["add", "delete"].includes(type)
+        ? type
+        : "update") as ExtendedFileUpdateChange["kind"],
     };
   });
 }

@@ -1,6 +1,6 @@
 // Optional progress updates: a turn's notable events as `progress_update` interactions, so the
 // people watching the inbox (or a webhook) follow what an agent does, not only what it asks.
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import { ChannelsClient, type ChannelsClientOptions } from "./client.js";
 import type { InteractionInput } from "./interaction-types.js";
 
@@ -14,7 +14,7 @@ export interface ProgressOptions extends ChannelsClientOptions {
 
 /** The update an event makes, if it is one worth telling. */
 export function progressOf(
-  event: ThreadEvent,
+  event: ExtendedThreadEvent,
 ): { title: string; payload: Record<string, unknown> } | undefined {
   switch (event.type) {
     case "turn.started":
@@ -72,7 +72,7 @@ export function progressOf(
  * metadata `{by: "codex-harness"}`), so they leave the waiting list. Off unless you wrap a stream:
  * `for await (const e of withProgressUpdates(events, { url, token }))`.
  */
-export async function* withProgressUpdates<E extends ThreadEvent>(
+export async function* withProgressUpdates<E extends ExtendedThreadEvent>(
   events: AsyncIterable<E>,
   options: ProgressOptions,
 ): AsyncGenerator<E> {

@@ -54,6 +54,7 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
   const model = await ScriptedModel.start({ responses: demoScript() });
   await model.writeCodexHome(path.join(root, "codex-home"));
   const codex = new Codex({
+    events: "extended",
     codexHome: path.join(root, "codex-home"),
     approvals: terminalApprovals(terminal, options.yes),
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),

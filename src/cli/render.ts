@@ -1,5 +1,5 @@
 // Renders a turn's events for a person reading a terminal.
-import type { ThreadEvent, ThreadItem, Usage } from "../events/types.js";
+import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import type { Terminal } from "./terminal.js";
 
 /** Turns events into readable terminal output: streamed text, commands, diffs, a summary. */
@@ -8,7 +8,7 @@ export class EventRenderer {
 
   constructor(private readonly terminal: Terminal) {}
 
-  render(event: ThreadEvent): void {
+  render(event: ExtendedThreadEvent): void {
     const t = this.terminal;
     switch (event.type) {
       case "thread.started":
@@ -51,7 +51,7 @@ export class EventRenderer {
     }
   }
 
-  private started(item: ThreadItem): void {
+  private started(item: ExtendedThreadItem): void {
     const t = this.terminal;
     if (item.type === "command_execution") {
       t.line(`${t.style("bold", "$")} ${item.command}`);
@@ -65,7 +65,7 @@ export class EventRenderer {
     }
   }
 
-  private completed(item: ThreadItem): void {
+  private completed(item: ExtendedThreadItem): void {
     const t = this.terminal;
     switch (item.type) {
       case "agent_message":

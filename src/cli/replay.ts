@@ -1,7 +1,7 @@
 // `codex-harness replay <file>`: renders a captured app-server session the way `run` shows a turn.
 import { type CaptureRecord, readCapture } from "../app-server/capture.js";
 import { AppServerTurnMapper } from "../events/app-server-events.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import { classifyMessage, type RequestId, type RpcNotification } from "../protocol/messages.js";
 import { threadIdOf, turnIdOf } from "../turns/turn-router.js";
 import { EventRenderer } from "./render.js";
@@ -19,9 +19,9 @@ export interface ReplayCommandOptions {
  * `{ request_id, params, response }`).
  */
 export type ReplayEntry =
-  | { kind: "thread"; event: ThreadEvent; model?: string; cwd?: string }
-  | { kind: "event"; event: ThreadEvent }
-  | { kind: "request"; method: string; answer: unknown; event: ThreadEvent };
+  | { kind: "thread"; event: ExtendedThreadEvent; model?: string; cwd?: string }
+  | { kind: "event"; event: ExtendedThreadEvent }
+  | { kind: "request"; method: string; answer: unknown; event: ExtendedThreadEvent };
 
 type Params = Record<string, unknown>;
 
@@ -100,7 +100,7 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
     if (typeof thread?.cwd === "string") entry.cwd = thread.cwd;
     entries.push(entry);
   };
-  const emit = (events: ThreadEvent[]) => {
+  const emit = (events: ExtendedThreadEvent[]) => {
     for (const event of events) entries.push({ kind: "event", event });
   };
   const deliver = (threadId: string, turn: TurnState, notification: RpcNotification) => {
@@ -194,7 +194,7 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
         const { id, method } = classified.message;
         const params = (classified.message.params ?? {}) as Params;
         const answer = answers.get(index);
-        const event: ThreadEvent = {
+        const event: ExtendedThreadEvent = {
           type: "notification",
           ...(typeof params.threadId === "string" ? { thread_id: params.threadId } : {}),
           ...(typeof params.turnId === "string" ? { turn_id: params.turnId } : {}),

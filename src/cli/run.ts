@@ -31,6 +31,8 @@ export async function runPrompt(
   options: RunCommandOptions,
 ): Promise<number> {
   const codex = new Codex({
+    // `--json` prints the extended events: deltas, approvals, ids.
+    events: "extended",
     approvals: terminalApprovals(terminal, options.yes === true),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),

@@ -6,13 +6,13 @@ import { type WithRaw, withRaw } from "./raw.js";
 import { zeroUsage } from "./turn-events.js";
 import type {
   DeltaStream,
-  FileUpdateChange,
+  ExtendedFileUpdateChange,
+  ExtendedThreadError,
+  ExtendedThreadEvent,
+  ExtendedTurnCompletedEvent,
   ItemDeltaEvent,
   PlanStep,
-  ThreadError,
-  ThreadEvent,
   TodoListItem,
-  TurnCompletedEvent,
   Usage,
 } from "./types.js";
 
@@ -31,7 +31,7 @@ const DELTA_STREAMS = new Map<string, DeltaStream>([
 /** What the turn ended as, for `run()`. */
 export interface TurnOutcome {
   status: "completed" | "interrupted" | "failed";
-  error: ThreadError | null;
+  error: ExtendedThreadError | null;
   usage: Usage;
 }
 
@@ -48,7 +48,7 @@ export class AppServerTurnMapper {
   /** Set when `turn/completed` arrived. */
   outcome: TurnOutcome | undefined;
   /** The files of each file change item seen so far (an approval request names only the item). */
-  readonly fileChanges = new Map<string, FileUpdateChange[]>();
+  readonly fileChanges = new Map<string, ExtendedFileUpdateChange[]>();
   private firstUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
   private latestUsage: { total: TokenUsageBreakdown; last: TokenUsageBreakdown } | undefined;
   private todoList: TodoListItem | undefined;
@@ -59,13 +59,14 @@ export class AppServerTurnMapper {
   ) {}
 
   /** The canonical events for one notification of this turn. */
-  map(notification: RpcNotification): WithRaw<ThreadEvent>[] {
+  map(notification: RpcNotification): WithRaw<ExtendedThreadEvent>[] {
     const params = (notification.params ?? {}) as Params;
     const stream = DELTA_STREAMS.get(notification.method);
     // Deltas come by the hundred thousand: built directly, and `rawOf()` rebuilds their message.
     if (stream !== undefined) return [this.delta(stream, params)];
     const scope = this.scope();
-    const event = (value: ThreadEvent): WithRaw<ThreadEvent> => withRaw(value, notification);
+    const event = (value: ExtendedThreadEvent): WithRaw<ExtendedThreadEvent> =>
+      withRaw(value, notification);
     switch (notification.method) {
       case "turn/started":
         return [event({ type: "turn.started", ...scope })];
@@ -93,7 +94,8 @@ export class AppServerTurnMapper {
             ...scope,
             message: typeof error.message === "string" ? error.message : "codex reported an error",
             will_retry: params.willRetry === true,
-            codex_error_info: (error.codexErrorInfo as ThreadError["codex_error_info"]) ?? null,
+            codex_error_info:
+              (error.codexErrorInfo as ExtendedThreadError["codex_error_info"]) ?? null,
           }),
         ];
       }
@@ -132,8 +134,8 @@ export class AppServerTurnMapper {
 
   private planUpdated(
     params: Params,
-    event: (value: ThreadEvent) => WithRaw<ThreadEvent>,
-  ): WithRaw<ThreadEvent>[] {
+    event: (value: ExtendedThreadEvent) => WithRaw<ExtendedThreadEvent>,
+  ): WithRaw<ExtendedThreadEvent>[] {
     const steps = Array.isArray(params.plan) ? (params.plan as Params[]) : [];
     const plan = steps.map((step) => ({
       step: typeof step.step === "string" ? step.step : "",
@@ -178,20 +180,20 @@ export class AppServerTurnMapper {
 
   private completed(
     params: Params,
-    event: (value: ThreadEvent) => WithRaw<ThreadEvent>,
-  ): WithRaw<ThreadEvent>[] {
+    event: (value: ExtendedThreadEvent) => WithRaw<ExtendedThreadEvent>,
+  ): WithRaw<ExtendedThreadEvent>[] {
     const turn = (params.turn ?? {}) as Params;
     const status =
       turn.status === "failed" || turn.status === "interrupted" ? turn.status : "completed";
     const usage = this.turnUsage();
-    const events: WithRaw<ThreadEvent>[] = [];
+    const events: WithRaw<ExtendedThreadEvent>[] = [];
     if (this.todoList)
       events.push(event({ type: "item.completed", ...this.scope(), item: this.todoList }));
     if (status === "failed") {
       const wire = (turn.error ?? {}) as Params;
-      const error: ThreadError = {
+      const error: ExtendedThreadError = {
         message: typeof wire.message === "string" ? wire.message : "The turn failed.",
-        codex_error_info: (wire.codexErrorInfo as ThreadError["codex_error_info"]) ?? null,
+        codex_error_info: (wire.codexErrorInfo as ExtendedThreadError["codex_error_info"]) ?? null,
         additional_details: (wire.additionalDetails as string | null) ?? null,
       };
       this.outcome = { status, error, usage };
@@ -199,7 +201,7 @@ export class AppServerTurnMapper {
       return events;
     }
     this.outcome = { status, error: null, usage };
-    const completed: TurnCompletedEvent = {
+    const completed: ExtendedTurnCompletedEvent = {
       type: "turn.completed",
       ...this.scope(),
       usage,

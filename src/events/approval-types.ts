@@ -7,7 +7,7 @@ import type { CommandAction } from "../protocol/generated/ts/v2/CommandAction.js
 import type { DynamicToolCallOutputContentItem } from "../protocol/generated/ts/v2/DynamicToolCallOutputContentItem.js";
 import type { NetworkPolicyAmendment } from "../protocol/generated/ts/v2/NetworkPolicyAmendment.js";
 import type { RequestId } from "../protocol/messages.js";
-import type { FileUpdateChange } from "./types.js";
+import type { ExtendedFileUpdateChange } from "./types.js";
 
 /** How long an answer may take by default: 10 minutes. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
@@ -65,7 +65,7 @@ export interface FileChangeRequest extends ApprovalRequestBase {
   reason: string | null;
   /** A root codex asks to be allowed to write under for the rest of the session. */
   grant_root: string | null;
-  changes: FileUpdateChange[];
+  changes: ExtendedFileUpdateChange[];
 }
 
 /** codex asks for more sandbox permissions. */

@@ -1,10 +1,10 @@
 // Maps `codex exec --experimental-json` JSONL objects to canonical events (pure functions).
 import { type WithRaw, withRaw } from "./raw.js";
 import type {
-  ThreadEvent,
-  ThreadItem,
-  TurnCompletedEvent,
-  TurnFailedEvent,
+  ExtendedThreadEvent,
+  ExtendedThreadItem,
+  ExtendedTurnCompletedEvent,
+  ExtendedTurnFailedEvent,
   Usage,
 } from "./types.js";
 
@@ -38,12 +38,14 @@ const USAGE_FIELDS = [
  * Unknown event types, and item events whose item type is unknown, become `notification`
  * events (`method` is the line's `type`, `params` the line). Never throws.
  */
-export function execLineToEvents(line: unknown, threadId?: string): WithRaw<ThreadEvent>[] {
+export function execLineToEvents(line: unknown, threadId?: string): WithRaw<ExtendedThreadEvent>[] {
   if (!isObject(line) || typeof line.type !== "string") {
     return [notification("unknown", line, threadId)];
   }
   const scope = threadId === undefined ? {} : { thread_id: threadId };
-  const event = (value: ThreadEvent): WithRaw<ThreadEvent>[] => [withRaw(value, line)];
+  const event = (value: ExtendedThreadEvent): WithRaw<ExtendedThreadEvent>[] => [
+    withRaw(value, line),
+  ];
   switch (line.type) {
     case "thread.started": {
       const id = typeof line.thread_id === "string" && line.thread_id ? line.thread_id : threadId;
@@ -59,7 +61,7 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Thre
         type: "turn.completed",
         usage: toUsage(line.usage),
         status: "completed",
-      } as TurnCompletedEvent);
+      } as ExtendedTurnCompletedEvent);
     case "turn.failed": {
       const error = isObject(line.error) ? line.error : {};
       return event({
@@ -67,7 +69,7 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Thre
         ...scope,
         type: "turn.failed",
         error: { ...error, message: messageOf(error.message, "codex exec reported a failed turn") },
-      } as TurnFailedEvent);
+      } as ExtendedTurnFailedEvent);
     }
     case "item.started":
     case "item.updated":
@@ -80,7 +82,7 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Thre
         ...line,
         ...scope,
         type: line.type,
-        item: { ...item } as unknown as ThreadItem,
+        item: { ...item } as unknown as ExtendedThreadItem,
       });
     }
     case "error":
@@ -110,7 +112,7 @@ function toUsage(value: unknown): Usage {
 }
 
 function notification(method: string, line: unknown, threadId: string | undefined) {
-  return withRaw<ThreadEvent>(
+  return withRaw<ExtendedThreadEvent>(
     {
       type: "notification",
       ...(threadId === undefined ? {} : { thread_id: threadId }),

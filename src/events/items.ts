@@ -1,11 +1,11 @@
 // Normalises app-server thread items (camelCase unions) into the canonical snake_case items.
 import type { ThreadItem as WireThreadItem } from "../protocol/generated/ts/v2/ThreadItem.js";
 import type {
-  CommandExecutionItem,
-  FileChangeItem,
-  FileUpdateChange,
-  McpToolCallItem,
-  ThreadItem,
+  ExtendedCommandExecutionItem,
+  ExtendedFileChangeItem,
+  ExtendedFileUpdateChange,
+  ExtendedMcpToolCallItem,
+  ExtendedThreadItem,
 } from "./types.js";
 
 /** Wire statuses are camelCase (`inProgress`); canonical ones are snake_case. */
@@ -20,7 +20,7 @@ type Wire = Record<string, unknown>;
  * model (the user's own message echoed back) and for item types this version does not know —
  * those reach the caller as `notification` events.
  */
-export function toCanonicalItem(wire: WireThreadItem | Wire): ThreadItem | undefined {
+export function toCanonicalItem(wire: WireThreadItem | Wire): ExtendedThreadItem | undefined {
   const item = wire as Wire;
   const id = String(item.id ?? "");
   switch (item.type) {
@@ -77,7 +77,7 @@ export function toCanonicalItem(wire: WireThreadItem | Wire): ThreadItem | undef
   }
 }
 
-function commandExecution(id: string, item: Wire): CommandExecutionItem {
+function commandExecution(id: string, item: Wire): ExtendedCommandExecutionItem {
   const exitCode = item.exitCode as number | null | undefined;
   return {
     id,
@@ -94,16 +94,16 @@ function commandExecution(id: string, item: Wire): CommandExecutionItem {
   };
 }
 
-function fileChange(id: string, item: Wire): FileChangeItem {
+function fileChange(id: string, item: Wire): ExtendedFileChangeItem {
   const changes = Array.isArray(item.changes) ? (item.changes as Wire[]) : [];
   return {
     id,
     type: "file_change",
-    changes: changes.map((change): FileUpdateChange => {
+    changes: changes.map((change): ExtendedFileUpdateChange => {
       const kind = (change.kind ?? {}) as Wire;
       const kindName = (
         typeof kind === "string" ? kind : str(kind.type)
-      ) as FileUpdateChange["kind"];
+      ) as ExtendedFileUpdateChange["kind"];
       return {
         path: str(change.path),
         kind: kindName,
@@ -115,7 +115,7 @@ function fileChange(id: string, item: Wire): FileChangeItem {
   };
 }
 
-function mcpToolCall(id: string, item: Wire): McpToolCallItem {
+function mcpToolCall(id: string, item: Wire): ExtendedMcpToolCallItem {
   const result = item.result as Wire | null | undefined;
   const error = item.error as Wire | null | undefined;
   return {

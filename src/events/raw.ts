@@ -1,5 +1,5 @@
 // Keeps the wire message an event came from reachable: a non-enumerable `raw`, read with `rawOf()`.
-import type { ThreadEvent } from "./types.js";
+import type { ExtendedThreadEvent } from "./types.js";
 
 /** An event with the wire message it was made from. */
 export type WithRaw<T> = T & { readonly raw?: unknown };
@@ -28,7 +28,7 @@ const DELTA_METHODS: Record<string, string> = {
 export function rawOf(event: object): unknown {
   const raw = (event as { raw?: unknown }).raw;
   if (raw !== undefined) return raw;
-  const delta = event as ThreadEvent;
+  const delta = event as ExtendedThreadEvent;
   if (delta.type !== "item.delta" || delta.turn_id === undefined) return undefined;
   return {
     method: DELTA_METHODS[delta.stream],

@@ -1,6 +1,6 @@
 // Turn events both transports make themselves: a thread's start, an interrupted end, empty usage.
 import { type WithRaw, withRaw } from "./raw.js";
-import type { ThreadEvent, TurnCompletedEvent, Usage } from "./types.js";
+import type { ExtendedThreadEvent, ExtendedTurnCompletedEvent, Usage } from "./types.js";
 
 /** Usage of a turn that used nothing (or reported nothing). */
 export function zeroUsage(): Usage {
@@ -14,7 +14,7 @@ export function zeroUsage(): Usage {
 }
 
 /** The `turn.completed` a turn ends with when it was interrupted before codex reported usage. */
-export function interruptedTurnEvent(threadId?: string): WithRaw<TurnCompletedEvent> {
+export function interruptedTurnEvent(threadId?: string): WithRaw<ExtendedTurnCompletedEvent> {
   return withRaw(
     {
       type: "turn.completed",
@@ -27,6 +27,6 @@ export function interruptedTurnEvent(threadId?: string): WithRaw<TurnCompletedEv
 }
 
 /** A `thread.started` the transport makes itself (e.g. when a turn never reached codex). */
-export function threadStartedEvent(threadId: string): WithRaw<ThreadEvent> {
+export function threadStartedEvent(threadId: string): WithRaw<ExtendedThreadEvent> {
   return withRaw({ type: "thread.started", thread_id: threadId }, undefined);
 }

@@ -1,4 +1,5 @@
-// The canonical event model: @openai/codex-sdk's events and items (snake_case), plus codex-harness's extras.
+// The extended event model (`events: "extended"`): @openai/codex-sdk's events and items with
+// codex-harness's extra fields, item kinds and event types.
 import type { CodexErrorInfo } from "../protocol/generated/ts/v2/CodexErrorInfo.js";
 import type {
   ApprovalDecider,
@@ -6,23 +7,17 @@ import type {
   ApprovalRequest,
   DecisionOf,
 } from "./approval-types.js";
+import type { ErrorItem, McpToolCallStatus, TodoListItem, Usage } from "./sdk-types.js";
 
-/** Token usage of a turn, as `@openai/codex-sdk` reports it. */
-export interface Usage {
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-}
+/** Shared with the official model unchanged. */
+export type { ErrorItem, McpToolCallStatus, TodoItem, TodoListItem, Usage } from "./sdk-types.js";
 
 /** Item statuses: the official ones, plus `declined` for a refused approval (app-server). */
-export type CommandExecutionStatus = "in_progress" | "completed" | "failed" | "declined";
-export type PatchApplyStatus = "in_progress" | "completed" | "failed" | "declined";
-export type McpToolCallStatus = "in_progress" | "completed" | "failed";
+export type ExtendedCommandExecutionStatus = "in_progress" | "completed" | "failed" | "declined";
+export type ExtendedPatchApplyStatus = "in_progress" | "completed" | "failed" | "declined";
 
 /** A reply from the agent: text, or JSON when an output schema was given. */
-export interface AgentMessageItem {
+export interface ExtendedAgentMessageItem {
   id: string;
   type: "agent_message";
   text: string;
@@ -31,7 +26,7 @@ export interface AgentMessageItem {
 }
 
 /** The agent's reasoning: `text` is the summary (or the raw reasoning when there is none). */
-export interface ReasoningItem {
+export interface ExtendedReasoningItem {
   id: string;
   type: "reasoning";
   text: string;
@@ -40,13 +35,13 @@ export interface ReasoningItem {
 }
 
 /** A command the agent ran (or asked to run). */
-export interface CommandExecutionItem {
+export interface ExtendedCommandExecutionItem {
   id: string;
   type: "command_execution";
   command: string;
   aggregated_output: string;
   exit_code?: number | null;
-  status: CommandExecutionStatus;
+  status: ExtendedCommandExecutionStatus;
   cwd?: string;
   process_id?: string | null;
   command_actions?: unknown[];
@@ -55,7 +50,7 @@ export interface CommandExecutionItem {
 }
 
 /** One file touched by a patch. `diff` is the unified diff (app-server). */
-export interface FileUpdateChange {
+export interface ExtendedFileUpdateChange {
   path: string;
   kind: "add" | "delete" | "update";
   diff?: string;
@@ -63,15 +58,15 @@ export interface FileUpdateChange {
 }
 
 /** A set of file changes. */
-export interface FileChangeItem {
+export interface ExtendedFileChangeItem {
   id: string;
   type: "file_change";
-  changes: FileUpdateChange[];
-  status: PatchApplyStatus;
+  changes: ExtendedFileUpdateChange[];
+  status: ExtendedPatchApplyStatus;
 }
 
 /** A call of an MCP tool. */
-export interface McpToolCallItem {
+export interface ExtendedMcpToolCallItem {
   id: string;
   type: "mcp_tool_call";
   server: string;
@@ -84,31 +79,11 @@ export interface McpToolCallItem {
 }
 
 /** A web search. */
-export interface WebSearchItem {
+export interface ExtendedWebSearchItem {
   id: string;
   type: "web_search";
   query: string;
   action?: unknown;
-}
-
-/** One entry of the agent's to-do list. */
-export interface TodoItem {
-  text: string;
-  completed: boolean;
-}
-
-/** The agent's running to-do list (its plan). */
-export interface TodoListItem {
-  id: string;
-  type: "todo_list";
-  items: TodoItem[];
-}
-
-/** A non-fatal error surfaced as an item. */
-export interface ErrorItem {
-  id: string;
-  type: "error";
-  message: string;
 }
 
 /** An image the agent looked at (app-server). */
@@ -152,13 +127,13 @@ export interface ContextCompactionItem {
 }
 
 /** Every item kind. The first eight are `@openai/codex-sdk`'s; the rest are app-server extras. */
-export type ThreadItem =
-  | AgentMessageItem
-  | ReasoningItem
-  | CommandExecutionItem
-  | FileChangeItem
-  | McpToolCallItem
-  | WebSearchItem
+export type ExtendedThreadItem =
+  | ExtendedAgentMessageItem
+  | ExtendedReasoningItem
+  | ExtendedCommandExecutionItem
+  | ExtendedFileChangeItem
+  | ExtendedMcpToolCallItem
+  | ExtendedWebSearchItem
   | TodoListItem
   | ErrorItem
   | ImageViewItem
@@ -174,7 +149,7 @@ export interface EventScope {
 }
 
 /** Why a turn failed. */
-export interface ThreadError {
+export interface ExtendedThreadError {
   message: string;
   /** codex's machine-readable reason (app-server), e.g. `"usageLimitExceeded"`. */
   codex_error_info?: CodexErrorInfo | null;
@@ -182,17 +157,17 @@ export interface ThreadError {
 }
 
 /** The first event of a turn's stream: which thread it runs on. */
-export interface ThreadStartedEvent extends EventScope {
+export interface ExtendedThreadStartedEvent extends EventScope {
   type: "thread.started";
   thread_id: string;
 }
 
-export interface TurnStartedEvent extends EventScope {
+export interface ExtendedTurnStartedEvent extends EventScope {
   type: "turn.started";
 }
 
 /** The turn ended without failing. `status` tells a finished turn from an interrupted one. */
-export interface TurnCompletedEvent extends EventScope {
+export interface ExtendedTurnCompletedEvent extends EventScope {
   type: "turn.completed";
   /** Tokens this turn used (all of its model requests). */
   usage: Usage;
@@ -203,28 +178,28 @@ export interface TurnCompletedEvent extends EventScope {
   last_usage?: Usage;
 }
 
-export interface TurnFailedEvent extends EventScope {
+export interface ExtendedTurnFailedEvent extends EventScope {
   type: "turn.failed";
-  error: ThreadError;
+  error: ExtendedThreadError;
 }
 
-export interface ItemStartedEvent extends EventScope {
+export interface ExtendedItemStartedEvent extends EventScope {
   type: "item.started";
-  item: ThreadItem;
+  item: ExtendedThreadItem;
 }
 
-export interface ItemUpdatedEvent extends EventScope {
+export interface ExtendedItemUpdatedEvent extends EventScope {
   type: "item.updated";
-  item: ThreadItem;
+  item: ExtendedThreadItem;
 }
 
-export interface ItemCompletedEvent extends EventScope {
+export interface ExtendedItemCompletedEvent extends EventScope {
   type: "item.completed";
-  item: ThreadItem;
+  item: ExtendedThreadItem;
 }
 
 /** An error the stream reports; `will_retry` says codex is retrying by itself (app-server). */
-export interface ThreadErrorEvent extends EventScope {
+export interface ExtendedThreadErrorEvent extends EventScope {
   type: "error";
   message: string;
   will_retry?: boolean;
@@ -309,15 +284,15 @@ export interface NoticeEvent extends EventScope {
 }
 
 /** Every event a turn's stream yields. */
-export type ThreadEvent =
-  | ThreadStartedEvent
-  | TurnStartedEvent
-  | TurnCompletedEvent
-  | TurnFailedEvent
-  | ItemStartedEvent
-  | ItemUpdatedEvent
-  | ItemCompletedEvent
-  | ThreadErrorEvent
+export type ExtendedThreadEvent =
+  | ExtendedThreadStartedEvent
+  | ExtendedTurnStartedEvent
+  | ExtendedTurnCompletedEvent
+  | ExtendedTurnFailedEvent
+  | ExtendedItemStartedEvent
+  | ExtendedItemUpdatedEvent
+  | ExtendedItemCompletedEvent
+  | ExtendedThreadErrorEvent
   | ItemDeltaEvent
   | TurnDiffUpdatedEvent
   | TurnPlanUpdatedEvent
@@ -325,19 +300,3 @@ export type ThreadEvent =
   | ApprovalResolvedEvent
   | NoticeEvent
   | NotificationEvent;
-
-/** The events `@openai/codex-sdk` itself emits. */
-export type OfficialThreadEvent = Extract<
-  ThreadEvent,
-  {
-    type:
-      | "thread.started"
-      | "turn.started"
-      | "turn.completed"
-      | "turn.failed"
-      | "item.started"
-      | "item.updated"
-      | "item.completed"
-      | "error";
-  }
->;

@@ -13,8 +13,8 @@ import type {
 import { interruptedTurnEvent } from "../events/turn-events.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import type { Thread } from "../thread.js";
-import type { ApprovalMode, SandboxMode, ThreadOptions } from "../turns/options.js";
-import { type RunResult, RunResultBuilder, TurnAbortedError } from "../turns/run-result.js";
+import type { ApprovalMode, EventsMode, SandboxMode, ThreadOptions } from "../turns/options.js";
+import { type ExtendedRunResult, RunResultBuilder, TurnAbortedError } from "../turns/run-result.js";
 import { promptInput } from "./attachments.js";
 import { toUnifiedEvents, type UnifiedTurnState } from "./unified-events.js";
 import type {
@@ -56,7 +56,7 @@ export interface CodexSessionOptions {
   /** Largest image attachment (default 20 MiB). */
   maxImageBytes?: number;
   /** Run on this Codex (it is not closed by `stop()`); default: a new one for the session. */
-  codex?: Codex;
+  codex?: Codex<EventsMode>;
 }
 
 /** Which state may follow which: anything else is a bug in the caller, refused with `invalid_state`. */
@@ -81,12 +81,12 @@ export class CodexSession implements UnifiedSession {
   private state: UnifiedSessionState = "idle";
   private readonly listeners = new Set<(event: UnifiedSessionEvent) => void>();
   private permissionHandler: PermissionHandler | undefined;
-  private codex: Codex | undefined;
-  private thread: Thread | undefined;
+  private codex: Codex<EventsMode> | undefined;
+  private thread: Thread<"extended"> | undefined;
   private turnAbort: AbortController | undefined;
   private unsubscribe: (() => void) | undefined;
   private info: { threadId?: string; model?: string } = {};
-  private result: RunResult | undefined;
+  private result: ExtendedRunResult | undefined;
 
   constructor(private readonly options: CodexSessionOptions) {
     if (typeof options?.cwd !== "string" || options.cwd === "") {
@@ -110,7 +110,7 @@ export class CodexSession implements UnifiedSession {
   }
 
   /** The result of the last turn (its final response, items, usage, diff, plan). */
-  get lastResult(): RunResult | undefined {
+  get lastResult(): ExtendedRunResult | undefined {
     return this.result;
   }
 
@@ -140,6 +140,7 @@ export class CodexSession implements UnifiedSession {
       const codex =
         options.codex ??
         new Codex({
+          events: "extended",
           ...(options.codexHome ? { codexHome: options.codexHome } : {}),
           ...(options.env ? { env: options.env } : {}),
           ...(options.config ? { config: options.config } : {}),
@@ -150,8 +151,8 @@ export class CodexSession implements UnifiedSession {
       this.unsubscribe = codex.onNotification((notification) => this.other(notification));
       const threadOptions = this.threadOptions();
       this.thread = options.resumeThreadId
-        ? codex.resumeThread(options.resumeThreadId, threadOptions)
-        : codex.startThread(threadOptions);
+        ? codex.resumeThread<"extended">(options.resumeThreadId, threadOptions)
+        : codex.startThread<"extended">(threadOptions);
       const info = await this.thread.start();
       this.info = { threadId: info.id, ...(info.model ? { model: info.model } : {}) };
       this.move("running");
@@ -182,13 +183,15 @@ export class CodexSession implements UnifiedSession {
     const abort = new AbortController();
     this.turnAbort = abort;
     const state: UnifiedTurnState = {};
-    const builder = new RunResultBuilder();
+    const builder = new RunResultBuilder("extended");
     try {
       const input = await promptInput(text, options.attachments, {
         cwd: this.options.cwd,
         ...(this.options.maxImageBytes ? { maxImageBytes: this.options.maxImageBytes } : {}),
       });
-      const { events } = await (this.thread as Thread).runStreamed(input, { signal: abort.signal });
+      const { events } = await (this.thread as Thread<"extended">).runStreamed(input, {
+        signal: abort.signal,
+      });
       for await (const event of events) {
         builder.add(event);
         for (const unified of toUnifiedEvents(event, state)) this.emit(unified);
@@ -261,7 +264,7 @@ export class CodexSession implements UnifiedSession {
     await owned?.close();
   }
 
-  private threadOptions(): ThreadOptions {
+  private threadOptions(): ThreadOptions<"extended"> {
     const { options } = this;
     const approvals: Approvals = {
       ...denyAll(),
@@ -277,6 +280,8 @@ export class CodexSession implements UnifiedSession {
         this.decide<"fileChange">("file_change", request, context, options.approvals?.fileChange),
     };
     return {
+      // The session reads deltas, approvals and turn ids, whatever the given Codex defaults to.
+      events: "extended",
       workingDirectory: options.cwd,
       skipGitRepoCheck: true,
       approvals,

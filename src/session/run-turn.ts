@@ -116,6 +116,7 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
     const env = { ...definedEnv(), ...request.env };
     const home = await sessionHome(request, env);
     codex = new Codex({
+      events: "extended",
       codexHome: home,
       env,
       ...(request.codexPathOverride ? { codexPathOverride: request.codexPathOverride } : {}),

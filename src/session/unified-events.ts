@@ -1,6 +1,6 @@
 // Canonical thread events -> agent-spaces' UnifiedSessionEvent: the one mapping every session path uses.
 import { rawOf } from "../events/raw.js";
-import type { ThreadEvent, ThreadItem } from "../events/types.js";
+import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
 import type {
   SessionNoticeEvent,
   ToolResult,
@@ -28,7 +28,7 @@ const NOTICE_METHODS: Record<string, string> = {
  * their updates to the `turn_end` that reports them; start each turn with a fresh `{}`.
  */
 export function toUnifiedEvents(
-  event: ThreadEvent,
+  event: ExtendedThreadEvent,
   state: UnifiedTurnState,
 ): UnifiedSessionEvent[] {
   const payload = rawOf(event) ?? event;
@@ -151,7 +151,7 @@ function fromNotification(
 }
 
 /** The unified tool name of an item, or undefined when the item is not a tool. */
-export function toolNameOf(item: ThreadItem): string | undefined {
+export function toolNameOf(item: ExtendedThreadItem): string | undefined {
   switch (item.type) {
     case "command_execution":
     case "file_change":
@@ -167,7 +167,7 @@ export function toolNameOf(item: ThreadItem): string | undefined {
   }
 }
 
-function toolInput(item: ThreadItem): Record<string, unknown> {
+function toolInput(item: ExtendedThreadItem): Record<string, unknown> {
   switch (item.type) {
     case "command_execution":
       return { command: item.command, ...(item.cwd === undefined ? {} : { cwd: item.cwd }) };
@@ -186,7 +186,7 @@ function toolInput(item: ThreadItem): Record<string, unknown> {
   }
 }
 
-function itemStarted(item: ThreadItem, payload: unknown): UnifiedSessionEvent[] {
+function itemStarted(item: ExtendedThreadItem, payload: unknown): UnifiedSessionEvent[] {
   if (item.type === "agent_message") {
     return [
       {
@@ -204,7 +204,7 @@ function itemStarted(item: ThreadItem, payload: unknown): UnifiedSessionEvent[] 
   ];
 }
 
-function itemCompleted(item: ThreadItem, payload: unknown): UnifiedSessionEvent[] {
+function itemCompleted(item: ExtendedThreadItem, payload: unknown): UnifiedSessionEvent[] {
   if (item.type === "agent_message") {
     return [
       {
@@ -239,7 +239,7 @@ interface ToolOutcome {
   details?: Record<string, unknown>;
 }
 
-function toolOutcome(item: ThreadItem): ToolOutcome {
+function toolOutcome(item: ExtendedThreadItem): ToolOutcome {
   switch (item.type) {
     case "command_execution":
       return {

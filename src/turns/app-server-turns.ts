@@ -5,7 +5,7 @@ import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
@@ -150,7 +150,7 @@ export class AppServerTurnTransport implements TurnTransport {
     return client;
   }
 
-  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return new TurnStream(this.setUpTurn(request), request.observer);
   }
 
@@ -160,7 +160,10 @@ export class AppServerTurnTransport implements TurnTransport {
    */
   private async *setUpTurn(
     request: TurnRequest,
-  ): AsyncGenerator<WithRaw<ThreadEvent>, EventQueue<WithRaw<ThreadEvent>> | undefined> {
+  ): AsyncGenerator<
+    WithRaw<ExtendedThreadEvent>,
+    EventQueue<WithRaw<ExtendedThreadEvent>> | undefined
+  > {
     const { signal } = request.turnOptions;
     // Aborted before codex started the turn: nothing runs, the stream throws at once.
     throwIfAborted(signal);
@@ -357,7 +360,7 @@ function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): P
   });
 }
 
-function replacedNotice(replaced: string, threadId: string): ThreadEvent {
+function replacedNotice(replaced: string, threadId: string): ExtendedThreadEvent {
   return {
     type: "notice",
     thread_id: threadId,

@@ -6,7 +6,7 @@ import { CodexHarnessError } from "../errors.js";
 import { execLineToEvents, execThreadIdOf } from "../events/exec-events.js";
 import type { WithRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import {
   buildExecArgs,
   buildExecEnv,
@@ -117,11 +117,11 @@ export class ExecTurnTransport implements TurnTransport {
   }
 
   /** Runs one turn; see the class comment. Checks the request before spawning anything. */
-  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return observe(() => this.turn(request), request.observer);
   }
 
-  private async *turn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  private async *turn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     this.assertOpen();
     execRunFor(request);
     const signal = request.turnOptions.signal;
@@ -181,7 +181,7 @@ export class ExecTurnTransport implements TurnTransport {
     running: Running,
     knownThreadId: string | undefined,
     signal: AbortSignal | undefined,
-  ): AsyncGenerator<WithRaw<ThreadEvent>> {
+  ): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     const { process } = running;
     let threadId = knownThreadId;
     let started = false;

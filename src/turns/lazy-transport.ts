@@ -1,7 +1,7 @@
 // A turn transport whose implementation is imported on its first turn, so that importing the
 // package does not load what only one transport needs (the exec transport's process and parsers).
 import type { WithRaw } from "../events/raw.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /**
@@ -17,7 +17,7 @@ export class LazyTurnTransport implements TurnTransport {
     private readonly load: () => Promise<TurnTransport>,
   ) {}
 
-  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  async *runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     // Runs on the first next(): the transport loads then, not when the stream is made.
     const transport = await this.transport();
     // Closed before it was loaded: a closed transport refuses the turn in its own words.

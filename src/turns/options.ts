@@ -20,8 +20,17 @@ export type ModelReasoningEffort =
   | "persistent";
 export type WebSearchMode = "disabled" | "cached" | "live";
 
+/**
+ * Which events turns yield. `"sdk"` (default): exactly `@openai/codex-sdk`'s objects and types.
+ * `"extended"`: the superset — deltas, diff and plan updates, approval events, notices, raw
+ * notifications, thread and turn ids, app-server item details — and the fuller `run()` result.
+ */
+export type EventsMode = "sdk" | "extended";
+
 /** Options of `new Codex()`: `@openai/codex-sdk`'s, plus `transport` and the app-server settings. */
-export interface CodexOptions {
+export interface CodexOptions<M extends EventsMode = EventsMode> {
+  /** Which events the threads' turns yield (default `"sdk"`); a thread's own `events` wins. */
+  events?: M;
   /** Path to the codex executable (default: `CODEX_HARNESS_CODEX_PATH`, then the bundled one). */
   codexPathOverride?: string;
   /** Base URL of the OpenAI API (`openai_base_url`). */
@@ -81,8 +90,10 @@ export interface CodexOptions {
   approvals?: Approvals;
 }
 
-/** Options of a thread: `@openai/codex-sdk`'s names. */
-export interface ThreadOptions {
+/** Options of a thread: `@openai/codex-sdk`'s names, plus codex-harness's. */
+export interface ThreadOptions<M extends EventsMode = EventsMode> {
+  /** Which events this thread's turns yield; default: the Codex's `events`, else `"sdk"`. */
+  events?: M;
   model?: string;
   /** Source classification applied when the thread is first created. */
   threadSource?: string;

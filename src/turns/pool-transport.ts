@@ -1,6 +1,6 @@
 // Spreads threads over several app-server processes: a thread always runs on the process it started on.
 import type { WithRaw } from "../events/raw.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import type { AppServerTurnTransport } from "./app-server-turns.js";
 import type { ThreadOptions, UserInput } from "./options.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -25,7 +25,7 @@ export class PoolTransport implements TurnTransport {
     return member;
   }
 
-  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     const member = this.memberFor(request.threadId);
     const outer = request.observer;
     return member.runTurn({

@@ -1,11 +1,19 @@
 // Drains a turn's events into the result of `run()`, and the error a failed turn rejects with.
 import { CodexHarnessError } from "../errors.js";
-import type { PlanStep, ThreadError, ThreadEvent, ThreadItem, Usage } from "../events/types.js";
+import type { RunResult, ThreadEvent } from "../events/sdk-types.js";
+import type {
+  ExtendedThreadError,
+  ExtendedThreadEvent,
+  ExtendedThreadItem,
+  PlanStep,
+  Usage,
+} from "../events/types.js";
+import type { EventsMode } from "./options.js";
 
-/** What `run()` resolves with: `@openai/codex-sdk`'s `{ items, finalResponse, usage }` and more. */
-export interface RunResult {
+/** What `run()` resolves with under `events: "extended"`: the official three fields and more. */
+export interface ExtendedRunResult {
   /** Completed items, in order. */
-  items: ThreadItem[];
+  items: ExtendedThreadItem[];
   /** The last agent message's text. */
   finalResponse: string;
   /** Tokens the turn used; null when the turn reported none. */
@@ -18,23 +26,25 @@ export interface RunResult {
   /** The agent's latest plan, or null. */
   plan: { explanation: string | null; plan: PlanStep[] } | null;
   /** Why the turn failed, or null. */
-  error: ThreadError | null;
+  error: ExtendedThreadError | null;
 }
 
-/** Alias of {@link RunResult}, as in `@openai/codex-sdk`. */
-export type Turn = RunResult;
+/** What `run()` resolves with under an {@link EventsMode}. */
+export type RunResultOf<M extends EventsMode> = M extends "extended"
+  ? ExtendedRunResult
+  : RunResult;
 
-/** A turn ended with `turn.failed`; `codexErrorInfo` is codex's machine-readable reason. */
+/** A turn ended with `turn.failed`; `codexErrorInfo` is codex's machine-readable reason (extended). */
 export class TurnFailedError extends CodexHarnessError {
-  readonly codexErrorInfo: ThreadError["codex_error_info"];
-  readonly threadError: ThreadError;
-  /** What the turn produced before it failed. */
-  readonly result: RunResult;
+  readonly codexErrorInfo: ExtendedThreadError["codex_error_info"];
+  readonly threadError: ExtendedThreadError;
+  /** What the turn produced before it failed (the shape `run()` resolves with). */
+  readonly result: RunResult | ExtendedRunResult;
 
-  constructor(result: RunResult & { error: ThreadError }) {
-    super("turn_failed", result.error.message);
-    this.threadError = result.error;
-    this.codexErrorInfo = result.error.codex_error_info ?? null;
+  constructor(result: RunResult | ExtendedRunResult, error: ExtendedThreadError) {
+    super("turn_failed", error.message);
+    this.threadError = error;
+    this.codexErrorInfo = error.codex_error_info ?? null;
     this.result = result;
   }
 }
@@ -47,7 +57,7 @@ export class TurnFailedError extends CodexHarnessError {
  */
 export class TurnAbortedError extends CodexHarnessError {
   declare readonly code: "ABORT_ERR";
-  result: RunResult | undefined;
+  result: RunResult | ExtendedRunResult | undefined;
 
   constructor(reason: unknown, message = "The turn was aborted by its signal; codex stopped it.") {
     super("ABORT_ERR", message, { cause: reason });
@@ -55,9 +65,12 @@ export class TurnAbortedError extends CodexHarnessError {
   }
 }
 
-/** Folds events into a {@link RunResult}, one event at a time. */
-export class RunResultBuilder {
-  private readonly result: RunResult = {
+/**
+ * Folds a turn's events, official or extended, into what `run()` resolves with: the official
+ * `{ items, finalResponse, usage }` under `events: "sdk"`, the {@link ExtendedRunResult} otherwise.
+ */
+export class RunResultBuilder<M extends EventsMode = "extended"> {
+  private readonly result: ExtendedRunResult = {
     items: [],
     finalResponse: "",
     usage: null,
@@ -68,17 +81,19 @@ export class RunResultBuilder {
     error: null,
   };
 
-  add(event: ThreadEvent): void {
+  constructor(private readonly mode: M = "extended" as M) {}
+
+  add(event: ExtendedThreadEvent | ThreadEvent): void {
     const result = this.result;
-    if (event.turn_id !== undefined) result.id = event.turn_id;
+    if ("turn_id" in event && event.turn_id !== undefined) result.id = event.turn_id;
     switch (event.type) {
       case "item.completed":
         if (event.item.type === "agent_message") result.finalResponse = event.item.text;
-        result.items.push(event.item);
+        result.items.push(event.item as ExtendedThreadItem);
         break;
       case "turn.completed":
         result.usage = event.usage;
-        result.status = event.status ?? "completed";
+        result.status = ("status" in event && event.status) || "completed";
         break;
       case "turn.failed":
         result.status = "failed";
@@ -94,15 +109,22 @@ export class RunResultBuilder {
   }
 
   /** What the events so far add up to, even if the turn did not end. */
-  partial(): RunResult {
-    return this.result;
+  partial(): RunResultOf<M> {
+    const { result } = this;
+    if (this.mode === "extended") return result as RunResultOf<M>;
+    const official: RunResult = {
+      items: result.items as RunResult["items"],
+      finalResponse: result.finalResponse,
+      usage: result.usage,
+    };
+    return official as RunResultOf<M>;
   }
 
   /** The result, or a {@link TurnFailedError} when the turn failed. */
-  finish(): RunResult {
+  finish(): RunResultOf<M> {
     const { result } = this;
     if (result.status === "failed" && result.error)
-      throw new TurnFailedError({ ...result, error: result.error });
-    return result;
+      throw new TurnFailedError(this.partial(), result.error);
+    return this.partial();
   }
 }

@@ -5,7 +5,7 @@ import { CodexHarnessError } from "../errors.js";
 import { AppServerTurnMapper } from "../events/app-server-events.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
-import type { FileUpdateChange, ThreadEvent } from "../events/types.js";
+import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { EventQueue } from "./event-queue.js";
 
@@ -32,7 +32,7 @@ export function turnIdOf(notification: RpcNotification): string | undefined {
  * answered (so before the turn id is known) are kept and replayed once it is.
  */
 export class ActiveTurn implements ApprovalTarget {
-  readonly events = new EventQueue<WithRaw<ThreadEvent>>();
+  readonly events = new EventQueue<WithRaw<ExtendedThreadEvent>>();
   readonly mapper: AppServerTurnMapper;
   private pending: RpcNotification[] | undefined = [];
   private readonly end = new AbortController();
@@ -150,11 +150,11 @@ export class ActiveTurn implements ApprovalTarget {
     };
   }
 
-  emit(event: ThreadEvent): void {
+  emit(event: ExtendedThreadEvent): void {
     this.events.push(event);
   }
 
-  changesOf(itemId: string): FileUpdateChange[] {
+  changesOf(itemId: string): ExtendedFileUpdateChange[] {
     return this.mapper.fileChanges.get(itemId) ?? [];
   }
 
@@ -194,7 +194,7 @@ export class ActiveTurn implements ApprovalTarget {
   }
 
   /** Notes the command items the turn started (an aborted turn ends their processes). */
-  private track(event: ThreadEvent): void {
+  private track(event: ExtendedThreadEvent): void {
     if (event.type === "item.started" && event.item.type === "command_execution") {
       this.commandItemIds.add(event.item.id);
     }
@@ -204,7 +204,7 @@ export class ActiveTurn implements ApprovalTarget {
    * Queues an event. Deltas beyond the queue's delta budget are dropped (the item's completed
    * text stays whole) and a `deltas_dropped` notice precedes the item's completion.
    */
-  private deliver(event: WithRaw<ThreadEvent>): void {
+  private deliver(event: WithRaw<ExtendedThreadEvent>): void {
     if (event.type === "item.delta") {
       if (this.queuedDeltaChars + event.delta.length > this.maxQueuedDeltaChars) {
         const dropped = this.dropped.get(event.item_id) ?? { deltas: 0, chars: 0 };

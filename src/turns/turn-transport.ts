@@ -1,6 +1,6 @@
 // The interface both transports (app-server, exec) implement for the Thread API.
 import type { WithRaw } from "../events/raw.js";
-import type { ThreadEvent } from "../events/types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
 
 /** One turn to run. */
@@ -25,7 +25,7 @@ export interface TurnObserver {
   /** The consumer started reading (first `next()`); throw to refuse the turn. */
   onOpen(): void;
   /** An event is handed to the consumer. */
-  onEvent(event: ThreadEvent): void;
+  onEvent(event: ExtendedThreadEvent): void;
   /** An opened stream ended, failed or was abandoned (once). */
   onEnd(): void;
 }
@@ -37,7 +37,7 @@ export interface TurnObserver {
  */
 export interface TurnTransport {
   readonly kind: "app-server" | "exec";
-  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ThreadEvent>>;
+  runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>>;
   /** Starts (`null`) or loads a thread before its first turn (app-server only). */
   openThread?(threadId: string | null, options: ThreadOptions): Promise<OpenedThread>;
   /** Adds input to the running turn (app-server only). */

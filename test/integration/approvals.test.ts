@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { fromPermissions } from "../../src/approvals/policies.js";
-import type { ApprovalResolvedEvent, ThreadEvent } from "../../src/events/types.js";
+import type { ApprovalResolvedEvent, ExtendedThreadEvent } from "../../src/events/types.js";
 import { toolOutputs } from "../../src/testing/recorded.js";
 import {
   applyPatch,
@@ -24,9 +24,9 @@ afterEach(async () => {
 /** read-only + on-request (ScriptedModel's default config): escalated commands ask. */
 const ASKING = {};
 
-const resolvedOf = (events: ThreadEvent[]) =>
+const resolvedOf = (events: ExtendedThreadEvent[]) =>
   events.filter((e): e is ApprovalResolvedEvent => e.type === "approval.resolved");
-const commandItems = (events: ThreadEvent[]) =>
+const commandItems = (events: ExtendedThreadEvent[]) =>
   events.flatMap((e) =>
     e.type === "item.completed" && e.item.type === "command_execution" ? [e.item] : [],
   );
@@ -315,7 +315,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
     await thread.run("nobody can answer");
     assert.equal(existsSync(path.join(fixture.workdir, "unasked.txt")), false);
     const { events } = await thread.runStreamed("someone answers");
-    const all: ThreadEvent[] = [];
+    const all: ExtendedThreadEvent[] = [];
     for await (const event of events) {
       all.push(event);
       if (event.type === "approval.requested") {
@@ -355,7 +355,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
       skipGitRepoCheck: true,
     });
     const { events } = await thread.runStreamed("go");
-    const all: ThreadEvent[] = [];
+    const all: ExtendedThreadEvent[] = [];
     for await (const event of events) {
       all.push(event);
       if (event.type === "item.started" && event.item.type === "command_execution") {

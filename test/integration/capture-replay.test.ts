@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { type CaptureRecord, REDACTED, readCapture } from "../../src/app-server/capture.js";
 import { AppServerClient } from "../../src/app-server/client.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { RpcWireError } from "../../src/rpc/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { NotificationLog, startCodex } from "../support/codex-fixture.js";
@@ -133,7 +133,7 @@ describe("protocol capture (real codex, ScriptedModel)", () => {
     const events = stdout
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as ThreadEvent);
+      .map((line) => JSON.parse(line) as ExtendedThreadEvent);
     assert.deepEqual(events[0], { type: "thread.started", thread_id: live?.threadId });
     assert.equal(events.at(-1)?.type, "turn.completed");
     const deltas = events.flatMap((e) => (e.type === "item.delta" ? [e.delta] : []));

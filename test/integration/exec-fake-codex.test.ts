@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { WithRaw } from "../../src/events/raw.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { ORIGINATOR_ENV } from "../../src/exec/exec-args.js";
 import { FramingError } from "../../src/protocol/framing.js";
 import { CodexExitedError } from "../../src/rpc/errors.js";
@@ -83,8 +83,8 @@ function transport(plan: Plan, codex: CodexOptions = {}, extra: ExecTurnTranspor
 async function run(
   exec: ExecTurnTransport,
   options: { threadId?: string; text?: string; turn?: TurnOptions } = {},
-): Promise<WithRaw<ThreadEvent>[]> {
-  const events: WithRaw<ThreadEvent>[] = [];
+): Promise<WithRaw<ExtendedThreadEvent>[]> {
+  const events: WithRaw<ExtendedThreadEvent>[] = [];
   try {
     for await (const event of exec.runTurn({
       threadId: options.threadId ?? null,
@@ -100,8 +100,10 @@ async function run(
   return events;
 }
 
-async function collect(events: AsyncIterable<WithRaw<ThreadEvent>>): Promise<ThreadEvent[]> {
-  const all: ThreadEvent[] = [];
+async function collect(
+  events: AsyncIterable<WithRaw<ExtendedThreadEvent>>,
+): Promise<ExtendedThreadEvent[]> {
+  const all: ExtendedThreadEvent[] = [];
   for await (const event of events) all.push(event);
   return all;
 }
@@ -182,7 +184,7 @@ describe("ExecTurnTransport with a fake codex", () => {
 
   it("throws CodexExitedError with the stderr tail for a non-zero exit without turn.failed", async () => {
     const plan = { stdout: [STARTED], stderr: "warming up\nError: something broke\n", exitCode: 3 };
-    const events: ThreadEvent[] = [];
+    const events: ExtendedThreadEvent[] = [];
     await assert.rejects(
       (async () => {
         for await (const event of transport(plan).runTurn({
@@ -219,7 +221,7 @@ describe("ExecTurnTransport with a fake codex", () => {
       {},
       { killGraceMs: 300 },
     );
-    const events: ThreadEvent[] = [];
+    const events: ExtendedThreadEvent[] = [];
     let aborted = 0;
     const reading = (async () => {
       for await (const event of exec.runTurn({

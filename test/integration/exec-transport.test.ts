@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import type { WithRaw } from "../../src/events/raw.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { CodexExitedError } from "../../src/rpc/errors.js";
 import {
   applyPatch,
@@ -38,7 +38,7 @@ interface Setup {
   turn(
     input: string | UserInput[],
     options?: { threadId?: string | null; thread?: ThreadOptions; turn?: TurnOptions },
-  ): AsyncGenerator<WithRaw<ThreadEvent>>;
+  ): AsyncGenerator<WithRaw<ExtendedThreadEvent>>;
 }
 
 /** A ScriptedModel, a temp CODEX_HOME pointing at it, and an exec transport; closed after `body`. */
@@ -80,20 +80,23 @@ async function withExec(
   }
 }
 
-async function collect(events: AsyncIterable<WithRaw<ThreadEvent>>): Promise<ThreadEvent[]> {
-  const all: ThreadEvent[] = [];
+async function collect(
+  events: AsyncIterable<WithRaw<ExtendedThreadEvent>>,
+): Promise<ExtendedThreadEvent[]> {
+  const all: ExtendedThreadEvent[] = [];
   for await (const event of events) all.push(event);
   return all;
 }
 
-function items(events: ThreadEvent[], type: string): Record<string, unknown>[] {
+function items(events: ExtendedThreadEvent[], type: string): Record<string, unknown>[] {
   return events
     .filter((event) => event.type === "item.completed")
     .map((event) => (event as unknown as { item: Record<string, unknown> }).item)
     .filter((item) => item.type === type);
 }
 
-const show = (events: ThreadEvent[]) => events.map((event) => JSON.stringify(event)).join("\n");
+const show = (events: ExtendedThreadEvent[]) =>
+  events.map((event) => JSON.stringify(event)).join("\n");
 
 /** The live `codex exec` processes whose CODEX_HOME is `home`, with their arguments (Linux /proc). */
 function execProcesses(home: string): { pid: number; args: string[] }[] {
@@ -245,7 +248,7 @@ describe("ExecTurnTransport with the real codex exec", () => {
     const script = [response(reply("too late"), { delayMs: 30_000 })];
     await withExec(script, undefined, async ({ model, home, turn }) => {
       const controller = new AbortController();
-      const events: ThreadEvent[] = [];
+      const events: ExtendedThreadEvent[] = [];
       const done = (async () => {
         for await (const event of turn("wait", { turn: { signal: controller.signal } })) {
           events.push(event);

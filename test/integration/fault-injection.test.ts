@@ -3,22 +3,24 @@ import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { Codex } from "../../src/codex.js";
 import type { CodexHarnessError } from "../../src/errors.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { AppServerExitedError, OverloadedError } from "../../src/rpc/errors.js";
 import type { CodexOptions } from "../../src/turns/options.js";
 import { collect } from "../support/codex-api-fixture.js";
 import { repoRoot } from "../support/paths.js";
 
 const FAKE = path.join(repoRoot, "test/fixtures/fake-app-server.mjs");
-let codex: Codex | undefined;
+let codex: Codex<"extended"> | undefined;
 
 afterEach(async () => {
   await codex?.close();
   codex = undefined;
 });
 
-function fake(scenario: string, options: CodexOptions = {}): Codex {
+/** A Codex on the fake app-server; the tests read deltas and notices (`events: "extended"`). */
+function fake(scenario: string, options: CodexOptions<"extended"> = {}): Codex<"extended"> {
   codex = new Codex({
+    events: "extended",
     codexPathOverride: FAKE,
     env: { ...(process.env as Record<string, string>), FAKE_SCENARIO: scenario },
     ...options,
@@ -26,7 +28,7 @@ function fake(scenario: string, options: CodexOptions = {}): Codex {
   return codex;
 }
 
-const text = (events: ThreadEvent[]) =>
+const text = (events: ExtendedThreadEvent[]) =>
   events.flatMap((e) => (e.type === "item.delta" ? [e.delta] : [])).join("");
 
 describe("faults real codex cannot be made to produce (fake app-server)", () => {
@@ -99,7 +101,7 @@ describe("faults real codex cannot be made to produce (fake app-server)", () => 
   it("ends the stream with AppServerExitedError when the process exits mid-turn", async () => {
     const client = fake("exit");
     const { events } = await client.startThread().runStreamed("go");
-    const seen: ThreadEvent[] = [];
+    const seen: ExtendedThreadEvent[] = [];
     await assert.rejects(
       (async () => {
         for await (const event of events) seen.push(event);

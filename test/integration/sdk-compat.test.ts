@@ -53,106 +53,54 @@ async function runWith(sdk: typeof official): Promise<Outcome> {
   try {
     await model.writeCodexHome(home, FULL_ACCESS);
     const env = { ...(process.env as Record<string, string>), CODEX_HOME: home };
-    return await program(sdk, env, workdir);
+    return normalized(await program(sdk, env, workdir), workdir);
   } finally {
     await model.close();
     await rm(root, { recursive: true, force: true });
   }
 }
 
-/** The shape of a value: its type, and for objects the shapes of the keys `reference` has. */
-function shapeLike(value: unknown, reference: unknown): unknown {
-  if (Array.isArray(reference)) {
-    return Array.isArray(value)
-      ? value.map((v, i) => shapeLike(v, reference[i] ?? reference[0]))
-      : typeof value;
-  }
-  if (reference && typeof reference === "object") {
-    if (!value || typeof value !== "object") return typeof value;
-    return Object.fromEntries(
-      Object.keys(reference).map((key) => [
-        key,
-        shapeLike(
-          (value as Record<string, unknown>)[key],
-          (reference as Record<string, unknown>)[key],
-        ),
-      ]),
-    );
-  }
-  return value === null || value === undefined ? "nullish" : typeof value;
+/** The outcome with the thread id and the temp folder replaced by placeholders. */
+function normalized(outcome: Outcome, workdir: string): Outcome {
+  const text = JSON.stringify(outcome)
+    .replaceAll(workdir, "<work>")
+    .replaceAll(outcome.threadId ?? "<no thread>", "<thread>");
+  return JSON.parse(text) as Outcome;
 }
 
-/** The official events that both transports emit alike (not item.started/updated, not warnings). */
-function lifecycle(events: { type: string; item?: { type: string } }[]): string[] {
-  const kept = new Set([
-    "thread.started",
-    "turn.started",
-    "item.completed",
-    "turn.completed",
-    "turn.failed",
-  ]);
-  return events
-    .filter((event) => kept.has(event.type) && event.item?.type !== "error")
-    .map((event) => (event.item ? `${event.type}:${event.item.type}` : event.type));
+/**
+ * On a continued thread `codex exec` reports the thread's running total; app-server reports the
+ * turn's own tokens (a difference the README lists). Everything else must be equal.
+ */
+function withoutContinuedUsage(outcome: Outcome): unknown {
+  return {
+    ...outcome,
+    events: outcome.events.map((event) =>
+      event.type === "turn.completed" ? { ...event, usage: "<usage>" } : event,
+    ),
+    third: { ...outcome.third, usage: "<usage>" },
+  };
 }
-
-const withoutWarnings = <T extends { type: string }>(items: T[]) =>
-  items.filter((item) => item.type !== "error");
 
 describe("a program written for @openai/codex-sdk runs on codex-harness with only its import changed", () => {
-  /** Compares our results with the official SDK's, turn by turn and event by event. */
-  function assertSameShape(theirs: Outcome, ours: Outcome): void {
-    for (const turn of ["first", "third"] as const) {
-      const a = theirs[turn];
-      const b = ours[turn];
-      assert.equal(b.finalResponse, a.finalResponse);
-      if (turn === "first")
-        assert.deepEqual(b.usage, a.usage, "a new thread's turn uses the same tokens");
-      // On a continued thread `codex exec` reports the thread's running total; we report the turn's own.
-      assert.deepEqual(shapeLike(b.usage, a.usage), shapeLike(a.usage, a.usage));
-      const theirItems = withoutWarnings(a.items);
-      const ourItems = withoutWarnings(b.items);
-      assert.deepEqual(
-        ourItems.map((item) => item.type),
-        theirItems.map((item) => item.type),
-      );
-      assert.deepEqual(
-        ourItems.map((item, index) => shapeLike(item, theirItems[index])),
-        theirItems.map((item) => shapeLike(item, item)),
-        "every official field is there, with the same type",
-      );
-      for (const key of Object.keys(a)) assert.ok(key in b, `run() result has ${key}`);
-    }
-    // The same lifecycle: codex-harness adds item.started for messages, deltas and diffs on top.
-    assert.deepEqual(lifecycle(ours.events), lifecycle(theirs.events));
-    const theirDone = theirs.events.at(-1);
-    const ourDone = ours.events.at(-1);
-    assert.ok(theirDone?.type === "turn.completed" && ourDone?.type === "turn.completed");
-    assert.deepEqual(shapeLike(ourDone, theirDone), shapeLike(theirDone, theirDone));
-    assert.match(ours.threadId ?? "", /\S/);
-  }
-
   let theirs: Outcome;
   before(async () => {
     theirs = await runWith(official);
   });
 
-  it("gives results of the same shape (app-server transport, the default)", async () => {
-    assertSameShape(theirs, await runWith(harness as unknown as typeof official));
+  it("gives the same results and events (app-server transport, the default)", async () => {
+    const ours = await runWith(harness as unknown as typeof official);
+    assert.deepEqual(ours.first, theirs.first, "a new thread's turn: equal, usage included");
+    assert.deepEqual(withoutContinuedUsage(ours), withoutContinuedUsage(theirs));
   });
 
-  it('gives results of the same shape with transport: "exec"', async () => {
+  it('gives the same results and events with transport: "exec"', async () => {
     class ExecCodex extends harness.Codex {
-      constructor(options: harness.CodexOptions = {}) {
+      constructor(options: harness.CodexOptions<"sdk"> = {}) {
         super({ ...options, transport: "exec" });
       }
     }
     const ours = await runWith({ ...harness, Codex: ExecCodex } as unknown as typeof official);
-    assertSameShape(theirs, ours);
-    assert.deepEqual(
-      ours.third.usage,
-      theirs.third.usage,
-      "exec reports usage exactly as the SDK does",
-    );
+    assert.deepEqual(ours, theirs, "exec: equal, usage of continued turns included");
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { AppServerExitedError } from "../../src/rpc/errors.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
@@ -26,7 +26,7 @@ describe("supervision (real codex)", () => {
     await thread.run("first");
     const firstPid = (await fixture.codex.appServer.client()).pid as number;
     const { events } = await thread.runStreamed("second");
-    const seen: ThreadEvent[] = [];
+    const seen: ExtendedThreadEvent[] = [];
     const consumed = (async () => {
       for await (const event of events) seen.push(event);
     })().then(
@@ -58,7 +58,7 @@ describe("supervision (real codex)", () => {
     const { events } = await fixture.codex
       .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
       .runStreamed("go");
-    const seen: ThreadEvent[] = [];
+    const seen: ExtendedThreadEvent[] = [];
     const f = fixture;
     await assert.rejects(
       (async () => {
@@ -83,7 +83,7 @@ describe("supervision (real codex)", () => {
       onLostThread: "startNew",
     });
     const { events } = await thread.runStreamed("hello again");
-    const seen: ThreadEvent[] = [];
+    const seen: ExtendedThreadEvent[] = [];
     for await (const event of events) seen.push(event);
     const notice = seen.find((e) => e.type === "notice");
     assert.ok(notice?.type === "notice" && notice.code === "thread_replaced");

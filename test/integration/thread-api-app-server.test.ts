@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { reasoning, reply, response } from "../../src/testing/script.js";
@@ -19,8 +19,8 @@ function threadIn(f: CodexApiFixture) {
 }
 
 /** Resolves once `events` yields an event of `type`; the rest keeps flowing into `all`. */
-function consume(events: AsyncIterable<ThreadEvent>) {
-  const all: ThreadEvent[] = [];
+function consume(events: AsyncIterable<ExtendedThreadEvent>) {
+  const all: ExtendedThreadEvent[] = [];
   const waiters: Array<{ type: string; resolve: () => void }> = [];
   const done = (async () => {
     for await (const event of events) {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { rawOf } from "../../src/events/raw.js";
-import type { ThreadItem } from "../../src/events/types.js";
+import type { ExtendedThreadItem } from "../../src/events/types.js";
 import {
   applyPatch,
   execCommand,
@@ -31,8 +31,10 @@ afterEach(async () => {
 const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output });
 
 /** The items of one type, narrowed. */
-function itemsOf<T extends ThreadItem["type"]>(items: ThreadItem[], type: T) {
-  return items.filter((item): item is Extract<ThreadItem, { type: T }> => item.type === type);
+function itemsOf<T extends ExtendedThreadItem["type"]>(items: ExtendedThreadItem[], type: T) {
+  return items.filter(
+    (item): item is Extract<ExtendedThreadItem, { type: T }> => item.type === type,
+  );
 }
 
 for (const transport of ["app-server", "exec"] as const satisfies TransportKind[]) {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import { Codex } from "../../src/codex.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { CodexOptions } from "../../src/turns/options.js";
@@ -17,13 +17,16 @@ export const FULL_ACCESS: ConfigObject = {
   approval_policy: "never",
 };
 
+/** The suites check the superset: deltas, approvals, turn ids, status (`events: "extended"`). */
+type ExtendedCodex = Codex<"extended">;
+
 export interface CodexApiFixture {
-  codex: Codex;
+  codex: ExtendedCodex;
   model: ScriptedModel;
   codexHome: string;
   workdir: string;
   /** A second Codex on the same CODEX_HOME (e.g. to resume a thread from "another process"). */
-  another(): Codex;
+  another(): ExtendedCodex;
   close(): Promise<void>;
 }
 
@@ -31,7 +34,7 @@ export interface CodexApiFixture {
 export async function startCodexApi(
   transport: TransportKind,
   responses: ScriptStep[],
-  options: { config?: ConfigObject; codex?: CodexOptions } = {},
+  options: { config?: ConfigObject; codex?: CodexOptions<"extended"> } = {},
 ): Promise<CodexApiFixture> {
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-api-"));
   const codexHome = path.join(root, "home");
@@ -39,9 +42,9 @@ export async function startCodexApi(
   await mkdir(workdir, { recursive: true });
   const model = await ScriptedModel.start({ responses });
   await model.writeCodexHome(codexHome, options.config ?? FULL_ACCESS);
-  const made: Codex[] = [];
+  const made: ExtendedCodex[] = [];
   const make = () => {
-    const codex = new Codex({ transport, codexHome, ...options.codex });
+    const codex = new Codex({ events: "extended", transport, codexHome, ...options.codex });
     made.push(codex);
     return codex;
   };
@@ -61,14 +64,16 @@ export async function startCodexApi(
 }
 
 /** Collects a stream's events. */
-export async function collect(events: AsyncIterable<ThreadEvent>): Promise<ThreadEvent[]> {
-  const all: ThreadEvent[] = [];
+export async function collect(
+  events: AsyncIterable<ExtendedThreadEvent>,
+): Promise<ExtendedThreadEvent[]> {
+  const all: ExtendedThreadEvent[] = [];
   for await (const event of events) all.push(event);
   return all;
 }
 
 /** The event types of the official SDK's model, in order (extras left out). */
-export function officialTypes(events: ThreadEvent[]): string[] {
+export function officialTypes(events: ExtendedThreadEvent[]): string[] {
   const official = new Set([
     "thread.started",
     "turn.started",

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { AppServerTurnMapper } from "../../src/events/app-server-events.js";
 import { toCanonicalItem } from "../../src/events/items.js";
 import { rawOf } from "../../src/events/raw.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import type { RpcNotification } from "../../src/protocol/messages.js";
 import { ActiveTurn } from "../../src/turns/turn-router.js";
 import { repoRoot } from "../support/paths.js";
@@ -18,8 +18,8 @@ const recorded = readFileSync(path.join(repoRoot, "test/fixtures/app-server-turn
 const THREAD = "01a2008b-681d-7d82-b878-54b0a4f8fea0";
 const TURN = "01a2008b-6848-79e1-a173-cc2fdfe71d9b";
 
-async function eventsOf(turn: ActiveTurn): Promise<ThreadEvent[]> {
-  const all: ThreadEvent[] = [];
+async function eventsOf(turn: ActiveTurn): Promise<ExtendedThreadEvent[]> {
+  const all: ExtendedThreadEvent[] = [];
   for await (const event of turn.events) all.push(event);
   return all;
 }

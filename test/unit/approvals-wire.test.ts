@@ -6,7 +6,7 @@ import { isDecision, toWireResult } from "../../src/approvals/decisions.js";
 import { mergeApprovals } from "../../src/approvals/merge.js";
 import { toApprovalRequest } from "../../src/approvals/requests.js";
 import { APPROVAL_KINDS, type Approvals } from "../../src/events/approval-types.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { threadStartParams } from "../../src/turns/thread-params.js";
 
 describe("decisions on the wire (pinned protocol shapes)", () => {
@@ -176,7 +176,7 @@ function fakeClient() {
 }
 
 function target(approvals: Approvals | undefined, interactive = false) {
-  const events: ThreadEvent[] = [];
+  const events: ExtendedThreadEvent[] = [];
   const end = new AbortController();
   const value: ApprovalTarget = {
     approvals,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { WithRaw } from "../../src/events/raw.js";
-import type { ThreadEvent } from "../../src/events/types.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { LazyTurnTransport } from "../../src/turns/lazy-transport.js";
 import type { TurnRequest, TurnTransport } from "../../src/turns/turn-transport.js";
 
@@ -15,12 +15,12 @@ class FakeTransport implements TurnTransport {
   closed = false;
   ended = 0;
 
-  runTurn(): AsyncGenerator<WithRaw<ThreadEvent>> {
+  runTurn(): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     const self = this;
     return (async function* () {
       try {
         if (self.closed) throw new Error("closed");
-        yield { type: "thread.started", thread_id: "t1" } as WithRaw<ThreadEvent>;
+        yield { type: "thread.started", thread_id: "t1" } as WithRaw<ExtendedThreadEvent>;
       } finally {
         self.ended += 1;
       }

@@ -3,16 +3,16 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { withRaw } from "../../src/events/raw.js";
 import type {
-  CommandExecutionItem,
   DynamicToolCallItem,
-  FileChangeItem,
-  ItemCompletedEvent,
+  ExtendedCommandExecutionItem,
+  ExtendedFileChangeItem,
+  ExtendedItemCompletedEvent,
+  ExtendedItemStartedEvent,
+  ExtendedMcpToolCallItem,
+  ExtendedThreadEvent,
+  ExtendedThreadItem,
   ItemDeltaEvent,
-  ItemStartedEvent,
-  McpToolCallItem,
   NotificationEvent,
-  ThreadEvent,
-  ThreadItem,
   Usage,
 } from "../../src/events/types.js";
 import { toUnifiedEvents, type UnifiedTurnState } from "../../src/session/unified-events.js";
@@ -33,25 +33,25 @@ const usage: Usage = {
 };
 
 /** The unified events of one canonical event, with a fresh turn state unless one is given. */
-function map(event: ThreadEvent, state: UnifiedTurnState = {}): UnifiedSessionEvent[] {
+function map(event: ExtendedThreadEvent, state: UnifiedTurnState = {}): UnifiedSessionEvent[] {
   return toUnifiedEvents(event, state);
 }
 
 /** The one unified event `event` maps to. */
-function one(event: ThreadEvent, state: UnifiedTurnState = {}): UnifiedSessionEvent {
+function one(event: ExtendedThreadEvent, state: UnifiedTurnState = {}): UnifiedSessionEvent {
   const events = map(event, state);
   assert.equal(events.length, 1, `one event for ${JSON.stringify(events)}`);
   return events[0] as UnifiedSessionEvent;
 }
 
-const started = (item: ThreadItem): ItemStartedEvent => ({
+const started = (item: ExtendedThreadItem): ExtendedItemStartedEvent => ({
   type: "item.started",
   thread_id: THREAD,
   turn_id: TURN,
   item,
 });
 
-const completed = (item: ThreadItem): ItemCompletedEvent => ({
+const completed = (item: ExtendedThreadItem): ExtendedItemCompletedEvent => ({
   type: "item.completed",
   thread_id: THREAD,
   turn_id: TURN,
@@ -59,13 +59,15 @@ const completed = (item: ThreadItem): ItemCompletedEvent => ({
 });
 
 /** The tool_execution_end of a completed item. */
-function toolEnd(item: ThreadItem): ToolExecutionEndEvent {
+function toolEnd(item: ExtendedThreadItem): ToolExecutionEndEvent {
   const event = one(completed(item));
   assert.equal(event.type, "tool_execution_end");
   return event as ToolExecutionEndEvent;
 }
 
-const command = (over: Partial<CommandExecutionItem> = {}): CommandExecutionItem => ({
+const command = (
+  over: Partial<ExtendedCommandExecutionItem> = {},
+): ExtendedCommandExecutionItem => ({
   id: "cmd_1",
   type: "command_execution",
   command: "echo hi",
@@ -77,14 +79,14 @@ const command = (over: Partial<CommandExecutionItem> = {}): CommandExecutionItem
   ...over,
 });
 
-const fileChange = (status: FileChangeItem["status"]): FileChangeItem => ({
+const fileChange = (status: ExtendedFileChangeItem["status"]): ExtendedFileChangeItem => ({
   id: "patch_1",
   type: "file_change",
   changes: [{ path: "/work/a.txt", kind: "add", diff: "hello\n" }],
   status,
 });
 
-const mcpCall = (over: Partial<McpToolCallItem> = {}): McpToolCallItem => ({
+const mcpCall = (over: Partial<ExtendedMcpToolCallItem> = {}): ExtendedMcpToolCallItem => ({
   id: "mcp_1",
   type: "mcp_tool_call",
   server: "files",
@@ -113,12 +115,12 @@ const notification = (method: string, params: unknown): NotificationEvent => ({
 
 describe("toUnifiedEvents: turns", () => {
   it("maps turn.started to turn_start with the turn id", () => {
-    const event: ThreadEvent = { type: "turn.started", thread_id: THREAD, turn_id: TURN };
+    const event: ExtendedThreadEvent = { type: "turn.started", thread_id: THREAD, turn_id: TURN };
     assert.deepEqual(map(event), [{ type: "turn_start", turnId: TURN, payload: event }]);
   });
 
   it("maps a turn.started without a turn id to a turn_start without one", () => {
-    const event: ThreadEvent = { type: "turn.started" };
+    const event: ExtendedThreadEvent = { type: "turn.started" };
     const [unified] = map(event);
     assert.deepEqual(unified, { type: "turn_start", payload: event });
     assert.equal(unified !== undefined && "turnId" in unified, false);
@@ -156,7 +158,7 @@ describe("toUnifiedEvents: turns", () => {
     assert.deepEqual(map({ type: "turn.plan.updated", turn_id: TURN, ...plan }, state), []);
     assert.deepEqual(state, { diff: "--- a\n+++ c\n", plan });
 
-    const end: ThreadEvent = {
+    const end: ExtendedThreadEvent = {
       type: "turn.completed",
       thread_id: THREAD,
       turn_id: TURN,
@@ -173,7 +175,7 @@ describe("toUnifiedEvents: turns", () => {
   });
 
   it("reports completed when turn.completed has no status, and no diff or plan when none came", () => {
-    const end: ThreadEvent = { type: "turn.completed", turn_id: TURN, usage };
+    const end: ExtendedThreadEvent = { type: "turn.completed", turn_id: TURN, usage };
     assert.deepEqual(map(end), [
       { type: "turn_end", turnId: TURN, payload: { status: "completed", raw: end } },
     ]);
@@ -182,7 +184,7 @@ describe("toUnifiedEvents: turns", () => {
   it("reports an interrupted turn", () => {
     const state: UnifiedTurnState = {};
     map({ type: "turn.diff.updated", turn_id: TURN, diff: "d" }, state);
-    const end: ThreadEvent = {
+    const end: ExtendedThreadEvent = {
       type: "turn.completed",
       turn_id: TURN,
       usage,
@@ -196,7 +198,7 @@ describe("toUnifiedEvents: turns", () => {
   it("reports a failed turn with its error and codexErrorInfo", () => {
     const state: UnifiedTurnState = {};
     map({ type: "turn.diff.updated", turn_id: TURN, diff: "partial" }, state);
-    const end: ThreadEvent = {
+    const end: ExtendedThreadEvent = {
       type: "turn.failed",
       thread_id: THREAD,
       turn_id: TURN,
@@ -217,7 +219,7 @@ describe("toUnifiedEvents: turns", () => {
   });
 
   it("leaves codexErrorInfo out of a failed turn_end when codex gave none", () => {
-    const end: ThreadEvent = {
+    const end: ExtendedThreadEvent = {
       type: "turn.failed",
       turn_id: TURN,
       error: { message: "boom", codex_error_info: null },
@@ -233,7 +235,10 @@ describe("toUnifiedEvents: turns", () => {
 
   it("puts the raw wire message of the turn's completion in turn_end's payload.raw", () => {
     const wire = { method: "turn/completed", params: { threadId: THREAD, turn: { id: TURN } } };
-    const end = withRaw<ThreadEvent>({ type: "turn.completed", turn_id: TURN, usage }, wire);
+    const end = withRaw<ExtendedThreadEvent>(
+      { type: "turn.completed", turn_id: TURN, usage },
+      wire,
+    );
     const event = one(end);
     assert.equal(event.type, "turn_end");
     assert.equal(event.type === "turn_end" && event.payload.raw, wire);
@@ -242,7 +247,7 @@ describe("toUnifiedEvents: turns", () => {
 
 describe("toUnifiedEvents: agent messages", () => {
   it("maps agent_message start and completion to message_start and message_end", () => {
-    const item: ThreadItem = { id: "msg_1", type: "agent_message", text: "" };
+    const item: ExtendedThreadItem = { id: "msg_1", type: "agent_message", text: "" };
     const start = started(item);
     assert.deepEqual(map(start), [
       {
@@ -401,7 +406,11 @@ describe("toUnifiedEvents: tools", () => {
   });
 
   it("maps web searches and image views", () => {
-    const search: ThreadItem = { id: "ws_1", type: "web_search", query: "node test runner" };
+    const search: ExtendedThreadItem = {
+      id: "ws_1",
+      type: "web_search",
+      query: "node test runner",
+    };
     assert.deepEqual(map(started(search)), [
       {
         type: "tool_execution_start",
@@ -418,7 +427,7 @@ describe("toUnifiedEvents: tools", () => {
       content: [{ type: "text", text: "web_search: node test runner" }],
     });
 
-    const view: ThreadItem = { id: "iv_1", type: "image_view", path: "/work/cat.png" };
+    const view: ExtendedThreadItem = { id: "iv_1", type: "image_view", path: "/work/cat.png" };
     assert.deepEqual(map(started(view)), [
       {
         type: "tool_execution_start",
@@ -501,7 +510,7 @@ describe("toUnifiedEvents: tools", () => {
   });
 
   it("maps nothing for reasoning, plan and todo items or reasoning deltas", () => {
-    const reasoning: ThreadItem = { id: "rs_1", type: "reasoning", text: "think" };
+    const reasoning: ExtendedThreadItem = { id: "rs_1", type: "reasoning", text: "think" };
     assert.deepEqual(map(started(reasoning)), []);
     assert.deepEqual(map(completed(reasoning)), []);
     assert.deepEqual(map(completed({ id: "todo_1", type: "todo_list", items: [] })), []);
@@ -554,7 +563,7 @@ describe("toUnifiedEvents: notices", () => {
   });
 
   it("maps an error that codex retries to a warn notice with code retrying", () => {
-    const event: ThreadEvent = {
+    const event: ExtendedThreadEvent = {
       type: "error",
       turn_id: TURN,
       message: "stream disconnected; retrying 1/5",
@@ -572,7 +581,7 @@ describe("toUnifiedEvents: notices", () => {
   });
 
   it("maps a notice event to a warn notice with its code", () => {
-    const event: ThreadEvent = {
+    const event: ExtendedThreadEvent = {
       type: "notice",
       thread_id: "new-thread",
       code: "thread_replaced",
@@ -615,7 +624,7 @@ describe("toUnifiedEvents: notices", () => {
 
 describe("toUnifiedEvents: payload", () => {
   it("carries the raw wire message when the event has one, else the event itself", () => {
-    const cases: [ThreadEvent, string][] = [
+    const cases: [ExtendedThreadEvent, string][] = [
       [{ type: "turn.started", turn_id: TURN }, "turn/started"],
       [started({ id: "msg_1", type: "agent_message", text: "" }), "item/started"],
       [completed({ id: "msg_1", type: "agent_message", text: "hi" }), "item/completed"],

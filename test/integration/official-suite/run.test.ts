@@ -18,7 +18,6 @@ import {
   expectPair,
   permissionsText,
   turnMetadata,
-  untilSdkEvents,
   useGitRepoAsCwd,
   VARIANTS,
   withCodex,
@@ -43,7 +42,7 @@ const ESCALATION = "Escalation Requests";
 describe("Codex (official run.test.ts)", { concurrency: VARIANTS.length }, () => {
   for (const variant of VARIANTS) {
     describe(variant.name, () => {
-      it("returns thread events", untilSdkEvents(variant, ["app-server"]), () =>
+      it("returns thread events", () =>
         withCodex(variant, [assistantMessage("Hi!")], async ({ client }) => {
           const thread = client().startThread();
           const result = await thread.run("Hello, world!");
@@ -60,8 +59,7 @@ describe("Codex (official run.test.ts)", { concurrency: VARIANTS.length }, () =>
             reasoning_output_tokens: 0,
           });
           anyString(thread.id, "thread.id");
-        }),
-      );
+        }));
 
       it("sends previous items when run is called twice", () =>
         withCodex(variant, twoResponses(), async ({ client, requests }) => {

@@ -7,7 +7,6 @@ import {
   assistantMessage,
   assistantText,
   drainEvents,
-  untilSdkEvents,
   useGitRepoAsCwd,
   VARIANTS,
   withCodex,
@@ -40,7 +39,7 @@ function assertHasCompletedMessage(events: ThreadEvent[], text: string): void {
 describe("Codex (official runStreamed.test.ts)", { concurrency: VARIANTS.length }, () => {
   for (const variant of VARIANTS) {
     describe(variant.name, () => {
-      it("returns thread events", untilSdkEvents(variant, ["app-server", "exec"]), () =>
+      it("returns thread events", () =>
         withCodex(variant, [assistantMessage("Hi!")], async ({ client }) => {
           const thread = client().startThread();
           const result = await thread.runStreamed("Hello, world!");
@@ -68,58 +67,49 @@ describe("Codex (official runStreamed.test.ts)", { concurrency: VARIANTS.length 
             },
           ]);
           assert.equal(thread.id, threadId);
-        }),
-      );
+        }));
 
-      it(
-        "sends previous items when runStreamed is called twice",
-        untilSdkEvents(variant, ["app-server", "exec"]),
-        () =>
-          withCodex(variant, twoResponses(), async ({ client, model, requests }) => {
-            const thread = client().startThread();
-            const first = await thread.runStreamed("first input");
-            await drainEvents(first.events);
+      it("sends previous items when runStreamed is called twice", () =>
+        withCodex(variant, twoResponses(), async ({ client, model, requests }) => {
+          const thread = client().startThread();
+          const first = await thread.runStreamed("first input");
+          await drainEvents(first.events);
 
-            const second = await thread.runStreamed("second input");
-            const secondEvents = await drainEvents(second.events);
-            assertHasCompletedMessage(secondEvents, "Second response");
-            assert.equal(secondEvents.at(-1)?.type, "turn.completed");
+          const second = await thread.runStreamed("second input");
+          const secondEvents = await drainEvents(second.events);
+          assertHasCompletedMessage(secondEvents, "Second response");
+          assert.equal(secondEvents.at(-1)?.type, "turn.completed");
 
-            // Check second request continues the same thread
-            assert.equal(model.modelRequests.length, 2);
-            const payload = requests()[1];
-            const lastInput = payload?.input.at(-1);
-            assert.equal(lastInput?.role, "user");
-            assert.deepEqual(lastInput?.content, [{ type: "input_text", text: "second input" }]);
-            assert.equal(assistantText(payload), "First response");
-          }),
-      );
+          // Check second request continues the same thread
+          assert.equal(model.modelRequests.length, 2);
+          const payload = requests()[1];
+          const lastInput = payload?.input.at(-1);
+          assert.equal(lastInput?.role, "user");
+          assert.deepEqual(lastInput?.content, [{ type: "input_text", text: "second input" }]);
+          assert.equal(assistantText(payload), "First response");
+        }));
 
-      it(
-        "resumes thread by id when streaming",
-        untilSdkEvents(variant, ["app-server", "exec"]),
-        () =>
-          withCodex(variant, twoResponses(), async ({ client, model, requests }) => {
-            const codex = client();
-            const originalThread = codex.startThread();
-            const first = await originalThread.runStreamed("first input");
-            await drainEvents(first.events);
+      it("resumes thread by id when streaming", () =>
+        withCodex(variant, twoResponses(), async ({ client, model, requests }) => {
+          const codex = client();
+          const originalThread = codex.startThread();
+          const first = await originalThread.runStreamed("first input");
+          await drainEvents(first.events);
 
-            const resumedThread = codex.resumeThread(anyString(originalThread.id, "thread.id"));
-            const second = await resumedThread.runStreamed("second input");
-            const secondEvents = await drainEvents(second.events);
-            assertHasCompletedMessage(secondEvents, "Second response");
-            assert.equal(secondEvents.at(-1)?.type, "turn.completed");
+          const resumedThread = codex.resumeThread(anyString(originalThread.id, "thread.id"));
+          const second = await resumedThread.runStreamed("second input");
+          const secondEvents = await drainEvents(second.events);
+          assertHasCompletedMessage(secondEvents, "Second response");
+          assert.equal(secondEvents.at(-1)?.type, "turn.completed");
 
-            assert.equal(resumedThread.id, originalThread.id);
-            assert.equal(model.modelRequests.length, 2);
-            const payload = requests()[1];
-            const lastInput = payload?.input.at(-1);
-            assert.equal(lastInput?.role, "user");
-            assert.deepEqual(lastInput?.content, [{ type: "input_text", text: "second input" }]);
-            assert.equal(assistantText(payload), "First response");
-          }),
-      );
+          assert.equal(resumedThread.id, originalThread.id);
+          assert.equal(model.modelRequests.length, 2);
+          const payload = requests()[1];
+          const lastInput = payload?.input.at(-1);
+          assert.equal(lastInput?.role, "user");
+          assert.deepEqual(lastInput?.content, [{ type: "input_text", text: "second input" }]);
+          assert.equal(assistantText(payload), "First response");
+        }));
 
       it("applies output schema turn options when streaming", () =>
         withCodex(

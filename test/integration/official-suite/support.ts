@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as official from "@openai/codex-sdk";
-import { Codex as HarnessCodex } from "codex-harness";
+import { type CodexOptions, Codex as HarnessCodex } from "codex-harness";
 import { findCodexBinary } from "../../../src/app-server/codex-binary.js";
 import type { ConfigObject } from "../../../src/app-server/codex-config.js";
 import { renderConfigToml } from "../../../src/app-server/codex-config.js";
@@ -39,7 +39,7 @@ export interface Variant {
 
 /** codex-harness with `transport: "exec"`: the same import, one option added. */
 class ExecCodex extends HarnessCodex {
-  constructor(options: ConstructorParameters<typeof HarnessCodex>[0] = {}) {
+  constructor(options: CodexOptions<"sdk"> = {}) {
     super({ ...options, transport: "exec" });
   }
 }
@@ -398,17 +398,6 @@ export function runChildProgram(
       resolve({ code: timedOut ? null : code, stdout, stderr, ms: Date.now() - started });
     });
   });
-}
-
-/**
- * Marks a test that compares events whole as not passing yet on codex-harness: by default its
- * events still carry `thread_id`/`turn_id`, app-server's extra fields and event types, and item
- * ids from the model (issue 12, part 5: `events: "sdk"` by default, the superset opt-in).
- */
-export function untilSdkEvents(variant: Variant, failingOn: readonly Variant["name"][]) {
-  return failingOn.includes(variant.name)
-    ? { todo: "events exactly as the official SDK's by default (issue 12, part 5)" }
-    : {};
 }
 
 /** The live codex processes (not zombies) whose environment has CODEX_HOME=home (Linux /proc). */
