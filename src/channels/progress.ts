@@ -1,5 +1,6 @@
 // Optional progress updates: a turn's notable events as `progress_update` interactions, so the
 // people watching the inbox (or a webhook) follow what an agent does, not only what it asks.
+import type { ThreadEvent } from "../events/sdk-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { ChannelsClient, type ChannelsClientOptions } from "./client.js";
 import type { InteractionInput } from "./interaction-types.js";
@@ -12,9 +13,9 @@ export interface ProgressOptions extends ChannelsClientOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The update an event makes, if it is one worth telling. */
+/** The update an event (official or extended) makes, if it is one worth telling. */
 export function progressOf(
-  event: ExtendedThreadEvent,
+  event: ExtendedThreadEvent | ThreadEvent,
 ): { title: string; payload: Record<string, unknown> } | undefined {
   switch (event.type) {
     case "turn.started":
@@ -46,15 +47,13 @@ export function progressOf(
       }
       return undefined;
     }
-    case "turn.completed":
+    case "turn.completed": {
+      const status = ("status" in event && event.status) || "completed";
       return {
-        title: `Turn ${event.status ?? "completed"}`,
-        payload: {
-          event: "turn_completed",
-          status: event.status ?? "completed",
-          usage: event.usage,
-        },
+        title: `Turn ${status}`,
+        payload: { event: "turn_completed", status, usage: event.usage },
       };
+    }
     case "turn.failed":
       return {
         title: `Turn failed: ${event.error.message}`,
@@ -70,9 +69,10 @@ export function progressOf(
  * commands, file changes, messages) to a channels runtime as a `progress_update` interaction.
  * When the turn's stream ends, that turn's updates nobody acknowledged are resolved (`accept`,
  * metadata `{by: "codex-harness"}`), so they leave the waiting list. Off unless you wrap a stream:
- * `for await (const e of withProgressUpdates(events, { url, token }))`.
+ * `for await (const e of withProgressUpdates(events, { url, token }))`. Takes the official events
+ * or the extended ones (which also give each update its turn id).
  */
-export async function* withProgressUpdates<E extends ExtendedThreadEvent>(
+export async function* withProgressUpdates<E extends ExtendedThreadEvent | ThreadEvent>(
   events: AsyncIterable<E>,
   options: ProgressOptions,
 ): AsyncGenerator<E> {
@@ -89,16 +89,20 @@ export async function* withProgressUpdates<E extends ExtendedThreadEvent>(
       ),
     );
   };
+  // The official events name the thread once, in `thread.started`.
+  let threadId: string | undefined;
   try {
     for await (const event of events) {
+      if ("thread_id" in event && event.thread_id) threadId = event.thread_id;
+      const turnId = "turn_id" in event ? event.turn_id : undefined;
       const update = progressOf(event);
       if (update) {
         post({
           kind: "progress_update",
           source: { name: options.source ?? "codex-harness" },
           codex: {
-            ...(event.thread_id ? { threadId: event.thread_id } : {}),
-            ...(event.turn_id ? { turnId: event.turn_id } : {}),
+            ...(threadId ? { threadId } : {}),
+            ...(turnId ? { turnId } : {}),
           },
           title: update.title,
           payload: update.payload,

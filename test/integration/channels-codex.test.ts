@@ -150,33 +150,35 @@ describe("channels with the real codex (ScriptedModel)", () => {
     assert.equal(existsSync(path.join(fixture.workdir, "never.txt")), false);
   });
 
-  it("progress updates (opt-in): a turn's start, command, message and end, resolved when it ends", async () => {
-    server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
-    const { url, token } = server;
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo progress"), reply("All done.")],
-      {
-        config: { sandbox_mode: "danger-full-access", approval_policy: "never" },
-      },
-    );
-    const { events } = await fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .runStreamed("go");
-    const seen: string[] = [];
-    for await (const event of withProgressUpdates(events, { url, token })) seen.push(event.type);
-    assert.equal(seen.at(-1), "turn.completed", "events pass through");
-    const updates = await new ChannelsClient({ url, token }).list({ kind: ["progress_update"] });
-    const titles = updates.map((update) => update.title).reverse();
-    assert.equal(titles[0], "Turn started");
-    assert.ok(
-      titles.some((title) => /^Ran .*echo progress.* \(completed, exit 0\)$/.test(title)),
-      titles.join(" | "),
-    );
-    assert.ok(titles.includes("Said: All done."), titles.join(" | "));
-    assert.equal(titles.at(-1), "Turn completed");
-    assert.ok(updates.every((update) => update.status === "resolved" && update.codex?.threadId));
-  });
+  for (const mode of ["extended", "sdk"] as const) {
+    it(`progress updates (opt-in): a turn's start, command, message and end, resolved when it ends (events: ${mode})`, async () => {
+      server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
+      const { url, token } = server;
+      fixture = await startCodexApi(
+        "app-server",
+        [execCommand("echo progress"), reply("All done.")],
+        {
+          config: { sandbox_mode: "danger-full-access", approval_policy: "never" },
+        },
+      );
+      const { events } = await fixture.codex
+        .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true, events: mode })
+        .runStreamed("go");
+      const seen: string[] = [];
+      for await (const event of withProgressUpdates(events, { url, token })) seen.push(event.type);
+      assert.equal(seen.at(-1), "turn.completed", "events pass through");
+      const updates = await new ChannelsClient({ url, token }).list({ kind: ["progress_update"] });
+      const titles = updates.map((update) => update.title).reverse();
+      assert.equal(titles[0], "Turn started");
+      assert.ok(
+        titles.some((title) => /^Ran .*echo progress.* \(completed, exit 0\)$/.test(title)),
+        titles.join(" | "),
+      );
+      assert.ok(titles.includes("Said: All done."), titles.join(" | "));
+      assert.equal(titles.at(-1), "Turn completed");
+      assert.ok(updates.every((update) => update.status === "resolved" && update.codex?.threadId));
+    });
+  }
 
   it("survives a runtime restart: a pending approval answered after it reaches codex", async () => {
     const dir = dataDir();
