@@ -103,13 +103,20 @@ export async function benchChannels(rounds: number): Promise<Section> {
     // Added latency: the bridge's handler asks; a person's client, following the SSE stream,
     // accepts at once; the handler returns the decision. Everything but the runtime takes ~0 ms.
     const watching = new AbortController();
+    let following = false;
     const person = (async () => {
       for await (const change of client.events({ signal: watching.signal })) {
+        following = true;
         if (change.type === "approval_request") {
           await client.respond(change.interaction.id, { action: "accept" });
         }
       }
     })().catch(() => undefined);
+    // The stream follows the changes made once it is connected: ask only when the person sees them.
+    while (!following) {
+      await client.create({ ...INPUT, kind: "progress_update", title: "connected?" });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const approvals = channelsApprovals({ url: runtime.url, token: runtime.token });
     const ask = approvals.commandExecution as (
       request: CommandExecutionRequest,

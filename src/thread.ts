@@ -75,12 +75,19 @@ export class Thread<M extends EventsMode = "sdk"> {
     };
   }
 
-  /** Runs a turn and streams its events as they happen. */
+  /**
+   * Runs a turn and streams its events as they happen: `@openai/codex-sdk`'s events by default,
+   * the extended ones (deltas, approvals, ids, …) under `events: "extended"`.
+   */
   async runStreamed(input: Input, turnOptions: TurnOptions = {}): Promise<StreamedTurn<M>> {
     return { events: this.open(input, turnOptions, true) as AsyncGenerator<EventOf<M>> };
   }
 
-  /** Runs a turn to its end. Rejects with `TurnFailedError` when the turn fails. */
+  /**
+   * Runs a turn to its end: resolves with `{ items, finalResponse, usage }` (an
+   * `ExtendedRunResult` under `events: "extended"`). Rejects with `TurnFailedError` when the turn
+   * fails, with a `TurnAbortedError` once codex stopped a turn whose `signal` aborted.
+   */
   async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
     // Nobody reads this stream, so nobody can answer approval.requested: unanswered requests decline.
     const events = this.open(input, turnOptions, false);

@@ -104,7 +104,7 @@ export function buildProgram(): Command {
     .command("replay")
     .description("Show a protocol capture (the capture option's JSONL) the way `run` shows a turn")
     .argument("<file>", "capture file")
-    .option("--json", "print the canonical events as JSONL")
+    .option("--json", "print the extended events as JSONL")
     .action(async (file: string, options: ReplayCommandOptions) => {
       process.exitCode = await replayCaptureFile(
         file,

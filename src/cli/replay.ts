@@ -9,12 +9,12 @@ import type { Terminal } from "./terminal.js";
 
 /** Options of the `replay` command. */
 export interface ReplayCommandOptions {
-  /** Print the canonical events as JSONL instead of rendering them. */
+  /** Print the extended events as JSONL instead of rendering them. */
   json?: boolean;
 }
 
 /**
- * What a capture replays as, in order: a thread's header (its `thread.started` event), a canonical
+ * What a capture replays as, in order: a thread's header (its `thread.started` event), an extended
  * event, or a server request with our answer (in JSON, a `notification` event whose params are
  * `{ request_id, params, response }`).
  */
@@ -78,7 +78,7 @@ function formatAnswer(answer: unknown): string {
 
 /**
  * Turns capture records into what `run` would have shown: per thread a header, then each turn's
- * notifications mapped to canonical events (a turn's mapper starts with the id from `turn/start`'s
+ * notifications mapped to extended events (a turn's mapper starts with the id from `turn/start`'s
  * answer or `turn/started`), server requests with our answers, and failed requests as `error`.
  * Notifications outside any turn are left out, as a turn stream leaves them out.
  */

@@ -1,4 +1,4 @@
-// Maps the app-server notifications of one turn to canonical events (pure; one mapper per turn).
+// Maps the app-server notifications of one turn to extended events (pure; one mapper per turn).
 import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsageBreakdown.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { snakeStatus, toCanonicalItem } from "./items.js";
@@ -36,7 +36,7 @@ export interface TurnOutcome {
 }
 
 /**
- * Turns the notifications of one turn into canonical events and remembers what `run()` reports:
+ * Turns the notifications of one turn into extended events and remembers what `run()` reports:
  * the latest diff and plan, and the turn's usage. Unknown methods, item types and fields never
  * throw: they come out as `notification` events.
  */
@@ -58,7 +58,7 @@ export class AppServerTurnMapper {
     public turnId: string | undefined = undefined,
   ) {}
 
-  /** The canonical events for one notification of this turn. */
+  /** The extended events for one notification of this turn. */
   map(notification: RpcNotification): WithRaw<ExtendedThreadEvent>[] {
     const params = (notification.params ?? {}) as Params;
     const stream = DELTA_STREAMS.get(notification.method);

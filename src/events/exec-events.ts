@@ -1,4 +1,4 @@
-// Maps `codex exec --experimental-json` JSONL objects to canonical events (pure functions).
+// Maps `codex exec --experimental-json` JSONL objects to extended events (pure functions).
 import { type WithRaw, withRaw } from "./raw.js";
 import type {
   ExtendedThreadEvent,
@@ -31,7 +31,7 @@ const USAGE_FIELDS = [
 ] as const;
 
 /**
- * The canonical events for one parsed exec JSONL line; each keeps `line` as its non-enumerable
+ * The extended events for one parsed exec JSONL line; each keeps `line` as its non-enumerable
  * `raw`. exec already prints the official shapes, so fields are kept as they are; added are
  * `thread_id` (the line's own for `thread.started`, else `threadId` when known), `status:
  * "completed"` and missing usage counts (`cache_write_input_tokens`, …) as 0 on `turn.completed`.

@@ -1,4 +1,4 @@
-// Normalises app-server thread items (camelCase unions) into the canonical snake_case items.
+// Normalises app-server thread items (camelCase unions) into the extended snake_case items.
 import type { ThreadItem as WireThreadItem } from "../protocol/generated/ts/v2/ThreadItem.js";
 import type {
   ExtendedCommandExecutionItem,
@@ -16,7 +16,7 @@ export function snakeStatus<T extends string>(status: string): T {
 type Wire = Record<string, unknown>;
 
 /**
- * The canonical item for a wire item, or `undefined` for items that are not part of the event
+ * The extended item for a wire item, or `undefined` for items that are not part of the event
  * model (the user's own message echoed back) and for item types this version does not know —
  * those reach the caller as `notification` events.
  */

@@ -24,7 +24,7 @@ const NOTICE_METHODS: Record<string, string> = {
 };
 
 /**
- * The unified events for one canonical event. `state` carries the turn's diff and plan from
+ * The unified events for one extended event. `state` carries the turn's diff and plan from
  * their updates to the `turn_end` that reports them; start each turn with a fresh `{}`.
  */
 export function toUnifiedEvents(

@@ -96,7 +96,7 @@ export function execRunFor(
 
 /**
  * Runs each turn as one `codex exec --experimental-json` process, like `@openai/codex-sdk`: the
- * prompt goes to stdin, the JSONL events come back as canonical events carrying `thread_id`.
+ * prompt goes to stdin, the JSONL events come back as extended events carrying `thread_id`.
  * Aborting `turnOptions.signal` kills the process and, once it has exited, ends the stream with a
  * {@link TurnAbortedError} (as the official SDK does); breaking out of the iteration kills it too. A non-zero exit
  * without a `turn.failed` throws a {@link CodexExitedError} with the last stderr lines.

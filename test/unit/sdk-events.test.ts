@@ -46,26 +46,16 @@ const command = (id: string, status: string, exitCode: number | null) => ({
   durationMs: null,
 });
 
-const usage = note("thread/tokenUsage/updated", {
-  tokenUsage: {
-    total: {
-      totalTokens: 12,
-      inputTokens: 10,
-      cachedInputTokens: 4,
-      cacheWriteInputTokens: 0,
-      outputTokens: 2,
-      reasoningOutputTokens: 0,
-    },
-    last: {
-      totalTokens: 12,
-      inputTokens: 10,
-      cachedInputTokens: 4,
-      cacheWriteInputTokens: 0,
-      outputTokens: 2,
-      reasoningOutputTokens: 0,
-    },
-  },
-});
+/** One model request, the turn's only one: its tokens are the thread's total so far. */
+const request = {
+  totalTokens: 12,
+  inputTokens: 10,
+  cachedInputTokens: 4,
+  cacheWriteInputTokens: 0,
+  outputTokens: 2,
+  reasoningOutputTokens: 0,
+};
+const usage = note("thread/tokenUsage/updated", { tokenUsage: { total: request, last: request } });
 
 describe("events: sdk on app-server", () => {
   it("numbers items per turn, skips messages' starts and empty reasoning, drops the extras", () => {
