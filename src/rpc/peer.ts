@@ -25,7 +25,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Retry when codex answers -32001 (overloaded). `true` uses the default backoff. */
   retry?: boolean | RetryOptions;
+  /**
+   * The undo for work the other side does after we gave up: when the request failed here (timeout,
+   * abort) and its successful answer still arrives, this is called with the result (once). Kept
+   * for the connection's life, at most {@link MAX_ABANDONED} requests (the oldest are forgotten).
+   */
+  onLateAnswer?: (result: unknown) => void;
 }
+
+/** How many given-up requests with an `onLateAnswer` a peer remembers. */
+export const MAX_ABANDONED = 1_000;
 
 /** What a server-request handler gets besides the params. */
 export interface ServerRequestContext {
@@ -54,6 +63,12 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** A request we gave up on whose late answer must be undone. */
+interface Abandoned {
+  method: string;
+  onLateAnswer: (result: unknown) => void;
+}
+
 /**
  * One side of a JSON-RPC connection. Responses are matched only to our own pending requests; a
  * message with a `method` is always the other side's request or notification, even when its id
@@ -62,6 +77,7 @@ interface Pending {
 export class JsonRpcPeer {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
+  private readonly abandoned = new Map<number, Abandoned>();
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationListeners = new Map<string, Set<(params: unknown) => void>>();
   private readonly anyNotificationListeners = new Set<(notification: RpcNotification) => void>();
@@ -172,6 +188,7 @@ export class JsonRpcPeer {
       this.pending.delete(id);
       pending.reject(reason);
     }
+    this.abandoned.clear();
     for (const controller of this.handlerAborts) controller.abort(reason);
     this.handlerAborts.clear();
     for (const listener of this.closeListeners) listener(reason);
@@ -187,21 +204,24 @@ export class JsonRpcPeer {
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    let gaveUp = false;
     const result = new Promise<unknown>((resolve, reject) => {
       this.pending.set(id, { method, resolve, reject });
       if (Number.isFinite(timeoutMs)) {
-        timer = setTimeout(
-          () =>
-            reject(
-              new RpcLocalError("timeout", `${method} got no answer within ${timeoutMs} ms.`, {
-                method,
-              }),
-            ),
-          timeoutMs,
-        );
+        timer = setTimeout(() => {
+          gaveUp = true;
+          reject(
+            new RpcLocalError("timeout", `${method} got no answer within ${timeoutMs} ms.`, {
+              method,
+            }),
+          );
+        }, timeoutMs);
       }
       if (signal) {
-        onAbort = () => reject(abortedError(method, signal.reason));
+        onAbort = () => {
+          gaveUp = true;
+          reject(abortedError(method, signal.reason));
+        };
         signal.addEventListener("abort", onAbort, { once: true });
       }
       const message: RpcRequest = params === undefined ? { id, method } : { id, method, params };
@@ -212,7 +232,32 @@ export class JsonRpcPeer {
       this.pending.delete(id);
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener("abort", onAbort);
+      if (gaveUp && options.onLateAnswer && !this.closeReason) {
+        this.abandon(id, { method, onLateAnswer: options.onLateAnswer });
+      }
     });
+  }
+
+  private abandon(id: number, abandoned: Abandoned): void {
+    this.abandoned.set(id, abandoned);
+    if (this.abandoned.size > MAX_ABANDONED) {
+      const oldest = this.abandoned.keys().next().value as number;
+      this.abandoned.delete(oldest);
+    }
+  }
+
+  /** A late answer to a request we gave up on: a success is undone by its `onLateAnswer`. */
+  private lateAnswer(id: number, answer: { result?: unknown }, success: boolean): boolean {
+    const abandoned = this.abandoned.get(id);
+    if (!abandoned) return false;
+    this.abandoned.delete(id);
+    if (!success) return true; // refused by the other side: nothing to undo
+    try {
+      abandoned.onLateAnswer(answer.result);
+    } catch (error) {
+      this.reportError(asError(error));
+    }
+    return true;
   }
 
   private assertOpen(method: string): void {
@@ -245,6 +290,17 @@ export class JsonRpcPeer {
       case "error": {
         const { id } = classified.message;
         const pending = typeof id === "number" ? this.pending.get(id) : undefined;
+        if (
+          !pending &&
+          typeof id === "number" &&
+          this.lateAnswer(
+            id,
+            classified.message as { result?: unknown },
+            classified.kind === "response",
+          )
+        ) {
+          return;
+        }
         if (!pending) {
           this.reportError(
             new RpcLocalError(
@@ -309,11 +365,12 @@ export class JsonRpcPeer {
       });
       await this.reply({ id: request.id, result: result ?? null });
     } catch (error) {
-      const failure = asError(error);
-      this.reportError(failure);
+      // Whatever was thrown (even an object whose `message` getter throws), codex gets an answer.
+      const message = describeError(error);
+      this.reportError(asError(error));
       await this.reply({
         id: request.id,
-        error: { code: RpcErrorCodes.InternalError, message: failure.message },
+        error: { code: RpcErrorCodes.InternalError, message },
       });
     } finally {
       this.handlerAborts.delete(controller);
@@ -349,5 +406,15 @@ function abortedError(method: string, reason: unknown): RpcLocalError {
 }
 
 function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
+  return value instanceof Error ? value : new Error(describeError(value));
+}
+
+/** What went wrong, in words, from any thrown value; never throws itself. */
+function describeError(value: unknown): string {
+  try {
+    const message = value instanceof Error ? value.message : String(value);
+    return typeof message === "string" && message !== "" ? message : "the request handler failed";
+  } catch {
+    return "the request handler failed (its error could not be read)";
+  }
 }

@@ -21,7 +21,7 @@ import {
   toWireInput,
   turnStartParams,
 } from "./thread-params.js";
-import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
+import { interruptTurn, stopAtCodex, stopLateTurn, warnNotStopped } from "./turn-interrupt.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -225,6 +225,15 @@ export class AppServerTurnTransport implements TurnTransport {
         const started = await client.request(
           "turn/start",
           turnStartParams(threadId, request.input, request.turnOptions),
+          {
+            // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
+            onLateAnswer: (late) => {
+              const lateTurnId = (late as { turn?: { id?: unknown } } | null)?.turn?.id;
+              if (typeof lateTurnId === "string" && !client.closedReason) {
+                stopLateTurn(client, this.router, threadId, lateTurnId);
+              }
+            },
+          },
         );
         turn.start(started.turn.id);
       } catch (error) {

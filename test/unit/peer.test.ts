@@ -243,4 +243,63 @@ describe("JsonRpcPeer", () => {
     assert.deepEqual(all, ["turn/started", "some/futureMethod", "turn/started"]);
     assert.equal(errors.filter((error) => error.message === "bad listener").length, 2);
   });
+
+  it("hands the late answer of a request it gave up on to onLateAnswer, once", async () => {
+    const { peer, nextMessage, send } = await connect();
+    const errors: Error[] = [];
+    peer.onError((error) => errors.push(error));
+    const late: unknown[] = [];
+    const onLateAnswer = (result: unknown) => late.push(result);
+    await assert.rejects(peer.request("turn/start", {}, { timeoutMs: 20, onLateAnswer }), {
+      code: "timeout",
+    });
+    const aborting = new AbortController();
+    const aborted = peer.request("turn/start", {}, { signal: aborting.signal, onLateAnswer });
+    await nextMessage(1);
+    aborting.abort();
+    await assert.rejects(aborted, { code: "aborted" });
+    // A request refused by the other side needs no undo; a third one that succeeded in time neither.
+    const answered = peer.request("turn/start", {}, { onLateAnswer });
+    await nextMessage(2);
+    await send({ id: 2, result: { turn: { id: "in-time" } } });
+    await answered;
+    await send({ id: 0, result: { turn: { id: "late" } } });
+    await send({ id: 1, error: { code: -32600, message: "refused" } });
+    await send({ id: 0, result: { turn: { id: "late again" } } });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(late, [{ turn: { id: "late" } }]);
+    assert.equal(errors.length, 1, "only the repeated answer is a stray");
+    assert.match(errors[0]?.message ?? "", /unknown request id 0/);
+  });
+
+  it("answers a handler whose error cannot even be read, with no unhandled rejection", async () => {
+    const { peer, nextMessage, send } = await connect();
+    const errors: Error[] = [];
+    peer.onError((error) => errors.push(error));
+    const unreadable = Object.create(Error.prototype, {
+      message: {
+        get() {
+          throw new Error("getter exploded");
+        },
+      },
+    });
+    const hostile = {
+      toString() {
+        throw new Error("toString exploded");
+      },
+    };
+    peer.setRequestHandler("item/tool/call", () => {
+      throw unreadable;
+    });
+    peer.setRequestHandler("item/tool/requestUserInput", () => Promise.reject(hostile));
+    await send({ id: 1, method: "item/tool/call", params: {} });
+    await send({ id: 2, method: "item/tool/requestUserInput", params: {} });
+    const replies = [await nextMessage(0), await nextMessage(1)];
+    for (const reply of replies) {
+      const error = (reply as { error?: { code: number; message: string } }).error;
+      assert.equal(error?.code, -32603);
+      assert.match(error?.message ?? "", /could not be read/);
+    }
+    assert.equal(errors.length, 2);
+  });
 });
