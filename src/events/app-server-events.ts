@@ -100,6 +100,17 @@ export class AppServerTurnMapper {
         ];
       }
       case "turn/completed":
+        // A malformed end must not end (or change) the turn: reported, and the turn goes on.
+        if (!isTurnObject(params.turn)) {
+          return [
+            event({
+              type: "notice",
+              ...scope,
+              code: "protocol_error",
+              message: `Ignored a turn/completed whose turn is not an object with an id and a status (got ${describe(params.turn)}); the turn goes on.`,
+            }),
+          ];
+        }
         return this.completed(params, event);
     }
     return [
@@ -214,6 +225,20 @@ export class AppServerTurnMapper {
     events.push(event(completed));
     return events;
   }
+}
+
+/** Whether a `turn/completed`'s `turn` has what ending a turn needs. */
+function isTurnObject(turn: unknown): turn is Params {
+  if (typeof turn !== "object" || turn === null || Array.isArray(turn)) return false;
+  const { id, status } = turn as Params;
+  return typeof id === "string" && typeof status === "string";
+}
+
+/** A short description of a malformed value, for an error message. */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "an object without them" : `a ${typeof value}`;
 }
 
 /** Converts codex's usage breakdown to the official `Usage` shape. */

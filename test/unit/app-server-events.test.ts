@@ -356,3 +356,36 @@ describe("ActiveTurn delta budget with a reader that keeps up", () => {
     assert.equal(got.length, 50, "a reader that keeps up loses nothing, far past the budget");
   });
 });
+
+describe("a malformed turn/completed", () => {
+  it("is reported and ignored: it neither ends nor changes the turn", async () => {
+    const turn = new ActiveTurn(THREAD);
+    turn.start(TURN);
+    const ending = (value: unknown): RpcNotification => ({
+      method: "turn/completed",
+      params: { threadId: THREAD, turn: value },
+    });
+    for (const value of [null, [], {}, "completed", { id: TURN }, { status: "completed" }]) {
+      turn.receive(ending(value));
+    }
+    assert.equal(turn.events.closed, false, "the turn goes on");
+    assert.equal(turn.mapper.outcome, undefined);
+    turn.receive({
+      method: "item/completed",
+      params: {
+        threadId: THREAD,
+        turnId: TURN,
+        item: { type: "agentMessage", id: "m", text: "on" },
+      },
+    });
+    turn.receive(ending({ id: TURN, items: [], status: "completed", error: null }));
+    const events = await eventsOf(turn);
+    const notices = events.filter((event) => event.type === "notice");
+    assert.equal(notices.length, 6);
+    assert.ok(notices.every((event) => event.type === "notice" && event.code === "protocol_error"));
+    assert.deepEqual(
+      events.filter((event) => event.type !== "notice").map((event) => event.type),
+      ["item.completed", "turn.completed"],
+    );
+  });
+});
