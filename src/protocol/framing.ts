@@ -1,15 +1,19 @@
 // Newline-delimited JSON framing: splits a byte stream into JSON values, surviving noise and huge lines.
 import { StringDecoder } from "node:string_decoder";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
 
 /** The default largest line accepted, in bytes (codex sends whole diffs and outputs in one line). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** What a chunk of input turned into: parsed JSON values and per-line errors, in order. */
+/**
+ * What a chunk of input turned into: parsed JSON values and per-line errors, in order. A line
+ * nested deeper than {@link MAX_JSON_DEPTH} is an error (`too_deep`), not a value.
+ */
 export type DecodedLine = { ok: true; value: unknown } | { ok: false; error: FramingError };
 
 /** A line that could not be read: it was over the size limit, or not JSON. The stream goes on. */
 export class FramingError extends Error {
-  readonly code: "line_too_long" | "invalid_json";
+  readonly code: "line_too_long" | "invalid_json" | "too_deep";
   /** The start of the offending line (at most 200 characters), for diagnostics. */
   readonly excerpt: string;
 
@@ -129,6 +133,16 @@ function decodeLine(
       ? line.slice(0, -1)
       : line;
   if (text === "") return;
+  if (nestsDeeperThan(text)) {
+    onError(
+      new FramingError(
+        "too_deep",
+        `Skipped a line nested deeper than ${MAX_JSON_DEPTH} levels (no codex message is).`,
+        text.slice(0, EXCERPT_CHARS),
+      ),
+    );
+    return;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

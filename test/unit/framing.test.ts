@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeLine, FramingError, LineDecoder } from "../../src/protocol/framing.js";
+import { MAX_JSON_DEPTH } from "../../src/protocol/json-depth.js";
 
 function values(lines: ReturnType<LineDecoder["push"]>): unknown[] {
   return lines.map((line) => (line.ok ? line.value : line.error));
@@ -34,6 +35,26 @@ describe("LineDecoder", () => {
     assert.ok(!out[0]?.ok && out[0]?.error instanceof FramingError);
     assert.equal(!out[0]?.ok && out[0]?.error.code, "invalid_json");
     assert.deepEqual(out[1], { ok: true, value: { ok: true } });
+  });
+
+  it("refuses a line nested past the depth bound, counting no bracket inside strings", () => {
+    const decoder = new LineDecoder();
+    const deep = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    const bracketsInText = JSON.stringify({ text: "[".repeat(10_000) });
+    const out = decoder.push(
+      `${deep(100_000)}\n${deep(MAX_JSON_DEPTH)}\n${bracketsInText}\n{"ok":1}\n`,
+    );
+    assert.equal(out.length, 4);
+    assert.equal(!out[0]?.ok && out[0]?.error.code, "too_deep");
+    assert.equal(out[1]?.ok, true, "exactly at the bound is accepted");
+    assert.equal(out[2]?.ok, true, "brackets in a string are text");
+    assert.deepEqual(out[3], { ok: true, value: { ok: 1 } });
+    const escaped = JSON.stringify({ text: `\\"${"{".repeat(600)}` });
+    assert.equal(
+      decoder.push(`${escaped}\n`)[0]?.ok,
+      true,
+      "an escaped quote does not end a string",
+    );
   });
 
   it("reports an oversized line once, skips it without buffering, and recovers", () => {
