@@ -95,6 +95,9 @@ export type ServerRequestHandler<M extends ServerRequestMethod> = (
   context: ServerRequestContext,
 ) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>;
 
+/** How long codex has to answer a cheap request, after another timed out, before it counts as hung. */
+export const RESPONSIVE_WITHIN_MS = 5_000;
+
 /**
  * A running, initialized `codex app-server`. Every client method of the pinned protocol is typed;
  * when the process dies, every pending request rejects at once with an {@link AppServerExitedError}.
@@ -102,6 +105,8 @@ export type ServerRequestHandler<M extends ServerRequestMethod> = (
 export class AppServerClient {
   /** How many requests, turns or other holders need the process now (see {@link hold}). */
   private holds = 0;
+  /** Whether a responsiveness check is running. */
+  private checking = false;
 
   private constructor(
     private readonly peer: JsonRpcPeer,
@@ -222,6 +227,7 @@ export class AppServerClient {
     return (this.peer.request(method, params, options) as Promise<ClientResult<M>>)
       .finally(release)
       .catch((error: unknown) => {
+        if (error instanceof RpcLocalError && error.code === "timeout") void this.checkResponsive();
         if (isUnknownMethod(error, method)) {
           const wire = error as RpcWireError;
           throw new MethodNotSupportedError(
@@ -277,6 +283,26 @@ export class AppServerClient {
   }
 
   /** Closes the connection and ends the process (stdin EOF, SIGTERM, SIGKILL). Bounded in time. */
+  /**
+   * After a request timed out: codex must answer a cheap request within
+   * {@link RESPONSIVE_WITHIN_MS}, or it is taken as hung and killed, which ends the connection as
+   * a crash does (running turns fail with `AppServerExitedError`, a `Codex` starts a new process
+   * on its next use).
+   */
+  private async checkResponsive(): Promise<void> {
+    if (this.checking || this.peer.closedReason) return;
+    this.checking = true;
+    try {
+      await this.peer.request("thread/loaded/list", {}, { timeoutMs: RESPONSIVE_WITHIN_MS });
+    } catch (error) {
+      if (error instanceof RpcLocalError && error.code === "timeout") {
+        this.process.kill();
+      }
+    } finally {
+      this.checking = false;
+    }
+  }
+
   async close(): Promise<void> {
     // Ending codex is work in flight: the program waits for it.
     const release = this.hold();

@@ -1,8 +1,10 @@
-// Spawns a codex child process and ends it in order: stdin EOF, then SIGTERM, then SIGKILL.
+// Spawns a codex child process and ends it in order: stdin EOF, then SIGTERM, then SIGKILL; once
+// it is gone, what it left running is ended too.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { ProcessExit } from "../rpc/errors.js";
 import { RpcLocalError } from "../rpc/errors.js";
+import { endMarkedProcesses, isStopped, newOwnerMark, OWNER_ENV } from "./process-sweep.js";
 import { StderrTail } from "./stderr-tail.js";
 
 export interface SpawnCodexOptions {
@@ -16,16 +18,25 @@ export interface SpawnCodexOptions {
   onStderr?: ((text: string) => void) | undefined;
 }
 
+/** How long after codex exited its leftovers are looked for a second time (commands it was starting). */
+const SECOND_SWEEP_MS = 250;
+
 /** A running codex process. */
 export class CodexProcess {
   /** Resolves when the process has exited (never rejects). */
   readonly exited: Promise<ProcessExit>;
+  /**
+   * Resolves once codex has exited and the processes it left running (its commands, which live in
+   * sessions of their own) were ended: the pids killed. See {@link endMarkedProcesses}.
+   */
+  readonly swept: Promise<number[]>;
   readonly stderr: StderrTail;
   private exit: ProcessExit | undefined;
 
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
     stderr: StderrTail,
+    mark: string,
   ) {
     this.stderr = stderr;
     this.exited = new Promise((resolve) => {
@@ -34,12 +45,19 @@ export class CodexProcess {
         resolve(this.exit);
       });
     });
+    this.swept = this.exited.then(async () => {
+      const first = await endMarkedProcesses(mark);
+      // Held: ending codex's leftovers is work in flight, the program waits for it.
+      await new Promise((resolve) => setTimeout(resolve, SECOND_SWEEP_MS));
+      return [...first, ...(await endMarkedProcesses(mark))];
+    });
   }
 
   /** Spawns the process; rejects with a `spawn_failed` error naming the binary when it cannot start. */
   static async spawn(options: SpawnCodexOptions): Promise<CodexProcess> {
+    const mark = newOwnerMark();
     const child = spawn(options.executablePath, options.args, {
-      env: options.env,
+      env: { ...options.env, [OWNER_ENV]: mark },
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
@@ -65,7 +83,7 @@ export class CodexProcess {
     // Later stream errors (EPIPE after the process died) are reported through the exit, not thrown.
     child.stdin.on("error", () => {});
     child.on("error", () => {});
-    return new CodexProcess(child, tail);
+    return new CodexProcess(child, tail, mark);
   }
 
   /**
@@ -97,28 +115,54 @@ export class CodexProcess {
   }
 
   /**
-   * Ends the process and resolves once it has exited: closes stdin, waits `graceMs`, sends
-   * SIGTERM, waits `graceMs` again, then SIGKILL. Always returns within about 3 × `graceMs`.
+   * Ends the process and resolves once it has exited and what it left running was ended: closes
+   * stdin, waits `graceMs`, sends SIGTERM, waits `graceMs` again, then SIGKILL. A stopped process
+   * (SIGSTOP), which would heed neither, is killed at once. Returns within about 3 × `graceMs`.
    */
   async terminate(graceMs = 2_000): Promise<ProcessExit | undefined> {
-    if (this.exit) return this.exit;
-    this.child.stdin.end();
-    if (await this.waitExit(graceMs)) return this.exit;
-    this.child.kill("SIGTERM");
-    if (await this.waitExit(graceMs)) return this.exit;
-    this.child.kill("SIGKILL");
-    await this.waitExit(graceMs);
+    if (!this.exit) await this.end(graceMs);
+    await this.settled(graceMs);
     return this.exit;
   }
 
-  private async waitExit(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-      timer.unref();
-    });
-    const exited = await Promise.race([this.exited.then(() => true), timeout]);
-    clearTimeout(timer);
-    return exited;
+  /** Kills the process at once (it stopped answering); its leftovers are ended as it exits. */
+  kill(): void {
+    if (!this.exit) this.child.kill("SIGKILL");
   }
+
+  private async end(graceMs: number): Promise<void> {
+    const pid = this.child.pid;
+    if (pid !== undefined && (await isStopped(pid))) {
+      this.child.kill("SIGKILL");
+      await this.waitExit(graceMs);
+      return;
+    }
+    this.child.stdin.end();
+    if (await this.waitExit(graceMs)) return;
+    this.child.kill("SIGTERM");
+    if (await this.waitExit(graceMs)) return;
+    this.child.kill("SIGKILL");
+    await this.waitExit(graceMs);
+  }
+
+  /** Waits (bounded) for the sweep of what the exited process left running. */
+  private async settled(ms: number): Promise<void> {
+    if (this.exit) await within(this.swept, ms);
+  }
+
+  private waitExit(ms: number): Promise<boolean> {
+    return within(this.exited, ms);
+  }
+}
+
+/** Whether `promise` settles within `ms` (the timer does not hold the event loop). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const settled = await Promise.race([promise.then(() => true), timeout]);
+  clearTimeout(timer);
+  return settled;
 }

@@ -1,0 +1,171 @@
+// codex and every command it starts die with it: when codex is killed, when the host program is
+// killed, and a hung codex is replaced like a crashed one.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AppServerExitedError } from "../../src/rpc/errors.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { repoRoot } from "../support/paths.js";
+
+let fixture: CodexApiFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+/** A `sleep` no other test runs: its argument is the marker found in /proc. */
+function uniqueSleep(): string {
+  return `300.${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** The pids of live processes whose command line contains `marker` (Linux /proc). */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (cmdline.includes(marker) && !/\) Z /.test(stat)) found.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}
+
+/** Polls until `check` returns true, or `ms` passed; returns the last result. */
+async function within(ms: number, check: () => boolean): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 50) {
+    if (check()) return true;
+    await sleep(50);
+  }
+  return check();
+}
+
+const FULL_ACCESS = { sandbox_mode: "danger-full-access", approval_policy: "never" } as const;
+
+describe("no orphans", { skip: process.platform !== "linux" && "reads /proc" }, () => {
+  it("a command of a codex killed by SIGKILL does not outlive it", async () => {
+    const seconds = uniqueSleep();
+    // `; echo`: bash stays the command's parent, so the sleep is a grandchild in its own session.
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand(`sleep ${seconds}; echo done`), reply("ok")],
+      {
+        config: FULL_ACCESS,
+      },
+    );
+    const { codex, workdir } = fixture;
+    const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
+    const { events } = await thread.runStreamed("sleep");
+    const pid = (await codex.appServer.client()).pid as number;
+    let failure: unknown;
+    try {
+      for await (const event of events) {
+        if (event.type === "item.started" && event.item.type === "command_execution") {
+          assert.ok(await within(5_000, () => processesWith(`sleep ${seconds}`).length > 0));
+          process.kill(pid, "SIGKILL");
+        }
+      }
+    } catch (error) {
+      failure = error;
+    }
+    assert.ok(failure instanceof AppServerExitedError, `the turn failed: ${String(failure)}`);
+    assert.ok(
+      await within(2_000, () => processesWith(`sleep ${seconds}`).length === 0),
+      `left running: ${processesWith(`sleep ${seconds}`).join(", ")}`,
+    );
+  });
+
+  it("nothing outlives a host program killed by SIGKILL", async () => {
+    const seconds = uniqueSleep();
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand(`sleep ${seconds}; echo done`), reply("ok")],
+      {
+        config: FULL_ACCESS,
+      },
+    );
+    const host = spawn(
+      process.execPath,
+      [
+        path.join(repoRoot, "test/fixtures/host-with-command.mjs"),
+        path.join(repoRoot, "build"),
+        fixture.codexHome,
+        fixture.workdir,
+        `sleep ${seconds}`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let output = "";
+    host.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    assert.ok(await within(20_000, () => output.includes("running")), "the host's command started");
+    assert.ok(await within(5_000, () => processesWith(`sleep ${seconds}`).length > 0));
+    host.kill("SIGKILL");
+    const codexHome = fixture.codexHome;
+    assert.ok(
+      await within(5_000, () => processesWith(`sleep ${seconds}`).length === 0),
+      "the command ended",
+    );
+    assert.ok(
+      await within(
+        5_000,
+        () => processesWith(codexHome).length === 0 && codexOf(codexHome).length === 0,
+      ),
+      "codex ended",
+    );
+  });
+});
+
+/** codex processes whose environment names this CODEX_HOME. */
+function codexOf(home: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return (
+          readFileSync(`/proc/${entry}/environ`, "utf8").includes(`CODEX_HOME=${home}`) &&
+          stat.includes("(codex)") &&
+          !/\) Z /.test(stat)
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("a hung codex", { skip: process.platform !== "linux" && "reads /proc" }, () => {
+  it("is killed and replaced when it stops answering, and close() on it is quick", async () => {
+    fixture = await startCodexApi("app-server", [reply("after the restart")], {
+      config: FULL_ACCESS,
+      codex: { requestTimeoutMs: 1_000 },
+    });
+    const { codex, workdir } = fixture;
+    const first = await codex.appServer.client();
+    const pid = first.pid as number;
+    process.kill(pid, "SIGSTOP");
+    await assert.rejects(codex.appServer.request("thread/loaded/list", {}), { code: "timeout" });
+    // The responsiveness check gives it 5 s more, then kills it.
+    const exit = await Promise.race([first.exited, sleep(8_000).then(() => undefined)]);
+    assert.equal(exit?.signal, "SIGKILL", "the hung codex was killed");
+    const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
+    const result = await thread.run("hello");
+    assert.equal(result.finalResponse, "after the restart");
+    assert.notEqual((await codex.appServer.client()).pid, pid, "a new process");
+
+    const second = await codex.appServer.client();
+    process.kill(second.pid as number, "SIGSTOP");
+    const started = Date.now();
+    await codex.close();
+    assert.ok(Date.now() - started < 1_500, `close() took ${Date.now() - started} ms`);
+  });
+});
