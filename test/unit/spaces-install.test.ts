@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   readdirSync,
@@ -9,6 +10,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -246,6 +248,27 @@ describe("installTarget", () => {
         startup_timeout_ms: 10000,
       },
     });
+  });
+
+  it("writes config.toml and mcp.json 0600 in a 0700 home, replacing a home with other modes", async () => {
+    const dir = twoSpaceProject();
+    const source = path.join(dir, "spaces", "app", "mcp", "mcp.json");
+    chmodSync(source, 0o600);
+    const modeOf = (file: string): number => statSync(file).mode & 0o777;
+    const home = codexHomeDir(dir, "dev");
+    const check = () => {
+      assert.equal(modeOf(home), 0o700);
+      assert.equal(modeOf(path.join(home, "config.toml")), 0o600);
+      assert.equal(modeOf(path.join(home, "mcp.json")), 0o600);
+    };
+    await installTarget(dir, "dev");
+    check();
+    // A home with the same content but readable by others (as older installs wrote it).
+    chmodSync(home, 0o755);
+    chmodSync(path.join(home, "config.toml"), 0o644);
+    chmodSync(path.join(home, "mcp.json"), 0o644);
+    await installTarget(dir, "dev");
+    check();
   });
 
   it("is deterministic and rebuilds the home from scratch", async () => {
