@@ -126,17 +126,25 @@ describe("redact", () => {
   });
 });
 
+/** A started capturing pair: `ours` wrapped in a CapturingTransport, with what it passes on. */
+async function startCapturing(capture: string | { write: (record: CaptureRecord) => void }) {
+  const [ours, theirs] = InMemoryTransport.createPair();
+  const capturing = new CapturingTransport(ours, capture);
+  const received: unknown[] = [];
+  capturing.onmessage = (message) => received.push(message);
+  const errors: Error[] = [];
+  capturing.onerror = (error) => errors.push(error);
+  await capturing.start();
+  await theirs.start();
+  return { ours, theirs, capturing, received, errors };
+}
+
 describe("CapturingTransport", () => {
   it("records each message both ways with ts and dir, redacted, leaving live messages intact", async () => {
-    const [ours, theirs] = InMemoryTransport.createPair();
     const records: CaptureRecord[] = [];
-    const capturing = new CapturingTransport(ours, { write: (record) => records.push(record) });
-    const received: unknown[] = [];
-    capturing.onmessage = (message) => received.push(message);
-    const errors: Error[] = [];
-    capturing.onerror = (error) => errors.push(error);
-    await capturing.start();
-    await theirs.start();
+    const { ours, theirs, capturing, received, errors } = await startCapturing({
+      write: (record) => records.push(record),
+    });
     const sent = { id: 0, method: "config/value/write", params: { keyPath: "x", apiKey: "k" } };
     await capturing.send(sent);
     await theirs.send({ id: 0, result: { note: "Bearer abcdef123456" } });
@@ -187,14 +195,7 @@ describe("CapturingTransport", () => {
   it("captures lines nested past the limit with TOO_DEEP there, both ways, and goes on", async () => {
     await withTempDir(async (dir) => {
       const file = path.join(dir, "deep.jsonl");
-      const [ours, theirs] = InMemoryTransport.createPair();
-      const capturing = new CapturingTransport(ours, file);
-      const received: unknown[] = [];
-      capturing.onmessage = (message) => received.push(message);
-      const errors: Error[] = [];
-      capturing.onerror = (error) => errors.push(error);
-      await capturing.start();
-      await theirs.start();
+      const { ours, theirs, capturing, received, errors } = await startCapturing(file);
       // Straight from the inner transport, as a parsed wire line arrives (no copy on the way).
       const deep = { method: "x/deep", params: nested(100_000) };
       ours.onmessage?.(deep);
