@@ -1,5 +1,12 @@
 // Protocol capture: a transport decorator writing every message, both ways, as redacted JSONL.
-import { closeSync, createWriteStream, openSync, type WriteStream } from "node:fs";
+import {
+  closeSync,
+  createWriteStream,
+  fchmodSync,
+  fstatSync,
+  openSync,
+  type WriteStream,
+} from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
@@ -23,6 +30,18 @@ export interface CaptureSink {
 /** What replaces a redacted value. */
 export const REDACTED = "[REDACTED]";
 
+/**
+ * How deeply a captured message may nest (the message itself is level 1; each array or object
+ * inside adds one). Redaction walks no deeper, so a hostile line cannot exhaust the stack.
+ */
+export const MAX_CAPTURE_DEPTH = 256;
+
+/** What replaces an array or object nested deeper than {@link MAX_CAPTURE_DEPTH}. */
+export const TOO_DEEP = `[NOT CAPTURED: nested deeper than ${MAX_CAPTURE_DEPTH} levels]`;
+
+/** Mode of a capture file: it may hold prompts, file contents and unrecognised secrets. */
+const CAPTURE_MODE = 0o600;
+
 /** Object keys whose string values (at any depth below them) are never written. */
 const SECRET_KEY = /token|api[-_]?key|secret|password|authorization|cookie/i;
 
@@ -40,19 +59,27 @@ const CLOSE_TIMEOUT_MS = 2_000;
 /**
  * A redacted deep copy of a JSON value (the input is never changed). Under an object key matching
  * token, api key, secret, password, authorization or cookie, every string becomes `[REDACTED]`;
- * anywhere else, `sk-…` keys, `Bearer …` credentials and JWTs inside strings are replaced.
+ * anywhere else, `sk-…` keys, `Bearer …` credentials and JWTs inside strings are replaced. An
+ * array or object nested deeper than {@link MAX_CAPTURE_DEPTH} levels is replaced, with all it
+ * holds, by the string {@link TOO_DEEP}.
  */
 export function redact(value: unknown): unknown {
-  return redactValue(value, false);
+  return redactValue(value, false, 1);
 }
 
-function redactValue(value: unknown, secret: boolean): unknown {
+function redactValue(value: unknown, secret: boolean, depth: number): unknown {
   if (typeof value === "string") return secret ? REDACTED : redactText(value);
-  if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secret));
   if (typeof value !== "object" || value === null) return value;
+  if (depth > MAX_CAPTURE_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secret, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
-    copy[key] = redactValue(entry, secret || SECRET_KEY.test(key));
+    Object.defineProperty(copy, key, {
+      value: redactValue(entry, secret || SECRET_KEY.test(key), depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }
@@ -86,13 +113,19 @@ export class FileCaptureSink implements CaptureSink {
     });
   }
 
-  /** Opens (or creates, mode 0600) `file` for appending. Throws a `capture_unavailable` error. */
+  /**
+   * Opens (or creates) `file` for appending; a regular file is made mode 0600 even when it
+   * existed with another mode. Throws a `capture_unavailable` error.
+   */
   static open(file: string): FileCaptureSink {
     const resolved = path.resolve(file);
-    let fd: number;
+    let fd: number | undefined;
     try {
-      fd = openSync(resolved, "a", 0o600);
+      fd = openSync(resolved, "a", CAPTURE_MODE);
+      const info = fstatSync(fd);
+      if (info.isFile() && (info.mode & 0o777) !== CAPTURE_MODE) fchmodSync(fd, CAPTURE_MODE);
     } catch (cause) {
+      if (fd !== undefined) closeSync(fd);
       throw new CodexHarnessError(
         "capture_unavailable",
         `Cannot open the capture file ${JSON.stringify(resolved)}: ${(cause as Error).message}. Pass a path in a folder you can write to (capture option).`,
@@ -129,7 +162,7 @@ export class FileCaptureSink implements CaptureSink {
   }
 }
 
-/** Opens a capture file for appending (mode 0600 when created). */
+/** Opens a capture file for appending (a regular file is made mode 0600, existing or not). */
 export function openCaptureFile(file: string): FileCaptureSink {
   return FileCaptureSink.open(file);
 }
@@ -148,7 +181,7 @@ export class CapturingTransport implements Transport {
   private closed = false;
   private closing: Promise<void> | undefined;
 
-  /** @param capture a file path (appended to, created with mode 0600) or a sink */
+  /** @param capture a file path (appended to, kept at mode 0600) or a sink */
   constructor(
     private readonly inner: Transport,
     capture: string | CaptureSink,
@@ -161,11 +194,11 @@ export class CapturingTransport implements Transport {
 
   async start(): Promise<void> {
     this.inner.onmessage = (message) => {
-      this.record({ ts: now(), dir: "in", message: redact(message) });
+      this.capture("in", message);
       this.onmessage?.(message);
     };
     this.inner.onerror = (error) => {
-      this.record({ ts: now(), dir: "in", error: error.message });
+      this.record(() => ({ ts: now(), dir: "in", error: error.message }));
       this.onerror?.(error);
     };
     this.inner.onclose = (reason) => this.onclose?.(reason);
@@ -173,7 +206,7 @@ export class CapturingTransport implements Transport {
   }
 
   async send(message: RpcMessage): Promise<void> {
-    this.record({ ts: now(), dir: "out", message: redact(message) });
+    this.capture("out", message);
     await this.inner.send(message);
   }
 
@@ -190,10 +223,15 @@ export class CapturingTransport implements Transport {
     return this.closing;
   }
 
-  private record(record: CaptureRecord): void {
+  private capture(dir: "in" | "out", message: unknown): void {
+    this.record(() => ({ ts: now(), dir, message: redact(message) }));
+  }
+
+  /** Writes the record `make` builds; neither building nor writing it can break the connection. */
+  private record(make: () => CaptureRecord): void {
     if (this.closed) return;
     try {
-      this.sink.write(record);
+      this.sink.write(make());
     } catch (error) {
       // A failing sink must not break the connection it observes.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));

@@ -122,7 +122,10 @@ function emptyKey(path: string): CodexHarnessError {
   );
 }
 
-/** Renders a config as a TOML document (root keys first, then `[a.b]` sections). */
+/**
+ * Renders a config as a TOML document (root keys first, then `[a.b]` sections). A `__proto__`
+ * key (which a JavaScript object would silently drop) fails with `invalid_config`.
+ */
 export function renderConfigToml(config: ConfigObject): string {
   return `${smolToml().stringify(prune(config, [])).trim()}\n`;
 }
@@ -132,6 +135,7 @@ function prune(table: ConfigObject, path: string[]): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [key, value] of presentEntries(table)) {
     const keyPath = [...path, key];
+    checkKey(key, keyPath);
     if (isTable(value)) {
       result[key] = prune(value, keyPath);
     } else {
@@ -161,12 +165,21 @@ function checkValue(value: ConfigValue, path: string[]): void {
       checkValue(item, [...path, String(index)]);
     });
   } else if (isTable(value)) {
-    for (const [key, item] of presentEntries(value)) checkValue(item, [...path, key]);
+    for (const [key, item] of presentEntries(value)) {
+      checkKey(key, [...path, key]);
+      checkValue(item, [...path, key]);
+    }
   } else if (typeof value !== "boolean") {
     throw invalid(
       path,
       `cannot be written as TOML: ${value === null ? "null" : typeof value} is not a string, number, boolean, array or table`,
     );
+  }
+}
+
+function checkKey(key: string, path: string[]): void {
+  if (key === "__proto__") {
+    throw invalid(path, 'cannot be written as TOML: "__proto__" is a reserved JavaScript key');
   }
 }
 

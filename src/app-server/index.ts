@@ -30,10 +30,12 @@ export {
   type CaptureRecord,
   type CaptureSink,
   CapturingTransport,
+  MAX_CAPTURE_DEPTH,
   parseCapture,
   REDACTED,
   readCapture,
   redact,
+  TOO_DEEP,
 } from "./capture.js";
 export {
   AppServerClient,

@@ -1,12 +1,13 @@
 // `install`: materializing a target's spaces as a codex home (AGENTS.md, config.toml, skills, prompts).
 import { createHash, randomBytes } from "node:crypto";
-import { cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { renderConfigToml } from "../app-server/codex-config.js";
 import { CodexHarnessError } from "../errors.js";
 import { isDirectory } from "../files.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
+import { PRIVATE_DIR, writePrivate } from "./private-files.js";
 import { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./resolve.js";
 import { sameTree } from "./same-tree.js";
 import type { Space } from "./space-manifest.js";
@@ -45,6 +46,8 @@ export function codexHomeDir(projectDir: string, targetName: string): string {
  * Installs `targetName` of `<projectDir>/asp-targets.toml` into
  * `asp_modules/<target>/codex/codex.home/`. The home is built in a temp sibling and renamed
  * into place, so a failed install leaves the previous home (or none). Output is deterministic.
+ * The home folder is created 0700 and its config.toml and mcp.json 0600 (they may hold MCP env
+ * secrets); a home already there with other modes is replaced.
  */
 export async function installTarget(
   projectDir: string,
@@ -106,17 +109,18 @@ async function installResolved(
   const work = path.join(parent, `.codex.home.tmp-${suffix}`);
   const old = path.join(parent, `.codex.home.old-${suffix}`);
   try {
-    await mkdir(work);
+    await mkdir(work, { mode: PRIVATE_DIR });
+    await chmod(work, PRIVATE_DIR);
     const out = (...parts: string[]): string => inside(work, path.join(work, ...parts));
     const instructions = await writeAgentsMd(out("AGENTS.md"), targetName, spaces);
     const serverTable = Object.fromEntries(
       [...servers].map(([name, { item }]) => [name, item] as const),
     );
-    await writeFile(
+    await writePrivate(
       out("config.toml"),
       renderConfigToml(buildConfig(resolved.target.codex, spaces, serverTable)),
     );
-    await writeFile(out("mcp.json"), json({ mcpServers: mcpJson(serverTable) }));
+    await writePrivate(out("mcp.json"), json({ mcpServers: mcpJson(serverTable) }));
     await mkdir(out("skills"));
     for (const [name, { item }] of skills) await linkOrCopy(item.dir, out("skills", name));
     await mkdir(out("prompts"));

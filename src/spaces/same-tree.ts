@@ -1,10 +1,10 @@
-// Whether two folders hold the same tree: same names, same file bytes, same symlink targets.
+// Whether two folders hold the same tree: same names, modes, file bytes and symlink targets.
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 
 /**
- * True when `a` and `b` have the same entries, file contents and link targets (links not
- * followed); false when they differ or either cannot be read (e.g. it is being replaced).
+ * True when `a` and `b` have the same entries, permission bits, file contents and link targets
+ * (links not followed); false when they differ or either cannot be read (e.g. it is being replaced).
  */
 export function sameTree(a: string, b: string): Promise<boolean> {
   return compare(a, b).catch(() => false);
@@ -24,6 +24,7 @@ async function compare(a: string, b: string): Promise<boolean> {
     );
   }
   if (infoA.isDirectory() !== infoB.isDirectory()) return false;
+  if ((infoA.mode & 0o7777) !== (infoB.mode & 0o7777)) return false;
   if (!infoA.isDirectory()) {
     if (infoA.size !== infoB.size) return false;
     const [bytesA, bytesB] = await Promise.all([readFile(a), readFile(b)]);

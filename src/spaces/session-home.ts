@@ -2,6 +2,7 @@
 // installed template home (`asp_modules/<target>/codex/codex.home`), safe under concurrent starts.
 import { createHash, randomBytes } from "node:crypto";
 import {
+  chmod,
   copyFile,
   cp,
   lstat,
@@ -18,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { isDirectory } from "../files.js";
+import { PRIVATE_DIR, PRIVATE_FILE, PRIVATE_FILES } from "./private-files.js";
 
 /** Options of {@link prepareSessionHome}. */
 export interface SessionHomeOptions {
@@ -61,7 +63,9 @@ export function sessionHomeDir(aspHome: string, sessionId: string): string {
  * `skills/` and `prompts/` are symlinked to the template's real files (copied where symlinks
  * fail); the user's `auth.json` is symlinked when present. An existing home is kept (its
  * `config.toml` may have been changed) but refreshed: missing links are added, links to
- * vanished template entries removed. Concurrent calls for one id all get the same home.
+ * vanished template entries removed. Concurrent calls for one id all get the same home. The home
+ * folder is made 0700 and its config.toml and mcp.json 0600 (they may hold MCP env secrets),
+ * existing ones included.
  */
 export async function prepareSessionHome(options: SessionHomeOptions): Promise<SessionHome> {
   const { sessionId } = options;
@@ -92,7 +96,7 @@ export async function prepareSessionHome(options: SessionHomeOptions): Promise<S
     await mkdir(sessionDir, { recursive: true });
     const work = path.join(sessionDir, `${TMP_PREFIX}${randomBytes(6).toString("hex")}`);
     try {
-      await mkdir(work);
+      await mkdir(work, { mode: PRIVATE_DIR });
       await refresh(template, work, authFile);
       await rename(work, home);
       return { home, created: true };
@@ -120,14 +124,20 @@ export async function prepareSessionHome(options: SessionHomeOptions): Promise<S
 /**
  * Brings `home` in line with `template` without touching what the session may have changed:
  * copies missing files, (re)links `AGENTS.md`, adds missing skill/prompt links, removes entries
- * whose template entry vanished, and links `auth.json` when the user has one.
+ * whose template entry vanished, and links `auth.json` when the user has one. The home is made
+ * 0700 and its own config.toml and mcp.json 0600.
  */
 async function refresh(template: string, home: string, authFile: string): Promise<void> {
+  await chmod(home, PRIVATE_DIR);
   for (const name of COPIED) {
     const source = path.join(template, name);
     if ((await isFile(source)) && !(await existsNoFollow(path.join(home, name)))) {
       await copyFile(source, path.join(home, name));
     }
+  }
+  for (const name of PRIVATE_FILES) {
+    const file = path.join(home, name);
+    if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE);
   }
   const agents = path.join(template, "AGENTS.md");
   if (await existsNoFollow(agents))

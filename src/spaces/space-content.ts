@@ -9,7 +9,15 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
-import { isTable, kindOf, unsafeNameReason } from "./toml-read.js";
+import { jsonKeyLine } from "./source-line.js";
+import {
+  ENV_NAME,
+  fileLine,
+  isTable,
+  kindOf,
+  plainNameReason,
+  unsafeNameReason,
+} from "./toml-read.js";
 
 /** A skill folder of a space (`skills/<name>/SKILL.md`). */
 export interface SpaceSkill {
@@ -93,13 +101,19 @@ export function readCommands(spaceDir: string): SpaceCommand[] {
     });
 }
 
-/** The stdio MCP servers of `<spaceDir>/mcp/mcp.json`, sorted by name. */
+/**
+ * The stdio MCP servers of `<spaceDir>/mcp/mcp.json`, sorted by name. Server names and env
+ * variable names become config.toml and mcp.json keys, so a name that is not plain (see
+ * {@link plainNameReason}) fails naming `mcp.json:<line>`.
+ */
 export function readMcpServers(spaceDir: string): SpaceMcpServer[] {
   const file = path.join(spaceDir, "mcp", "mcp.json");
   if (!existsSync(file)) return [];
   let data: unknown;
+  let text = "";
   try {
-    data = JSON.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
+    data = JSON.parse(text);
   } catch (error) {
     throw new CodexHarnessError(
       CODE,
@@ -119,9 +133,13 @@ export function readMcpServers(spaceDir: string): SpaceMcpServer[] {
     .sort()
     .map((name) => {
       const where = `mcpServers.${JSON.stringify(name)}`;
-      const reason = unsafeNameReason(name);
+      const reason = plainNameReason(name);
       if (reason !== null) {
-        fail(file, where, `is not a safe server name: ${reason}; rename it to a plain name`);
+        fail(
+          fileLine(file, jsonKeyLine(text, name, 2)),
+          where,
+          `is not a safe server name: ${reason}; rename it to a plain name`,
+        );
       }
       const server = (servers as Record<string, unknown>)[name];
       if (!isTable(server)) fail(file, where, `must be an object, got ${kindOf(server)}`);
@@ -141,6 +159,20 @@ export function readMcpServers(spaceDir: string): SpaceMcpServer[] {
       }
       if (!isTable(env) || Object.values(env).some((value) => typeof value !== "string")) {
         fail(file, `${where}.env`, "must be an object of string values");
+      }
+      for (const variable of Object.keys(env as object)) {
+        const envReason = plainNameReason(
+          variable,
+          ENV_NAME,
+          'letters, digits and "_", not starting with a digit',
+        );
+        if (envReason !== null) {
+          fail(
+            fileLine(file, jsonKeyLine(text, variable, 4)),
+            `${where}.env`,
+            `has an unsafe variable name: ${envReason}; rename it`,
+          );
+        }
       }
       return {
         name,

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ConfigObject, ConfigValue } from "../app-server/codex-config.js";
 import { parseSpaceRef } from "./refs.js";
+import { lineInFile, wordLine } from "./source-line.js";
 import {
   checkSymlinks,
   readCommands,
@@ -22,9 +23,11 @@ import {
   optString,
   optStrings,
   optTable,
+  PROTO_KEY,
   readTomlFile,
   SLUG,
   type Table,
+  VERSION,
 } from "./toml-read.js";
 
 export type { SpaceCommand, SpaceMcpServer, SpaceSkill } from "./space-content.js";
@@ -77,8 +80,18 @@ export function readSpace(dir: string): Space {
       `must be a slug (lower-case letters, digits, ".", "_", "-"), got ${JSON.stringify(data.id ?? null)}`,
     );
   }
+  const keyLine = (key: string): number | undefined =>
+    lineInFile(file, (text) => wordLine(text, key));
   if (typeof data.version !== "string" || data.version.trim() === "") {
     fail("version", `must be a non-empty string (version = "1.0.0"), got ${kindOf(data.version)}`);
+  }
+  if (!VERSION.test(data.version as string)) {
+    fail(
+      "version",
+      `is ${JSON.stringify(data.version)}; use letters, digits, ".", "_", "+" and "-" ` +
+        '(version = "1.0.0"): it is written into the AGENTS.md markers',
+      keyLine("version"),
+    );
   }
   const deps = readDeps(data.deps, file, fail);
   checkSymlinks(spaceDir);
@@ -91,7 +104,7 @@ export function readSpace(dir: string): Space {
     id: data.id as string,
     version: data.version as string,
     description: optString(data.description, "description", fail) ?? "",
-    codex: readCodex(data.codex, fail),
+    codex: readCodex(data.codex, fail, keyLine),
     deps,
     skills: readSkills(spaceDir),
     commands: readCommands(spaceDir),
@@ -112,7 +125,11 @@ function readDeps(value: unknown, file: string, fail: Fail): string[] {
   return spaces;
 }
 
-function readCodex(value: unknown, fail: Fail): SpaceCodex {
+function readCodex(
+  value: unknown,
+  fail: Fail,
+  keyLine: (key: string) => number | undefined,
+): SpaceCodex {
   const codex = optTable(value, "[codex]", fail) ?? {};
   checkKeys(codex, ["model", "config", "prompts", "skills"], "[codex] ", fail);
   const enabled = (section: "prompts" | "skills"): boolean => {
@@ -128,7 +145,7 @@ function readCodex(value: unknown, fail: Fail): SpaceCodex {
   const config = optTable(codex.config, "[codex.config]", fail) ?? {};
   return {
     ...(model === undefined ? {} : { model }),
-    config: expandKeypaths(config, [], fail),
+    config: expandKeypaths(config, [], fail, keyLine),
     promptsEnabled: enabled("prompts"),
     skillsEnabled: enabled("skills"),
   };
@@ -136,9 +153,16 @@ function readCodex(value: unknown, fail: Fail): SpaceCodex {
 
 /**
  * Turns dotted keypaths (`"features.web_search_request" = false`) into nested tables, merging
- * them with tables written out; the same leaf written twice fails naming the keypath.
+ * them with tables written out; the same leaf written twice fails naming the keypath, and a
+ * `__proto__` key (which JavaScript objects cannot hold as data) fails naming it, at the line
+ * `keyLine` finds for it when given.
  */
-export function expandKeypaths(table: Table, prefix: string[], fail: Fail): ConfigObject {
+export function expandKeypaths(
+  table: Table,
+  prefix: string[],
+  fail: Fail,
+  keyLine?: (key: string) => number | undefined,
+): ConfigObject {
   const result: ConfigObject = {};
   for (const [key, value] of Object.entries(table)) {
     const parts = key.split(".");
@@ -148,19 +172,26 @@ export function expandKeypaths(table: Table, prefix: string[], fail: Fail): Conf
         'has an empty keypath segment; remove the extra "."',
       );
     }
+    if (parts.includes(PROTO_KEY)) {
+      fail(
+        `[codex.config] ${JSON.stringify([...prefix, key].join("."))}`,
+        `uses the reserved key "${PROTO_KEY}", which cannot be written safely; rename or remove it`,
+        keyLine?.(PROTO_KEY),
+      );
+    }
     const keyPath = [...prefix, ...parts];
     const leaf = isTable(value)
-      ? expandKeypaths(value, keyPath, fail)
-      : toConfigValue(value, keyPath, fail);
+      ? expandKeypaths(value, keyPath, fail, keyLine)
+      : toConfigValue(value, keyPath, fail, keyLine);
     let target = result;
     parts.slice(0, -1).forEach((part, index) => {
-      const existing = target[part];
+      const existing = own(target, part);
       if (existing === undefined) target[part] = {};
       else if (!isTable(existing)) conflict([...prefix, ...parts.slice(0, index + 1)], fail);
       target = target[part] as ConfigObject;
     });
     const last = parts[parts.length - 1] as string;
-    const existing = target[last];
+    const existing = own(target, last);
     if (existing === undefined) target[last] = leaf;
     else if (isTable(existing) && isTable(leaf))
       target[last] = mergeStrict(existing, leaf, keyPath, fail);
@@ -172,7 +203,7 @@ export function expandKeypaths(table: Table, prefix: string[], fail: Fail): Conf
 function mergeStrict(a: ConfigObject, b: ConfigObject, at: string[], fail: Fail): ConfigObject {
   const result: ConfigObject = { ...a };
   for (const [key, value] of Object.entries(b)) {
-    const existing = result[key];
+    const existing = own(result, key);
     if (existing === undefined) result[key] = value;
     else if (isTable(existing) && isTable(value)) {
       result[key] = mergeStrict(existing, value, [...at, key], fail);
@@ -188,15 +219,25 @@ function conflict(keyPath: string[], fail: Fail): never {
   );
 }
 
-function toConfigValue(value: unknown, keyPath: string[], fail: Fail): ConfigValue {
+/** `table[key]` when `table` has it as its own key (never an inherited `constructor` etc.). */
+function own(table: ConfigObject, key: string): ConfigObject[string] {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+function toConfigValue(
+  value: unknown,
+  keyPath: string[],
+  fail: Fail,
+  keyLine?: (key: string) => number | undefined,
+): ConfigValue {
   if (typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return value;
   if (typeof value === "bigint") return Number(value);
   if (Array.isArray(value)) {
     return value.map((item, index) =>
       isTable(item)
-        ? expandKeypaths(item, [...keyPath, String(index)], fail)
-        : toConfigValue(item, [...keyPath, String(index)], fail),
+        ? expandKeypaths(item, [...keyPath, String(index)], fail, keyLine)
+        : toConfigValue(item, [...keyPath, String(index)], fail, keyLine),
     );
   }
   return fail(

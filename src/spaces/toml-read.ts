@@ -6,14 +6,22 @@ import { parseToml, readTextFile } from "../toml-file.js";
 /** A parsed TOML table. */
 export type Table = Record<string, unknown>;
 
-/** Throws a {@link CodexHarnessError} with `code`, naming `origin` and `where`. */
-export type Fail = (where: string, what: string) => never;
+/**
+ * Throws a {@link CodexHarnessError} with `code`, naming `origin` (with `:line` when known) and
+ * `where`.
+ */
+export type Fail = (where: string, what: string, line?: number) => never;
 
-/** A {@link Fail} that raises `code` with messages starting `<origin>: `. */
+/** A {@link Fail} that raises `code` with messages starting `<origin>: ` (or `<origin>:<line>: `). */
 export function failer(code: string, origin: string): Fail {
-  return (where, what) => {
-    throw new CodexHarnessError(code, `${origin}: ${where} ${what}`);
+  return (where, what, line) => {
+    throw new CodexHarnessError(code, `${fileLine(origin, line)}: ${where} ${what}`);
   };
+}
+
+/** `file:line`, or `file` when the line is unknown. */
+export function fileLine(file: string, line: number | undefined): string {
+  return line === undefined ? file : `${file}:${line}`;
 }
 
 /** Reads and parses a TOML file; unreadable files and syntax errors raise `code`. */
@@ -83,6 +91,39 @@ export function checkSchema(value: unknown, fail: Fail): void {
 
 /** A safe id: lower-case letters, digits, "-", "_" and "."; starting with a letter or digit. */
 export const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * A plain name: ASCII letters, digits, "_" and "-". It is a bare TOML key and a JSON key as is, so
+ * it needs no quoting anywhere it is written (codex takes the same characters in MCP server names).
+ */
+export const PLAIN_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** A plain environment variable name: a letter or "_", then letters, digits or "_". */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A key JavaScript objects give a special meaning (assigning it sets the prototype). */
+export const PROTO_KEY = "__proto__";
+
+/**
+ * Why `name` cannot be written as a key (of config.toml, mcp.json and the manifest): it does not
+ * match `pattern` (default {@link PLAIN_NAME}, whose characters `allowed` describes) or is
+ * `__proto__`; `null` when it can.
+ */
+export function plainNameReason(
+  name: string,
+  pattern: RegExp = PLAIN_NAME,
+  allowed = 'letters, digits, "_" and "-"',
+): string | null {
+  if (name === PROTO_KEY) return `${JSON.stringify(name)} is a reserved JavaScript key`;
+  if (!pattern.test(name)) return `${JSON.stringify(name)} is not a plain name (use ${allowed})`;
+  return null;
+}
+
+/**
+ * A space version: a letter or digit, then letters, digits, ".", "_", "+" and "-" (semver with
+ * pre-release and build parts fits). It is written into AGENTS.md markers, so nothing else is.
+ */
+export const VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
 /**
  * Why `name` cannot be used as one output file or folder name (empty, `.`/`..`, a path separator,

@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
   type CaptureRecord,
   CapturingTransport,
+  MAX_CAPTURE_DEPTH,
   parseCapture,
   REDACTED,
   readCapture,
   redact,
+  TOO_DEEP,
 } from "../../src/app-server/capture.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { InMemoryTransport } from "../../src/rpc/transport.js";
@@ -24,6 +26,24 @@ async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `{"a": {"a": … {"a": leaf}}}`, `levels` objects deep (built without recursion). */
+function nested(levels: number, leaf: unknown = "x"): Record<string, unknown> {
+  let value: unknown = leaf;
+  for (let index = 0; index < levels; index++) value = { a: value };
+  return value as Record<string, unknown>;
+}
+
+/** How many objects deep `value` goes along its `a` keys, and what it ends with. */
+function depthOf(value: unknown): { levels: number; leaf: unknown } {
+  let levels = 0;
+  let current = value;
+  while (typeof current === "object" && current !== null) {
+    levels++;
+    current = (current as Record<string, unknown>).a;
+  }
+  return { levels, leaf: current };
 }
 
 describe("redact", () => {
@@ -82,19 +102,49 @@ describe("redact", () => {
     assert.deepEqual(value, before);
     assert.notEqual(copy, value);
   });
+  it("keeps up to MAX_CAPTURE_DEPTH levels and replaces what is deeper by TOO_DEEP", () => {
+    assert.equal(MAX_CAPTURE_DEPTH, 256);
+    assert.deepEqual(depthOf(redact(nested(MAX_CAPTURE_DEPTH))), {
+      levels: MAX_CAPTURE_DEPTH,
+      leaf: "x",
+    });
+    assert.deepEqual(depthOf(redact(nested(MAX_CAPTURE_DEPTH + 1))), {
+      levels: MAX_CAPTURE_DEPTH,
+      leaf: TOO_DEEP,
+    });
+    const deep = { id: 1, method: "m", params: { list: [nested(100_000, "sk-abcdefghijkl")] } };
+    const copy = redact(deep) as { id: number; params: { list: unknown[] } };
+    assert.equal(copy.id, 1);
+    assert.equal(depthOf(copy.params.list[0]).leaf, TOO_DEEP);
+    assert.ok(!JSON.stringify(copy).includes("sk-abcdefghijkl"));
+  });
+
+  it("copies a __proto__ key as data, never as the copy's prototype", () => {
+    const copy = redact(JSON.parse('{"__proto__": {"password": "p", "n": 1}}')) as object;
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.equal(JSON.stringify(copy), `{"__proto__":{"password":"${REDACTED}","n":1}}`);
+  });
 });
+
+/** A started capturing pair: `ours` wrapped in a CapturingTransport, with what it passes on. */
+async function startCapturing(capture: string | { write: (record: CaptureRecord) => void }) {
+  const [ours, theirs] = InMemoryTransport.createPair();
+  const capturing = new CapturingTransport(ours, capture);
+  const received: unknown[] = [];
+  capturing.onmessage = (message) => received.push(message);
+  const errors: Error[] = [];
+  capturing.onerror = (error) => errors.push(error);
+  await capturing.start();
+  await theirs.start();
+  return { ours, theirs, capturing, received, errors };
+}
 
 describe("CapturingTransport", () => {
   it("records each message both ways with ts and dir, redacted, leaving live messages intact", async () => {
-    const [ours, theirs] = InMemoryTransport.createPair();
     const records: CaptureRecord[] = [];
-    const capturing = new CapturingTransport(ours, { write: (record) => records.push(record) });
-    const received: unknown[] = [];
-    capturing.onmessage = (message) => received.push(message);
-    const errors: Error[] = [];
-    capturing.onerror = (error) => errors.push(error);
-    await capturing.start();
-    await theirs.start();
+    const { ours, theirs, capturing, received, errors } = await startCapturing({
+      write: (record) => records.push(record),
+    });
     const sent = { id: 0, method: "config/value/write", params: { keyPath: "x", apiKey: "k" } };
     await capturing.send(sent);
     await theirs.send({ id: 0, result: { note: "Bearer abcdef123456" } });
@@ -139,6 +189,46 @@ describe("CapturingTransport", () => {
       );
       const lines = (await readFile(file, "utf8")).trimEnd().split("\n");
       assert.deepEqual(Object.keys(JSON.parse(lines[0] ?? "{}")), ["ts", "dir", "message"]);
+    });
+  });
+
+  it("captures lines nested past the limit with TOO_DEEP there, both ways, and goes on", async () => {
+    await withTempDir(async (dir) => {
+      const file = path.join(dir, "deep.jsonl");
+      const { ours, theirs, capturing, received, errors } = await startCapturing(file);
+      // Straight from the inner transport, as a parsed wire line arrives (no copy on the way).
+      const deep = { method: "x/deep", params: nested(100_000) };
+      ours.onmessage?.(deep);
+      await capturing.send({ id: 7, method: "x/out", params: nested(1_000) });
+      await theirs.send({ method: "x/after", params: {} });
+      await new Promise((resolve) => setImmediate(resolve));
+      await capturing.close();
+      assert.deepEqual(errors, []);
+      assert.equal(received.length, 2);
+      assert.equal(received[0], deep);
+      const records = await readCapture(file);
+      assert.deepEqual(
+        records.map((record) => ("message" in record ? record.dir : "error")),
+        ["in", "out", "in"],
+      );
+      const [first, second, third] = records.map((record) =>
+        "message" in record ? (record.message as { params: unknown }) : undefined,
+      );
+      assert.deepEqual(depthOf(first?.params), { levels: MAX_CAPTURE_DEPTH - 1, leaf: TOO_DEEP });
+      assert.deepEqual(depthOf(second?.params), { levels: MAX_CAPTURE_DEPTH - 1, leaf: TOO_DEEP });
+      assert.deepEqual(third, { method: "x/after", params: {} });
+    });
+  });
+
+  it("makes an existing capture file readable by others 0600 before appending", async () => {
+    await withTempDir(async (dir) => {
+      const file = path.join(dir, "old.jsonl");
+      await writeFile(file, "");
+      await chmod(file, 0o644);
+      const [ours] = InMemoryTransport.createPair();
+      const capturing = new CapturingTransport(ours, file);
+      assert.equal((await stat(file)).mode & 0o777, 0o600);
+      await capturing.close();
     });
   });
 

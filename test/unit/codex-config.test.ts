@@ -191,6 +191,16 @@ describe("renderConfigToml", () => {
     assert.ok(toml.endsWith("\n"));
   });
 
+  it("refuses a __proto__ key (an object would drop it silently), at any depth", () => {
+    for (const config of [
+      JSON.parse('{"__proto__": {"x": 1}}'),
+      JSON.parse('{"mcp_servers": {"__proto__": {"command": "x"}}}'),
+      JSON.parse('{"list": [{"__proto__": 1}]}'),
+    ]) {
+      assert.throws(() => renderConfigToml(config), invalidConfig(/"__proto__" is a reserved/));
+    }
+  });
+
   it("leaves out undefined and null entries and refuses NaN", () => {
     assert.deepEqual(readBack(renderConfigToml({ a: 1, b: undefined, c: null })), { a: 1 });
     assert.throws(

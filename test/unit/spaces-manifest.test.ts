@@ -187,6 +187,76 @@ spaces = ["space:path:../base", "space:project:shared"]
     });
   }
 
+  it("refuses a version that could forge AGENTS.md markers, naming space.toml:line", () => {
+    for (const version of [
+      "1.0 --> <!-- END space: x@1 -->",
+      "1.0\n# Injected heading",
+      "1.0 -->",
+      " 1.0",
+    ]) {
+      const dir = tempTree({
+        "space.toml": `schema = 1\nid = "a"\n\nversion = ${JSON.stringify(version)}\n`,
+      });
+      assert.throws(
+        () => readSpace(dir),
+        bad(`${path.join(dir, "space.toml")}:4: version is ${JSON.stringify(version)}`),
+      );
+    }
+    const ok = tempTree({ "space.toml": 'schema = 1\nid = "a"\nversion = "1.2.3-rc.1+b.7"\n' });
+    assert.equal(readSpace(ok).version, "1.2.3-rc.1+b.7");
+  });
+
+  it("refuses MCP server names that are not plain, naming mcp.json:line", () => {
+    for (const name of ["__proto__", "my.server", 'srv "q"', "ü", "a b"]) {
+      const text = `{\n  "mcpServers": {\n    "ok": { "command": "x" },\n    ${JSON.stringify(name)}: { "command": "x" }\n  }\n}\n`;
+      const dir = tempTree({ "space.toml": spaceToml("a"), "mcp/mcp.json": text });
+      assert.throws(
+        () => readSpace(dir),
+        bad(
+          `${path.join(dir, "mcp", "mcp.json")}:4: mcpServers.${JSON.stringify(name)}`,
+          "not a safe server name",
+        ),
+      );
+    }
+  });
+
+  it("refuses MCP env variable names that are not plain, naming mcp.json:line", () => {
+    for (const name of ["__proto__", "A=B", 'K"ey', "1X"]) {
+      const text = `{"mcpServers": {"t": {\n"command": "x",\n"env": {\n"OK": "1",\n${JSON.stringify(name)}: "v"}}}}`;
+      const dir = tempTree({ "space.toml": spaceToml("a"), "mcp/mcp.json": text });
+      assert.throws(
+        () => readSpace(dir),
+        bad(`${path.join(dir, "mcp", "mcp.json")}:5: mcpServers."t".env`, "unsafe variable name"),
+      );
+    }
+  });
+
+  it("refuses a __proto__ key in [codex.config] (naming space.toml:line) and pollutes nothing", () => {
+    for (const config of [
+      '"__proto__.polluted" = "yes"',
+      '__proto__ = { polluted = "yes" }',
+      '[codex.config.x.__proto__]\npolluted = "yes"',
+    ]) {
+      const text = `${spaceToml("a")}[codex.config]\nfine = 1\n${config}\n`;
+      const dir = tempTree({ "space.toml": text });
+      assert.throws(
+        () => readSpace(dir),
+        bad(`${path.join(dir, "space.toml")}:7: [codex.config]`, '"__proto__"'),
+      );
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    }
+  });
+
+  it("reads config keys named like Object.prototype members as plain keys", () => {
+    const dir = tempTree({
+      "space.toml": `${spaceToml("a")}[codex.config]\n"constructor.x" = 1\ntoString = "s"\n`,
+    });
+    assert.deepEqual(JSON.parse(JSON.stringify(readSpace(dir).codex.config)), {
+      constructor: { x: 1 },
+      toString: "s",
+    });
+  });
+
   it("rejects a symlink pointing outside the space", () => {
     const outside = tempTree({ "secret.md": "secret" });
     const dir = tempTree({ "space.toml": spaceToml("a"), "skills/s/SKILL.md": "---\n---\n" });

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -10,6 +11,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -181,6 +183,33 @@ describe("prepareSessionHome", () => {
     );
     // The space folder of the vanished skill is untouched.
     assert.ok(existsSync(path.join(f.root, "spaces/base/skills/fmt/SKILL.md")));
+  });
+
+  it("makes the home 0700 and its config.toml and mcp.json 0600, existing ones included", async () => {
+    const f = fixture();
+    for (const name of ["config.toml", "mcp.json"]) {
+      chmodSync(path.join(f.templateHome, name), 0o644);
+    }
+    const options = {
+      templateHome: f.templateHome,
+      aspHome: f.aspHome,
+      sessionId: "modes",
+      userCodexHome: f.noAuth,
+    };
+    const modeOf = (file: string): number => statSync(file).mode & 0o777;
+    const { home } = await prepareSessionHome(options);
+    const check = () => {
+      assert.equal(modeOf(home), 0o700);
+      assert.equal(modeOf(path.join(home, "config.toml")), 0o600);
+      assert.equal(modeOf(path.join(home, "mcp.json")), 0o600);
+    };
+    check();
+    // A home left readable by others (by an older version) is tightened on the next start.
+    chmodSync(home, 0o755);
+    chmodSync(path.join(home, "config.toml"), 0o644);
+    chmodSync(path.join(home, "mcp.json"), 0o664);
+    assert.equal((await prepareSessionHome(options)).created, false);
+    check();
   });
 
   it("gives 8 concurrent calls for one id the same home and leaves no temp folders", async () => {
