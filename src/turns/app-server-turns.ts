@@ -11,6 +11,7 @@ import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { DEFAULT_RETRY } from "../rpc/retry.js";
 import type { EventQueue } from "./event-queue.js";
 import { checkGitRepo } from "./git-check.js";
+import { undoLateThreadStart, undoLateTurnStart } from "./late-answers.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { TurnAbortedError } from "./run-result.js";
 import { AppServerSupervisor } from "./supervisor.js";
@@ -21,7 +22,7 @@ import {
   toWireInput,
   turnStartParams,
 } from "./thread-params.js";
-import { interruptTurn, stopAtCodex, stopLateTurn, warnNotStopped } from "./turn-interrupt.js";
+import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -225,15 +226,8 @@ export class AppServerTurnTransport implements TurnTransport {
         const started = await client.request(
           "turn/start",
           turnStartParams(threadId, request.input, request.turnOptions),
-          {
-            // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
-            onLateAnswer: (late) => {
-              const lateTurnId = (late as { turn?: { id?: unknown } } | null)?.turn?.id;
-              if (typeof lateTurnId === "string" && !client.closedReason) {
-                stopLateTurn(client, this.router, threadId, lateTurnId);
-              }
-            },
-          },
+          // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
+          { onLateAnswer: undoLateTurnStart(client, this.router, threadId) },
         );
         turn.start(started.turn.id);
       } catch (error) {
@@ -287,7 +281,9 @@ export class AppServerTurnTransport implements TurnTransport {
     client: AppServerClient,
     options: ThreadOptions,
   ): Promise<OpenedThread> {
-    const started = await client.request("thread/start", threadStartParams(options));
+    const started = await client.request("thread/start", threadStartParams(options), {
+      onLateAnswer: undoLateThreadStart(client),
+    });
     this.loadedThreads.add(started.thread.id);
     return {
       threadId: started.thread.id,

@@ -3,7 +3,6 @@ import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
 import type { ThreadBackgroundTerminalsListResponse } from "../protocol/generated/ts/v2/ThreadBackgroundTerminalsListResponse.js";
 import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
-import { ActiveTurn, type TurnRouter } from "./turn-router.js";
 
 /** How long an interrupt keeps trying before it reports that the turn could not be stopped. */
 export const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
@@ -90,40 +89,6 @@ export async function stopAtCodex(client: AppServerClient, turn: StopTarget): Pr
     );
   }
   await terminateCommands(client, turn.threadId, turn.commandItemIds);
-}
-
-/**
- * Stops a turn codex started after we gave up on its `turn/start` (it timed out, and we reported
- * the turn as failed): nobody waits for it, so it must not run. It is handled like an aborted
- * turn — its approvals are declined from the first, it is interrupted, its commands are ended —
- * and a failure to stop it is reported as a process warning.
- */
-export function stopLateTurn(
-  client: AppServerClient,
-  router: TurnRouter,
-  threadId: string,
-  turnId: string,
-): void {
-  const late = new ActiveTurn(threadId);
-  late.start(turnId);
-  late.abort(
-    new CodexHarnessError(
-      "turn_abandoned",
-      `codex started turn ${turnId} after its turn/start was given up; it was stopped.`,
-    ),
-  );
-  if (router.get(threadId)) {
-    // Another turn of the thread runs now and owns its notifications: interrupt this one by id.
-    interruptTurn(client, late).catch(warnNotStopped);
-    return;
-  }
-  router.add(late);
-  stopAtCodex(client, late)
-    .catch(warnNotStopped)
-    .finally(() => {
-      late.close();
-      router.remove(late);
-    });
 }
 
 /** An abandoned turn that codex would not stop: nobody reads its stream any more, so say it here. */
