@@ -11,6 +11,7 @@ import {
   type RetryPolicy,
 } from "./backends.js";
 import { ChannelsError } from "./errors.js";
+import { readJson } from "./http-body.js";
 import { serveInbox } from "./inbox.js";
 import {
   INTERACTION_KINDS,
@@ -347,37 +348,6 @@ function filterOf(url: URL): InteractionFilter {
     ...(threadId ? { threadId } : {}),
     limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1_000) : 100,
   };
-}
-
-async function readJson(request: IncomingMessage, max: number, optional = false): Promise<unknown> {
-  const declared = Number(request.headers["content-length"] ?? 0);
-  if (declared > max) throw tooLarge(max);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw tooLarge(max);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") {
-    if (optional) return {};
-    throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ChannelsError(
-      "invalid_request",
-      400,
-      `The body is not JSON: ${(error as Error).message}.`,
-      { cause: error },
-    );
-  }
-}
-
-function tooLarge(max: number): ChannelsError {
-  return new ChannelsError("too_large", 413, `The body is over ${max} bytes; send less.`);
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

@@ -1,0 +1,90 @@
+// The channels runtime's HTTP API under hostile input: deep bodies, foreign Host names, paging
+// past many newer interactions, and private files in a data directory that already exists.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, describe, it } from "node:test";
+import { MAX_BODY_DEPTH, nestingDepth } from "../../src/channels/http-body.js";
+import {
+  type ChannelsServer,
+  type ChannelsServerOptions,
+  startChannelsServer,
+} from "../../src/channels/http-server.js";
+import type { InteractionInput } from "../../src/channels/interaction-types.js";
+
+const dirs: string[] = [];
+const servers: ChannelsServer[] = [];
+
+after(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "channels-hardening-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(options: Partial<ChannelsServerOptions> = {}): Promise<ChannelsServer> {
+  const server = await startChannelsServer({ dataDir: dataDir(), port: 0, ...options });
+  servers.push(server);
+  return server;
+}
+
+const approval = (over: Partial<InteractionInput> = {}): InteractionInput => ({
+  kind: "approval_request",
+  source: { name: "tests" },
+  title: "Run ls",
+  payload: { command: "ls" },
+  ...over,
+});
+
+function post(server: ChannelsServer, route: string, body: string): Promise<Response> {
+  return fetch(`${server.url}${route}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    body,
+  });
+}
+
+const nested = (levels: number, inner = "1") => "[".repeat(levels) + inner + "]".repeat(levels);
+
+describe("channels API: nesting depth", () => {
+  it("counts nesting outside strings only, without recursion", () => {
+    assert.equal(nestingDepth('{"a":[1,{"b":"[[[{{{"}]}'), 3);
+    assert.equal(nestingDepth('"\\"[[["'), 0);
+    assert.equal(nestingDepth(nested(100_000)), 100_000);
+    assert.equal(nestingDepth(nested(100_000), 64), 65, "stops once past the limit");
+  });
+
+  it("refuses a body nested 10,000 levels with 400 naming the limit, never a 500", async () => {
+    const server = await start();
+    const deep = JSON.stringify(approval()).replace(
+      '"payload":{"command":"ls"}',
+      `"payload":{"deep":${nested(10_000)}}`,
+    );
+    assert.ok(deep.length < 256 * 1024);
+    for (const route of ["/v1/interactions", "/v1/interactions/int_x/respond"]) {
+      const reply = await post(server, route, deep);
+      assert.equal(reply.status, 400, route);
+      const body = (await reply.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, "invalid_request");
+      assert.match(body.error.message, new RegExp(`nested more than ${MAX_BODY_DEPTH} levels`));
+    }
+    // The runtime is fine afterwards, and a body just within the limit is taken.
+    const fits = JSON.stringify(approval()).replace(
+      '"payload":{"command":"ls"}',
+      `"payload":{"deep":${nested(MAX_BODY_DEPTH - 2)}}`,
+    );
+    assert.equal((await post(server, "/v1/interactions", fits)).status, 201);
+    const over = JSON.stringify(approval()).replace(
+      '"payload":{"command":"ls"}',
+      `"payload":{"deep":${nested(MAX_BODY_DEPTH)}}`,
+    );
+    assert.equal((await post(server, "/v1/interactions", over)).status, 400);
+  });
+});
