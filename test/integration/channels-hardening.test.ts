@@ -1,7 +1,7 @@
 // The channels runtime's HTTP API under hostile input: deep bodies, foreign Host names, paging
 // past many newer interactions, and private files in a data directory that already exists.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -12,6 +12,7 @@ import {
   startChannelsServer,
 } from "../../src/channels/http-server.js";
 import type { InteractionInput } from "../../src/channels/interaction-types.js";
+import { CodexHarnessError } from "../../src/errors.js";
 
 const dirs: string[] = [];
 const servers: ChannelsServer[] = [];
@@ -30,7 +31,11 @@ function dataDir(): string {
 }
 
 async function start(options: Partial<ChannelsServerOptions> = {}): Promise<ChannelsServer> {
-  const server = await startChannelsServer({ dataDir: dataDir(), port: 0, ...options });
+  const server = await startChannelsServer({
+    port: 0,
+    ...options,
+    dataDir: options.dataDir ?? dataDir(),
+  });
   servers.push(server);
   return server;
 }
@@ -86,5 +91,34 @@ describe("channels API: nesting depth", () => {
       `"payload":{"deep":${nested(MAX_BODY_DEPTH)}}`,
     );
     assert.equal((await post(server, "/v1/interactions", over)).status, 400);
+  });
+});
+
+describe("channels data directory: private files", () => {
+  it("makes an existing 0755 data dir 0700 and interactions.db, -wal and -shm 0600", async () => {
+    const dir = dataDir();
+    chmodSync(dir, 0o755);
+    // Left behind 0644 by an older version.
+    for (const name of ["interactions.db-wal", "interactions.db-shm"]) {
+      writeFileSync(path.join(dir, name), "", { mode: 0o644 });
+    }
+    const server = await start({ dataDir: dir });
+    await server.runtime.create(approval());
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    for (const name of ["token", "interactions.db", "interactions.db-wal", "interactions.db-shm"]) {
+      const mode = statSync(path.join(dir, name)).mode & 0o777;
+      assert.equal(mode, 0o600, `${name}: ${mode.toString(8)}`);
+    }
+  });
+
+  it("refuses to start on a token file others can read (unsafe_token_file)", async () => {
+    const dir = dataDir();
+    writeFileSync(path.join(dir, "token"), `${"t".repeat(43)}\n`, { mode: 0o644 });
+    chmodSync(path.join(dir, "token"), 0o644);
+    await assert.rejects(start({ dataDir: dir }), (error: unknown) => {
+      assert.ok(error instanceof CodexHarnessError);
+      assert.equal(error.code, "unsafe_token_file");
+      return true;
+    });
   });
 });
