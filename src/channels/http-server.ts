@@ -11,6 +11,7 @@ import {
   type RetryPolicy,
 } from "./backends.js";
 import { ChannelsError } from "./errors.js";
+import { HostNames } from "./host-names.js";
 import { readJson } from "./http-body.js";
 import { serveInbox } from "./inbox.js";
 import {
@@ -50,6 +51,12 @@ export interface ChannelsServerOptions {
   /** `postgres://…` to share interactions between runtime instances (LISTEN/NOTIFY). */
   storeUrl?: string;
   maxBodyBytes?: number;
+  /**
+   * The `Host` names the runtime answers to (DNS rebinding protection): by default the loopback
+   * names (`localhost`, `127.0.0.1`, `[::1]`); given, these instead. The listening `host` is
+   * always one, unless it is a wildcard (0.0.0.0, ::). Other names get 403 `forbidden_host`.
+   */
+  allowedHosts?: string[];
   /** Serve the web inbox at `/` (default true). */
   inbox?: boolean;
   /** Where to send interactions besides the API and the inbox (e.g. `webhookBackend`). */
@@ -87,19 +94,17 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       })
     : undefined;
   const sockets = new Set<ServerResponse>();
-  let origins: Set<string> = new Set();
+  let port = 0;
+  const hosts = new HostNames(host, options.allowedHosts, () => port);
   const api = new Api(
     runtime,
     token,
-    () => origins,
+    hosts,
     options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     sockets,
+    options.inbox !== false,
   );
-  const server = createServer((request, response) => {
-    if (options.inbox !== false && request.method === "GET" && serveInbox(request, response))
-      return;
-    void api.handle(request, response);
-  });
+  const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
     await dispatcher?.close();
     await runtime.close();
@@ -109,10 +114,9 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       { cause: error },
     );
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
   const url = `http://${shown}:${port}`;
-  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
   return {
     url,
     token,
@@ -163,25 +167,28 @@ class Api {
   constructor(
     private readonly runtime: ChannelsRuntime,
     private readonly token: string,
-    private readonly origins: () => Set<string>,
+    private readonly hosts: HostNames,
     private readonly maxBodyBytes: number,
     private readonly streams: Set<ServerResponse>,
+    private readonly inbox: boolean,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const url = new URL(request.url ?? "/", "http://runtime");
+      const health = url.pathname === "/healthz" && request.method === "GET";
+      // Health probes may use any name; everything else only the runtime's own.
+      if (!health) this.hosts.check(request.headers.host);
+      if (this.inbox && request.method === "GET" && serveInbox(request, response)) return;
       const origin = request.headers.origin;
-      if (origin !== undefined && !this.origins().has(origin)) {
+      if (origin !== undefined && !this.hosts.ownsOrigin(origin)) {
         throw new ChannelsError(
           "forbidden_origin",
           403,
           `Requests from origin ${origin} are refused; only the runtime's own pages may call it.`,
         );
       }
-      if (url.pathname === "/healthz" && request.method === "GET") {
-        return send(response, 200, { ok: true });
-      }
+      if (health) return send(response, 200, { ok: true });
       if (!url.pathname.startsWith("/v1/")) {
         throw new ChannelsError(
           "not_found",

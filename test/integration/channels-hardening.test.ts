@@ -2,6 +2,7 @@
 // past many newer interactions, and private files in a data directory that already exists.
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -120,5 +121,78 @@ describe("channels data directory: private files", () => {
       assert.equal(error.code, "unsafe_token_file");
       return true;
     });
+  });
+});
+
+/** A raw HTTP/1.1 GET with the given Host header (fetch would not let us forge it). */
+function getWithHost(
+  server: ChannelsServer,
+  route: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        hostname,
+        port,
+        path: route,
+        method: "GET",
+        headers: { host, authorization: `Bearer ${server.token}`, ...headers },
+        signal: AbortSignal.timeout(5_000),
+      },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => {
+          body += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+describe("channels runtime: own Host names only (DNS rebinding)", () => {
+  it("serves the inbox and the API to loopback names, 403 forbidden_host to any other", async () => {
+    const server = await start();
+    const port = new URL(server.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, "[::1]"]) {
+      assert.equal((await getWithHost(server, "/", host)).status, 200, host);
+      assert.equal((await getWithHost(server, "/v1/interactions", host)).status, 200, host);
+    }
+    for (const host of [`evil.example:${port}`, "evil.example", "127.0.0.1.evil.example", "localhost.evil.example"]) {
+      for (const route of ["/", "/inbox.js", "/v1/interactions"]) {
+        const reply = await getWithHost(server, route, host);
+        assert.equal(reply.status, 403, `${host} ${route}`);
+        const body = JSON.parse(reply.body) as { error: { code: string; message: string } };
+        assert.equal(body.error.code, "forbidden_host");
+        assert.match(body.error.message, /allowed-host/);
+      }
+    }
+    // Health checks answer whatever the name.
+    assert.equal((await getWithHost(server, "/healthz", "probe.internal")).status, 200);
+  });
+
+  it("answers to configured names instead, and takes page origins under them", async () => {
+    const server = await start({ allowedHosts: ["inbox.example"] });
+    const port = new URL(server.url).port;
+    assert.equal((await getWithHost(server, "/", `inbox.example:${port}`)).status, 200);
+    assert.equal((await getWithHost(server, "/", "inbox.example")).status, 200);
+    assert.equal((await getWithHost(server, "/", `localhost:${port}`)).status, 403);
+    // The listening address stays one of its names, so its printed URL works.
+    assert.equal((await getWithHost(server, "/", `127.0.0.1:${port}`)).status, 200);
+    const proxied = await getWithHost(server, "/v1/interactions", "inbox.example", {
+      origin: "https://inbox.example",
+    });
+    assert.equal(proxied.status, 200);
+    const foreign = await getWithHost(server, "/v1/interactions", "inbox.example", {
+      origin: "https://evil.example",
+    });
+    assert.equal(foreign.status, 403);
+    assert.match(foreign.body, /forbidden_origin/);
   });
 });
