@@ -164,7 +164,12 @@ describe("channels runtime: own Host names only (DNS rebinding)", () => {
       assert.equal((await getWithHost(server, "/", host)).status, 200, host);
       assert.equal((await getWithHost(server, "/v1/interactions", host)).status, 200, host);
     }
-    for (const host of [`evil.example:${port}`, "evil.example", "127.0.0.1.evil.example", "localhost.evil.example"]) {
+    for (const host of [
+      `evil.example:${port}`,
+      "evil.example",
+      "127.0.0.1.evil.example",
+      "localhost.evil.example",
+    ]) {
       for (const route of ["/", "/inbox.js", "/v1/interactions"]) {
         const reply = await getWithHost(server, route, host);
         assert.equal(reply.status, 403, `${host} ${route}`);
