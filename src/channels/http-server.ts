@@ -232,7 +232,7 @@ class Api {
         return send(response, 201, await runtime.create(body as never));
       }
       if (method === "GET") {
-        return send(response, 200, { interactions: await runtime.list(filterOf(url)) });
+        return send(response, 200, await runtime.page(filterOf(url)));
       }
     } else if (parts.length === 3 && method === "GET") {
       const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
@@ -349,10 +349,12 @@ function filterOf(url: URL): InteractionFilter {
   }
   const limit = Number(url.searchParams.get("limit") ?? 100);
   const threadId = url.searchParams.get("threadId");
+  const cursor = url.searchParams.get("cursor");
   return {
     ...(status.length ? { status: status as InteractionStatus[] } : {}),
     ...(kind.length ? { kind: kind as InteractionKind[] } : {}),
     ...(threadId ? { threadId } : {}),
+    ...(cursor ? { cursor } : {}),
     limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1_000) : 100,
   };
 }

@@ -132,6 +132,10 @@ export class SqliteInteractionStore implements InteractionStore {
       where.push("thread_id = ?");
       args.push(filter.threadId);
     }
+    if (filter.cursor !== undefined) {
+      where.push("(created_at, rowid) < (SELECT created_at, rowid FROM interactions WHERE id = ?)");
+      args.push(filter.cursor);
+    }
     const sql =
       `SELECT body FROM interactions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}` +
       " ORDER BY created_at DESC, rowid DESC LIMIT ?";

@@ -6,6 +6,7 @@ import { request as httpRequest } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
+import { ChannelsClient } from "../../src/channels/client.js";
 import { MAX_BODY_DEPTH, nestingDepth } from "../../src/channels/http-body.js";
 import {
   type ChannelsServer,
@@ -199,5 +200,62 @@ describe("channels runtime: own Host names only (DNS rebinding)", () => {
     });
     assert.equal(foreign.status, 403);
     assert.match(foreign.body, /forbidden_origin/);
+  });
+});
+
+describe("channels API: paging", () => {
+  it("pages through every interaction once, newest first, however many are newer", async () => {
+    const server = await start();
+    const waiting = await server.runtime.create(approval({ title: "the old pending one" }));
+    // 250 newer progress updates, many created in the same millisecond.
+    const newer: string[] = [];
+    for (let i = 0; i < 250; i += 1) {
+      const update = await server.runtime.create({
+        kind: "progress_update",
+        source: { name: "tests" },
+        title: `step ${i}`,
+        payload: { message: `step ${i}` },
+      });
+      newer.push(update.id);
+    }
+    const client = new ChannelsClient({ url: server.url, token: server.token });
+    assert.equal((await client.list({ limit: 200 })).length, 200);
+    const seen: string[] = [];
+    const pages: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.page({ limit: 100, ...(cursor ? { cursor } : {}) });
+      pages.push(page.interactions.length);
+      seen.push(...page.interactions.map((item) => item.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    assert.deepEqual(pages, [100, 100, 51]);
+    assert.deepEqual(seen, [...newer].reverse().concat(waiting.id), "newest first, each once");
+    // Asked for by status and kind, the waiting approval is the whole first page.
+    const open = await client.page({
+      status: ["pending", "delivered"],
+      kind: ["approval_request"],
+      limit: 10,
+    });
+    assert.deepEqual(
+      open.interactions.map((item) => item.id),
+      [waiting.id],
+    );
+    assert.equal(open.nextCursor, undefined);
+    // A page exactly filling the limit has no next cursor when nothing follows.
+    const exact = await client.page({ kind: ["approval_request"], limit: 1 });
+    assert.equal(exact.interactions.length, 1);
+    assert.equal(exact.nextCursor, undefined);
+  });
+
+  it("refuses an unknown cursor with 400", async () => {
+    const server = await start();
+    const reply = await fetch(`${server.url}/v1/interactions?cursor=int_nope`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    assert.equal(reply.status, 400);
+    const body = (await reply.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, "invalid_request");
+    assert.match(body.error.message, /cursor/);
   });
 });
