@@ -17,7 +17,6 @@ import { serveInbox } from "./inbox.js";
 import {
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
-  type InteractionChange,
   type InteractionFilter,
   type InteractionKind,
   type InteractionStatus,
@@ -26,6 +25,7 @@ import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
 import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
+import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
 import { loadOrCreateToken, sameToken } from "./token.js";
 
@@ -35,9 +35,6 @@ export const DEFAULT_CHANNELS_PORT = 4317;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Longest a `GET /v1/interactions/:id?waitMs=` may wait. */
 const MAX_WAIT_MS = 60_000;
-const HEARTBEAT_MS = 15_000;
-/** Changes read from the store per page when an SSE client catches up. */
-const REPLAY_PAGE = 1_000;
 
 /** Options of {@link startChannelsServer}. */
 export interface ChannelsServerOptions {
@@ -57,6 +54,11 @@ export interface ChannelsServerOptions {
    * always one, unless it is a wildcard (0.0.0.0, ::). Other names get 403 `forbidden_host`.
    */
   allowedHosts?: string[];
+  /**
+   * Bytes an SSE client (`GET /v1/events`) may leave unread before it is cut off (default
+   * {@link DEFAULT_SSE_BUFFER_BYTES}, 1 MiB); it may reconnect with `Last-Event-ID`.
+   */
+  sseBufferBytes?: number;
   /** Serve the web inbox at `/` (default true). */
   inbox?: boolean;
   /** Where to send interactions besides the API and the inbox (e.g. `webhookBackend`). */
@@ -103,6 +105,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     sockets,
     options.inbox !== false,
+    options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
   );
   const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
@@ -171,6 +174,7 @@ class Api {
     private readonly maxBodyBytes: number,
     private readonly streams: Set<ServerResponse>,
     private readonly inbox: boolean,
+    private readonly sseBufferBytes: number,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -258,53 +262,13 @@ class Api {
     throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);
   }
 
-  /** SSE: the changes after `Last-Event-ID` (or `?since=`), then live ones, with heartbeats. */
-  private async events(
-    request: IncomingMessage,
-    response: ServerResponse,
-    url: URL,
-  ): Promise<void> {
-    const since = Number(request.headers["last-event-id"] ?? url.searchParams.get("since") ?? -1);
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    response.write(": codex-harness channels\n\n");
+  /** SSE: see {@link streamChanges}. */
+  private events(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     this.streams.add(response);
-    // Live changes wait in `pending` until the backlog is out, so nothing is sent twice or lost.
-    const pending: InteractionChange[] = [];
-    let replaying = Number.isFinite(since) && since >= 0;
-    let last = replaying ? since : Number.POSITIVE_INFINITY;
-    const write = (change: InteractionChange) => {
-      if (change.seq <= last && last !== Number.POSITIVE_INFINITY) return;
-      last = change.seq;
-      response.write(
-        `id: ${change.seq}\nevent: ${change.type}\ndata: ${JSON.stringify(change.interaction)}\n\n`,
-      );
-    };
-    const off = this.runtime.subscribe((change) =>
-      replaying ? pending.push(change) : write(change),
-    );
-    const heartbeat = setInterval(() => response.write(": ping\n\n"), HEARTBEAT_MS);
-    heartbeat.unref();
-    response.on("close", () => {
-      off();
-      clearInterval(heartbeat);
-      this.streams.delete(response);
+    return streamChanges(this.runtime, request, response, url, {
+      maxBufferedBytes: this.sseBufferBytes,
+      onClose: () => this.streams.delete(response),
     });
-    if (replaying) {
-      // Page through the backlog until a short page: nothing between it and `pending` is skipped.
-      for (let page = await this.runtime.changesSince(since); ; ) {
-        for (const change of page) write(change);
-        if (page.length < REPLAY_PAGE || response.destroyed) break;
-        page = await this.runtime.changesSince(last, REPLAY_PAGE);
-      }
-      replaying = false;
-      for (const change of pending.splice(0)) write(change);
-    } else {
-      last = -1;
-    }
   }
 }
 
