@@ -7,6 +7,7 @@ import type {
   InteractionChange,
   InteractionFilter,
   InteractionInput,
+  InteractionPage,
   InteractionResponse,
 } from "./interaction-types.js";
 
@@ -43,18 +44,21 @@ export class ChannelsClient {
     return this.call("POST", "/v1/interactions", input, { signal });
   }
 
+  /** The first page of `filter` (newest first); {@link page} also gives the next page's cursor. */
   async list(filter: InteractionFilter = {}): Promise<Interaction[]> {
+    return (await this.page(filter)).interactions;
+  }
+
+  /** One page of `filter`; pass its `nextCursor` as `cursor` for the next one. */
+  page(filter: InteractionFilter = {}): Promise<InteractionPage> {
     const query = new URLSearchParams();
     if (filter.status?.length) query.set("status", filter.status.join(","));
     if (filter.kind?.length) query.set("kind", filter.kind.join(","));
     if (filter.threadId) query.set("threadId", filter.threadId);
     if (filter.limit) query.set("limit", String(filter.limit));
+    if (filter.cursor) query.set("cursor", filter.cursor);
     const text = query.toString();
-    const body = await this.call<{ interactions: Interaction[] }>(
-      "GET",
-      `/v1/interactions${text ? `?${text}` : ""}`,
-    );
-    return body.interactions;
+    return this.call("GET", `/v1/interactions${text ? `?${text}` : ""}`);
   }
 
   /** The interaction; with `waitMs`, the runtime answers as soon as it ends (or when `waitMs` passes). */

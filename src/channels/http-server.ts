@@ -11,11 +11,12 @@ import {
   type RetryPolicy,
 } from "./backends.js";
 import { ChannelsError } from "./errors.js";
+import { HostNames } from "./host-names.js";
+import { readJson } from "./http-body.js";
 import { serveInbox } from "./inbox.js";
 import {
   INTERACTION_KINDS,
   INTERACTION_STATUSES,
-  type InteractionChange,
   type InteractionFilter,
   type InteractionKind,
   type InteractionStatus,
@@ -24,6 +25,7 @@ import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
 import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
+import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
 import { loadOrCreateToken, sameToken } from "./token.js";
 
@@ -33,9 +35,6 @@ export const DEFAULT_CHANNELS_PORT = 4317;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Longest a `GET /v1/interactions/:id?waitMs=` may wait. */
 const MAX_WAIT_MS = 60_000;
-const HEARTBEAT_MS = 15_000;
-/** Changes read from the store per page when an SSE client catches up. */
-const REPLAY_PAGE = 1_000;
 
 /** Options of {@link startChannelsServer}. */
 export interface ChannelsServerOptions {
@@ -49,6 +48,17 @@ export interface ChannelsServerOptions {
   /** `postgres://…` to share interactions between runtime instances (LISTEN/NOTIFY). */
   storeUrl?: string;
   maxBodyBytes?: number;
+  /**
+   * The `Host` names the runtime answers to (DNS rebinding protection): by default the loopback
+   * names (`localhost`, `127.0.0.1`, `[::1]`); given, these instead. The listening `host` is
+   * always one, unless it is a wildcard (0.0.0.0, ::). Other names get 403 `forbidden_host`.
+   */
+  allowedHosts?: string[];
+  /**
+   * Bytes an SSE client (`GET /v1/events`) may leave unread before it is cut off (default
+   * {@link DEFAULT_SSE_BUFFER_BYTES}, 1 MiB); it may reconnect with `Last-Event-ID`.
+   */
+  sseBufferBytes?: number;
   /** Serve the web inbox at `/` (default true). */
   inbox?: boolean;
   /** Where to send interactions besides the API and the inbox (e.g. `webhookBackend`). */
@@ -86,19 +96,18 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       })
     : undefined;
   const sockets = new Set<ServerResponse>();
-  let origins: Set<string> = new Set();
+  let port = 0;
+  const hosts = new HostNames(host, options.allowedHosts, () => port);
   const api = new Api(
     runtime,
     token,
-    () => origins,
+    hosts,
     options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     sockets,
+    options.inbox !== false,
+    options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
   );
-  const server = createServer((request, response) => {
-    if (options.inbox !== false && request.method === "GET" && serveInbox(request, response))
-      return;
-    void api.handle(request, response);
-  });
+  const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
     await dispatcher?.close();
     await runtime.close();
@@ -108,10 +117,9 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
       { cause: error },
     );
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
   const url = `http://${shown}:${port}`;
-  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`]);
   return {
     url,
     token,
@@ -162,25 +170,29 @@ class Api {
   constructor(
     private readonly runtime: ChannelsRuntime,
     private readonly token: string,
-    private readonly origins: () => Set<string>,
+    private readonly hosts: HostNames,
     private readonly maxBodyBytes: number,
     private readonly streams: Set<ServerResponse>,
+    private readonly inbox: boolean,
+    private readonly sseBufferBytes: number,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const url = new URL(request.url ?? "/", "http://runtime");
+      const health = url.pathname === "/healthz" && request.method === "GET";
+      // Health probes may use any name; everything else only the runtime's own.
+      if (!health) this.hosts.check(request.headers.host);
+      if (this.inbox && request.method === "GET" && serveInbox(request, response)) return;
       const origin = request.headers.origin;
-      if (origin !== undefined && !this.origins().has(origin)) {
+      if (origin !== undefined && !this.hosts.ownsOrigin(origin)) {
         throw new ChannelsError(
           "forbidden_origin",
           403,
           `Requests from origin ${origin} are refused; only the runtime's own pages may call it.`,
         );
       }
-      if (url.pathname === "/healthz" && request.method === "GET") {
-        return send(response, 200, { ok: true });
-      }
+      if (health) return send(response, 200, { ok: true });
       if (!url.pathname.startsWith("/v1/")) {
         throw new ChannelsError(
           "not_found",
@@ -224,7 +236,7 @@ class Api {
         return send(response, 201, await runtime.create(body as never));
       }
       if (method === "GET") {
-        return send(response, 200, { interactions: await runtime.list(filterOf(url)) });
+        return send(response, 200, await runtime.page(filterOf(url)));
       }
     } else if (parts.length === 3 && method === "GET") {
       const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
@@ -250,53 +262,13 @@ class Api {
     throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);
   }
 
-  /** SSE: the changes after `Last-Event-ID` (or `?since=`), then live ones, with heartbeats. */
-  private async events(
-    request: IncomingMessage,
-    response: ServerResponse,
-    url: URL,
-  ): Promise<void> {
-    const since = Number(request.headers["last-event-id"] ?? url.searchParams.get("since") ?? -1);
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    response.write(": codex-harness channels\n\n");
+  /** SSE: see {@link streamChanges}. */
+  private events(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     this.streams.add(response);
-    // Live changes wait in `pending` until the backlog is out, so nothing is sent twice or lost.
-    const pending: InteractionChange[] = [];
-    let replaying = Number.isFinite(since) && since >= 0;
-    let last = replaying ? since : Number.POSITIVE_INFINITY;
-    const write = (change: InteractionChange) => {
-      if (change.seq <= last && last !== Number.POSITIVE_INFINITY) return;
-      last = change.seq;
-      response.write(
-        `id: ${change.seq}\nevent: ${change.type}\ndata: ${JSON.stringify(change.interaction)}\n\n`,
-      );
-    };
-    const off = this.runtime.subscribe((change) =>
-      replaying ? pending.push(change) : write(change),
-    );
-    const heartbeat = setInterval(() => response.write(": ping\n\n"), HEARTBEAT_MS);
-    heartbeat.unref();
-    response.on("close", () => {
-      off();
-      clearInterval(heartbeat);
-      this.streams.delete(response);
+    return streamChanges(this.runtime, request, response, url, {
+      maxBufferedBytes: this.sseBufferBytes,
+      onClose: () => this.streams.delete(response),
     });
-    if (replaying) {
-      // Page through the backlog until a short page: nothing between it and `pending` is skipped.
-      for (let page = await this.runtime.changesSince(since); ; ) {
-        for (const change of page) write(change);
-        if (page.length < REPLAY_PAGE || response.destroyed) break;
-        page = await this.runtime.changesSince(last, REPLAY_PAGE);
-      }
-      replaying = false;
-      for (const change of pending.splice(0)) write(change);
-    } else {
-      last = -1;
-    }
   }
 }
 
@@ -341,43 +313,14 @@ function filterOf(url: URL): InteractionFilter {
   }
   const limit = Number(url.searchParams.get("limit") ?? 100);
   const threadId = url.searchParams.get("threadId");
+  const cursor = url.searchParams.get("cursor");
   return {
     ...(status.length ? { status: status as InteractionStatus[] } : {}),
     ...(kind.length ? { kind: kind as InteractionKind[] } : {}),
     ...(threadId ? { threadId } : {}),
+    ...(cursor ? { cursor } : {}),
     limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1_000) : 100,
   };
-}
-
-async function readJson(request: IncomingMessage, max: number, optional = false): Promise<unknown> {
-  const declared = Number(request.headers["content-length"] ?? 0);
-  if (declared > max) throw tooLarge(max);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw tooLarge(max);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") {
-    if (optional) return {};
-    throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ChannelsError(
-      "invalid_request",
-      400,
-      `The body is not JSON: ${(error as Error).message}.`,
-      { cause: error },
-    );
-  }
-}
-
-function tooLarge(max: number): ChannelsError {
-  return new ChannelsError("too_large", 413, `The body is over ${max} bytes; send less.`);
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

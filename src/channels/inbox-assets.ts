@@ -46,6 +46,7 @@ button.danger { border-color: #c33; color: #c33; }
 .question input[type=text], textarea { width: 100%; box-sizing: border-box; font: inherit; }
 #error { background: #fde8e8; color: #8a1c1c; padding: .5rem 1rem; margin: 0; }
 .empty { color: #889; }
+.unshowable { border-color: #c33; }
 `;
 
 export const INBOX_JS = `"use strict";
@@ -162,7 +163,11 @@ export const INBOX_JS = `"use strict";
   function buttons(interaction, card) {
     const allowed = new Set(interaction.actions || []);
     const button = (label, cls, action, values) =>
-      allowed.has(action) ? el("button", { class: cls, type: "button", onclick: () => respond(interaction, action, typeof values === "function" ? values() : values) }, label) : null;
+      allowed.has(action) ? el("button", { class: cls, type: "button", onclick: () => {
+        let given;
+        try { given = typeof values === "function" ? values() : values; } catch (error) { showError(error.message); return; }
+        respond(interaction, action, given);
+      } }, label) : null;
     switch (interaction.kind) {
       case "approval_request":
         return [button("Accept", "primary", "accept", {}), button("Accept for session", "", "accept", { scope: "session" }), button("Decline", "danger", "decline"), button("Cancel turn", "", "cancel")];
@@ -200,6 +205,28 @@ export const INBOX_JS = `"use strict";
     return node;
   }
 
+  // A payload the page cannot lay out (the API takes any JSON object) still gets its card: the raw
+  // JSON as text, and a way to decline; the other cards render as usual.
+  function unshowable(interaction, error) {
+    let raw;
+    try { raw = JSON.stringify(interaction, null, 2); } catch (_) { raw = String(interaction); }
+    const node = el("article", { class: "card unshowable", "data-id": interaction.id, "data-status": interaction.status });
+    node.append(
+      el("h3", {}, "This interaction cannot be shown"),
+      el("p", { class: "meta" }, "The page could not lay it out (" + (error && error.message) + "); here is what was sent:"),
+      el("pre", { class: "raw" }, raw),
+    );
+    const actions = Array.isArray(interaction.actions) ? interaction.actions : [];
+    if (open(interaction.status) && actions.includes("decline")) {
+      node.append(el("div", { class: "actions" }, el("button", { class: "danger", type: "button", onclick: () => respond(interaction, "decline") }, "Decline")));
+    }
+    return node;
+  }
+
+  function safeCard(interaction) {
+    try { return card(interaction); } catch (error) { return unshowable(interaction, error); }
+  }
+
   function render() {
     const all = [...interactions.values()];
     const waiting = all.filter((i) => open(i.status)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -208,7 +235,7 @@ export const INBOX_JS = `"use strict";
       const box = byId(id);
       const typing = document.activeElement && box.contains(document.activeElement) && document.activeElement.matches("input, textarea");
       if (typing && id === "pending") return; // do not take away what a person is typing
-      box.replaceChildren(...(list.length ? list.map(card) : [el("p", { class: "empty" }, empty)]));
+      box.replaceChildren(...(list.length ? list.map(safeCard) : [el("p", { class: "empty" }, empty)]));
     };
     fill("pending", waiting, "Nothing is waiting.");
     fill("history", done, "Nothing yet.");
@@ -250,13 +277,27 @@ export const INBOX_JS = `"use strict";
     }
   }
 
+  async function listAll(query) {
+    const all = [];
+    let cursor = null;
+    do {
+      const page = await api("GET", "/v1/interactions?" + query + (cursor ? "&cursor=" + encodeURIComponent(cursor) : ""));
+      all.push(...page.interactions);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
   async function start() {
     byId("login").hidden = true;
     try {
-      // Follow first, then list: nothing that happens in between is missed.
+      // Follow first, then list: nothing that happens in between is missed. Everything waiting
+      // first (every page of it), then the latest of the history.
       follow();
-      const { interactions: list } = await api("GET", "/v1/interactions?limit=200");
-      for (const interaction of list) remember(interaction);
+      for (const interaction of await listAll("status=pending,delivered&limit=200")) remember(interaction);
+      render();
+      const { interactions: recent } = await api("GET", "/v1/interactions?limit=100");
+      for (const interaction of recent) remember(interaction);
       render();
     } catch (error) {
       if (error.message !== "unauthorized") showError(error.message);

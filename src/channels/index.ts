@@ -33,6 +33,7 @@ export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
+export { DEFAULT_SSE_BUFFER_BYTES } from "./sse.js";
 export type { InteractionStore, ModuleImporter, StatusUpdate } from "./store.js";
 export {
   SIGNATURE_HEADER,

@@ -118,5 +118,18 @@ export interface InteractionFilter {
   status?: InteractionStatus[];
   kind?: InteractionKind[];
   threadId?: string;
+  /** Most interactions to return (the API caps it at 1,000; default 100). */
   limit?: number;
+  /**
+   * Where a page starts: the `nextCursor` of the page before (the id of its last interaction).
+   * Pages are newest first, in a stable order (creation time, then insertion).
+   */
+  cursor?: string;
+}
+
+/** One page of a list: `nextCursor` is there when more interactions follow. */
+export interface InteractionPage {
+  interactions: Interaction[];
+  /** Pass as `cursor` to get the next page; absent on the last one. */
+  nextCursor?: string;
 }

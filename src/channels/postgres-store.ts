@@ -140,6 +140,12 @@ export class PostgresInteractionStore implements InteractionStore {
       args.push(filter.threadId);
       where.push(`thread_id = $${args.length}`);
     }
+    if (filter.cursor !== undefined) {
+      args.push(filter.cursor);
+      where.push(
+        `(created_at, id) < (SELECT created_at, id FROM codex_harness_interactions WHERE id = $${args.length})`,
+      );
+    }
     args.push(filter.limit ?? 100);
     const result = await this.pool.query<{ body: Interaction }>(
       `SELECT body FROM codex_harness_interactions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}

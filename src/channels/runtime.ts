@@ -8,6 +8,7 @@ import {
   type InteractionChange,
   type InteractionFilter,
   type InteractionInput,
+  type InteractionPage,
   type InteractionResponse,
   type InteractionStatus,
 } from "./interaction-types.js";
@@ -67,8 +68,28 @@ export class ChannelsRuntime {
     return interaction;
   }
 
+  /** Interactions matching `filter`, newest first (see {@link page} to page through them). */
   list(filter: InteractionFilter): Promise<Interaction[]> {
     return this.options.store.list(filter);
+  }
+
+  /**
+   * One page of `filter` (default 100), newest first in a stable order, and the cursor of the
+   * next page when there is one. An unknown `cursor` is `invalid_request` (400).
+   */
+  async page(filter: InteractionFilter): Promise<InteractionPage> {
+    const limit = filter.limit ?? 100;
+    if (filter.cursor !== undefined && !(await this.options.store.get(filter.cursor))) {
+      throw new ChannelsError(
+        "invalid_request",
+        400,
+        `Unknown cursor ${JSON.stringify(filter.cursor)}; pass the nextCursor of the page before.`,
+      );
+    }
+    const found = await this.options.store.list({ ...filter, limit: limit + 1 });
+    const interactions = found.slice(0, limit);
+    const last = interactions.at(-1);
+    return found.length > limit && last ? { interactions, nextCursor: last.id } : { interactions };
   }
 
   /** Records a response; the first one wins, a later one is `conflict` (409). */

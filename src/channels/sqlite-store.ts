@@ -11,6 +11,7 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
+import { ensurePrivateFile, restrictFiles } from "./private-files.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -58,7 +59,8 @@ export class SqliteInteractionStore implements InteractionStore {
   ) {}
 
   /**
-   * Opens (or creates, with its folder) the store at `file`. Rejects with code
+   * Opens (or creates, with its folder) the store at `file`, and makes the file and its -wal and
+   * -shm files 0600 (a new folder 0700). Rejects with code
    * `missing_dependency` when better-sqlite3 is not installed, `store_failed` when the file
    * cannot be opened.
    */
@@ -68,9 +70,12 @@ export class SqliteInteractionStore implements InteractionStore {
   ): Promise<SqliteInteractionStore> {
     const { default: Sqlite } = await loadDriver("better-sqlite3", options.importer);
     try {
-      mkdirSync(path.dirname(file), { recursive: true });
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Created 0600 before SQLite opens it: its -wal and -shm files take the database's mode.
+      ensurePrivateFile(file);
       const db = new Sqlite(file);
       db.pragma("journal_mode = WAL");
+      restrictFiles([`${file}-wal`, `${file}-shm`]);
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
       return new SqliteInteractionStore(file, db);
@@ -126,6 +131,10 @@ export class SqliteInteractionStore implements InteractionStore {
     if (filter.threadId !== undefined) {
       where.push("thread_id = ?");
       args.push(filter.threadId);
+    }
+    if (filter.cursor !== undefined) {
+      where.push("(created_at, rowid) < (SELECT created_at, rowid FROM interactions WHERE id = ?)");
+      args.push(filter.cursor);
     }
     const sql =
       `SELECT body FROM interactions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}` +

@@ -33,7 +33,10 @@ export interface InteractionStore {
   /** Stores a new interaction; returns its creation change. */
   create(interaction: Interaction): Promise<InteractionChange>;
   get(id: string): Promise<Interaction | undefined>;
-  /** Newest first. */
+  /**
+   * Newest first (creation time, then insertion order), at most `filter.limit`; with
+   * `filter.cursor` (an interaction's id), only those after that one in this order.
+   */
   list(filter: InteractionFilter): Promise<Interaction[]>;
   /** Applies `update` if the status is one of `from`; undefined when it is not (or no such id). */
   update(

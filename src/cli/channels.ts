@@ -33,6 +33,10 @@ export function addChannelsCommands(program: Command): void {
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <port>", "port (0: any free one)", String(DEFAULT_CHANNELS_PORT))
     .option(
+      "--allowed-host <names...>",
+      "Host names to answer to instead of localhost, 127.0.0.1, [::1] (DNS rebinding protection)",
+    )
+    .option(
       "--data-dir <dir>",
       "where the token and the store live (default ~/.codex-harness/channels)",
     )
@@ -51,6 +55,7 @@ export function addChannelsCommands(program: Command): void {
         dataDir?: string;
         store?: string;
         webhook?: string;
+        allowedHost?: string[];
       }) => {
         const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
         const backends = options.webhook
@@ -60,6 +65,7 @@ export function addChannelsCommands(program: Command): void {
           dataDir,
           host: options.host,
           port: Number(options.port),
+          ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(options.store ? { storeUrl: options.store } : {}),
           backends,
           onBackendFailure: (failure) =>

@@ -89,6 +89,36 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
     watching.abort();
   });
 
+  it("pages through a thread's interactions once each, across instances", async () => {
+    const a = await instance();
+    const b = await instance();
+    const threadId = `thr_${Date.now()}_${Math.random()}`;
+    const made: string[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      const creator = i % 2 === 0 ? a : b;
+      const item = await creator.client.create({
+        kind: "progress_update",
+        source: { name: "test" },
+        codex: { threadId },
+        title: `step ${i}`,
+        payload: {},
+      });
+      made.push(item.id);
+    }
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await b.client.page({ threadId, limit: 3, ...(cursor ? { cursor } : {}) });
+      sizes.push(page.interactions.length);
+      seen.push(...page.interactions.map((item) => item.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    assert.deepEqual(sizes, [3, 3, 1]);
+    assert.deepEqual([...seen].sort(), [...made].sort());
+    assert.equal(seen[0], made.at(-1), "newest first");
+  });
+
   it("racing answers on two instances: exactly one wins", async () => {
     const a = await instance();
     const b = await instance();

@@ -1,0 +1,129 @@
+// The web inbox never hides a request: malformed payloads become one "cannot be shown" card each,
+// and a pending approval older than hundreds of newer interactions is still shown (real Chromium).
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import type { Interaction, InteractionInput } from "../../src/channels/interaction-types.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `needs Debian's chromium at ${CHROMIUM} (apt-get install chromium)`;
+
+let browser: Browser | undefined;
+const dirs: string[] = [];
+
+before(async () => {
+  if (missing) return;
+  const { chromium } = await import("playwright-core");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const malformed: [string, InteractionInput][] = [
+  [
+    "changes: [null]",
+    { kind: "approval_request", source: { name: "t" }, title: "m1", payload: { changes: [null] } },
+  ],
+  [
+    "questions: [null]",
+    {
+      kind: "user_input_request",
+      source: { name: "t" },
+      title: "m2",
+      payload: { questions: [null] },
+    },
+  ],
+  [
+    'options: "str"',
+    {
+      kind: "user_input_request",
+      source: { name: "t" },
+      title: "m3",
+      payload: { questions: [{ id: "q", question: "?", options: "<script>alert(1)</script>" }] },
+    },
+  ],
+  [
+    "options: [null]",
+    {
+      kind: "user_input_request",
+      source: { name: "t" },
+      title: "m4",
+      payload: { questions: [{ id: "q", question: "?", options: [null] }] },
+    },
+  ],
+];
+
+describe("web inbox: never hides a request (headless Chromium)", { skip: missing }, () => {
+  it("shows malformed payloads as 'cannot be shown' cards, every pending one, past 250 newer", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "inbox-hardening-"));
+    dirs.push(dir);
+    const server: ChannelsServer = await startChannelsServer({ dataDir: dir, port: 0 });
+    const page = await (browser as Browser).newPage();
+    try {
+      const runtime = server.runtime;
+      const real = await runtime.create({
+        kind: "approval_request",
+        source: { name: "t" },
+        title: "the real approval",
+        payload: { command: "make deploy" },
+      });
+      const bad: Interaction[] = [];
+      for (const [, input] of malformed) bad.push(await runtime.create(input));
+      // 250 newer interactions, all answered: the history the old page loaded instead.
+      for (let i = 0; i < 250; i += 1) {
+        const update = await runtime.create({
+          kind: "progress_update",
+          source: { name: "t" },
+          title: `step ${i}`,
+          payload: { message: `step ${i}` },
+        });
+        await runtime.respond(update.id, { action: "accept" });
+      }
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(server.inboxUrl);
+      const card = page.locator(`#pending article[data-id="${real.id}"]`);
+      await card.waitFor({ timeout: 10_000 });
+      assert.match(String(await card.locator("pre.command").textContent()), /make deploy/);
+      for (const [index, [shape]] of malformed.entries()) {
+        const item = bad[index];
+        assert.ok(item);
+        const odd = page.locator(`#pending article.unshowable[data-id="${item.id}"]`);
+        await odd.waitFor({ timeout: 5_000 });
+        assert.match(String(await odd.locator("h3").textContent()), /cannot be shown/, shape);
+        const raw = JSON.parse(String(await odd.locator("pre.raw").textContent()));
+        assert.deepEqual(raw.payload, item.payload, shape);
+      }
+      assert.equal(await page.locator("#pending article").count(), 1 + malformed.length);
+      assert.equal(await page.locator("#pending .empty").count(), 0);
+      assert.equal(await page.locator("#error").isHidden(), true);
+      assert.equal(await page.locator("script").count(), 1, "no injected script element");
+      assert.deepEqual(errors, []);
+      // Shown, so delivered; the broken ones can still be declined.
+      assert.equal((await runtime.get(real.id)).status, "delivered");
+      const first = bad[0];
+      assert.ok(first);
+      await page
+        .locator(`article[data-id="${first.id}"]`)
+        .getByRole("button", { name: "Decline" })
+        .click();
+      await page.locator(`#history article[data-id="${first.id}"]`).waitFor({ timeout: 5_000 });
+      assert.equal((await runtime.get(first.id)).response?.action, "decline");
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+});
