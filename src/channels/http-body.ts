@@ -1,6 +1,7 @@
 // Reading a request's JSON body: size-limited while it streams, and depth-limited before it is
 // parsed, so that a deeply nested body is a 400 rather than a stack overflow anywhere later.
 import type { IncomingMessage } from "node:http";
+import { nestsDeeperThan } from "../protocol/json-depth.js";
 import { ChannelsError } from "./errors.js";
 
 /** Deepest nesting of arrays and objects a request body may have. */
@@ -30,8 +31,7 @@ export async function readJson(
     if (optional) return {};
     throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
   }
-  const depth = nestingDepth(text, MAX_BODY_DEPTH);
-  if (depth > MAX_BODY_DEPTH) {
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
     throw new ChannelsError(
       "invalid_request",
       400,
@@ -48,33 +48,6 @@ export async function readJson(
       { cause: error },
     );
   }
-}
-
-/**
- * How deeply `[` and `{` nest in the JSON text `text` (outside strings), counted without
- * recursion; stops counting once past `limit`.
- */
-export function nestingDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 0x5c)
-        i += 1; // backslash: skip the escaped character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) {
-      inString = true;
-    } else if (char === 0x5b || char === 0x7b) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-      if (deepest > limit) return deepest;
-    } else if (char === 0x5d || char === 0x7d) {
-      depth -= 1;
-    }
-  }
-  return deepest;
 }
 
 function tooLarge(max: number): ChannelsError {

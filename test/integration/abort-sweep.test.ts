@@ -13,19 +13,11 @@ import {
   startCodexApi,
   type TransportKind,
 } from "../support/codex-api-fixture.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 const ABORTS = 50;
 /** An abort must be handled (the stream rejected) within this long. */
 const HANDLED_WITHIN_MS = 1_000;
-
-/** A small seeded PRNG, so a failing sweep can be replayed (the seed is in the test's name). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 /**
  * The model never stops by itself: every answer is another command (some asking for approval on
@@ -57,7 +49,7 @@ interface Outcome {
 }
 
 async function sweep(transport: TransportKind, seed: number): Promise<string[]> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const fixture: CodexApiFixture = await startCodexApi(
     transport,
     [],

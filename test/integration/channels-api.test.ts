@@ -1,9 +1,8 @@
 // Integration tests of the channels runtime's HTTP API: a real server on a free port, raw fetch.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { after, afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type {
@@ -13,22 +12,9 @@ import type {
 } from "../../src/channels/interaction-types.js";
 import { interactionFor } from "../../src/channels/normalize.js";
 import type { UserInputRequest } from "../../src/events/approval-types.js";
+import { channelsTestDirs } from "../support/channels-dirs.js";
 
-const dirs: string[] = [];
-const servers: ChannelsServer[] = [];
-
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "channels-api-test-"));
-  dirs.push(dir);
-  return dir;
-}
+const { dataDir, servers } = channelsTestDirs("channels-api-test-");
 
 async function start(dir = dataDir()): Promise<ChannelsServer> {
   const server = await startChannelsServer({ dataDir: dir, port: 0 });

@@ -1,13 +1,12 @@
 // The channels runtime's HTTP API under hostile input: deep bodies, foreign Host names, paging
 // past many newer interactions, and private files in a data directory that already exists.
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import os from "node:os";
 import path from "node:path";
-import { after, afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
-import { MAX_BODY_DEPTH, nestingDepth } from "../../src/channels/http-body.js";
+import { MAX_BODY_DEPTH } from "../../src/channels/http-body.js";
 import {
   type ChannelsServer,
   type ChannelsServerOptions,
@@ -15,22 +14,10 @@ import {
 } from "../../src/channels/http-server.js";
 import type { InteractionInput } from "../../src/channels/interaction-types.js";
 import { CodexHarnessError } from "../../src/errors.js";
+import { nestsDeeperThan } from "../../src/protocol/json-depth.js";
+import { channelsTestDirs } from "../support/channels-dirs.js";
 
-const dirs: string[] = [];
-const servers: ChannelsServer[] = [];
-
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "channels-hardening-"));
-  dirs.push(dir);
-  return dir;
-}
+const { dataDir, servers } = channelsTestDirs("channels-hardening-");
 
 async function start(options: Partial<ChannelsServerOptions> = {}): Promise<ChannelsServer> {
   const server = await startChannelsServer({
@@ -62,10 +49,11 @@ const nested = (levels: number, inner = "1") => "[".repeat(levels) + inner + "]"
 
 describe("channels API: nesting depth", () => {
   it("counts nesting outside strings only, without recursion", () => {
-    assert.equal(nestingDepth('{"a":[1,{"b":"[[[{{{"}]}'), 3);
-    assert.equal(nestingDepth('"\\"[[["'), 0);
-    assert.equal(nestingDepth(nested(100_000)), 100_000);
-    assert.equal(nestingDepth(nested(100_000), 64), 65, "stops once past the limit");
+    assert.equal(nestsDeeperThan('{"a":[1,{"b":"[[[{{{"}]}', 2), true);
+    assert.equal(nestsDeeperThan('{"a":[1,{"b":"[[[{{{"}]}', 3), false);
+    assert.equal(nestsDeeperThan('"\\"[[["', 0), false);
+    assert.equal(nestsDeeperThan(nested(100_000), 99_999), true);
+    assert.equal(nestsDeeperThan(nested(100_000), 100_000), false);
   });
 
   it("refuses a body nested 10,000 levels with 400 naming the limit, never a 500", async () => {

@@ -1,29 +1,23 @@
 // The web inbox never hides a request: malformed payloads become one "cannot be shown" card each,
 // and a pending approval older than hundreds of newer interactions is still shown (real Chromium).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { Interaction, InteractionInput } from "../../src/channels/interaction-types.js";
+import { chromiumMissing, launchChromium } from "../support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `needs Debian's chromium at ${CHROMIUM} (apt-get install chromium)`;
+const missing = chromiumMissing;
 
 let browser: Browser | undefined;
 const dirs: string[] = [];
 
 before(async () => {
   if (missing) return;
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

@@ -9,12 +9,10 @@ import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import { applyPatch, execCommand, reply, requestUserInput } from "../../src/testing/script.js";
+import { chromiumMissing, launchChromium } from "../support/chromium.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = existsSync(CHROMIUM)
-  ? undefined
-  : `needs Debian's chromium at ${CHROMIUM} (apt-get install chromium)`;
+const missing = chromiumMissing;
 
 let browser: Browser | undefined;
 let fixture: CodexApiFixture | undefined;
@@ -23,19 +21,7 @@ const dirs: string[] = [];
 
 before(async () => {
   if (missing) return;
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

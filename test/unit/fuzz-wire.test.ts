@@ -9,18 +9,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { JsonRpcPeer } from "../../src/rpc/peer.js";
 import { StreamTransport } from "../../src/rpc/stream-transport.js";
 import { ActiveTurn, TurnRouter } from "../../src/turns/turn-router.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 const THREAD = "thread-f";
 const TURN = "turn-f";
 const LINES = 3_000;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const METHODS = [
   "turn/started",
@@ -114,7 +107,7 @@ function fuzzLine(next: () => number): { line: string; requestId?: string | numb
 }
 
 async function fuzz(seed: number): Promise<void> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const toPeer = new PassThrough();
   const fromPeer = new PassThrough();
   const peer = new JsonRpcPeer(new StreamTransport(toPeer, fromPeer));
