@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
+import { fuzzSeeds, whatEscapes } from "../support/fuzz.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 const REQUESTS = 1_500;
@@ -165,19 +166,12 @@ async function fuzz(seed: number): Promise<void> {
 }
 
 describe("fuzzed HTTP requests to the channels runtime", () => {
-  const seeds = process.env.FUZZ_SEED ? [Number(process.env.FUZZ_SEED)] : [1, 2];
+  const seeds = fuzzSeeds([1, 2]);
   for (const seed of seeds) {
     it(`answers ${REQUESTS} fuzzed requests without a 5xx, seed ${seed}`, async () => {
-      const problems: unknown[] = [];
-      const record = (error: unknown) => problems.push(error);
-      process.on("uncaughtException", record);
-      process.on("unhandledRejection", record);
-      try {
+      const problems = await whatEscapes(async () => {
         await fuzz(seed);
-      } finally {
-        process.off("uncaughtException", record);
-        process.off("unhandledRejection", record);
-      }
+      });
       assert.deepEqual(problems, [], `seed ${seed}: nothing escapes`);
     });
   }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { JsonRpcPeer } from "../../src/rpc/peer.js";
 import { StreamTransport } from "../../src/rpc/stream-transport.js";
 import { ActiveTurn, TurnRouter } from "../../src/turns/turn-router.js";
+import { fuzzSeeds, whatEscapes } from "../support/fuzz.js";
 import { seededRandom } from "../support/seeded-random.js";
 
 const THREAD = "thread-f";
@@ -195,20 +196,13 @@ async function fuzz(seed: number): Promise<void> {
 }
 
 describe("fuzzed wire input (framing, peer, router)", () => {
-  const seeds = process.env.FUZZ_SEED ? [Number(process.env.FUZZ_SEED)] : [1, 2, 3, 4];
+  const seeds = fuzzSeeds([1, 2, 3, 4]);
   for (const seed of seeds) {
     it(`survives ${LINES} fuzzed lines, seed ${seed}`, async () => {
-      const problems: unknown[] = [];
-      const record = (error: unknown) => problems.push(error);
-      process.on("uncaughtException", record);
-      process.on("unhandledRejection", record);
-      try {
+      const problems = await whatEscapes(async () => {
         await fuzz(seed);
         await sleep(20);
-      } finally {
-        process.off("uncaughtException", record);
-        process.off("unhandledRejection", record);
-      }
+      });
       assert.deepEqual(problems, [], `seed ${seed}: nothing escapes`);
     });
   }
