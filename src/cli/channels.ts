@@ -13,6 +13,7 @@ import type {
 import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
+import { portNumber } from "./arguments.js";
 
 /** The data directory when `--data-dir` is not given. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,7 +32,7 @@ export function addChannelsCommands(program: Command): void {
     .command("serve")
     .description("Run the channels runtime: an HTTP API (and inbox) for approvals and questions")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
-    .option("--port <port>", "port (0: any free one)", String(DEFAULT_CHANNELS_PORT))
+    .option("--port <port>", "port (0: any free one)", portNumber, DEFAULT_CHANNELS_PORT)
     .option(
       "--allowed-host <names...>",
       "Host names to answer to instead of localhost, 127.0.0.1, [::1] (DNS rebinding protection)",
@@ -51,7 +52,7 @@ export function addChannelsCommands(program: Command): void {
     .action(
       async (options: {
         host: string;
-        port: string;
+        port: number;
         dataDir?: string;
         store?: string;
         webhook?: string;
@@ -64,7 +65,7 @@ export function addChannelsCommands(program: Command): void {
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
-          port: Number(options.port),
+          port: options.port,
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(options.store ? { storeUrl: options.store } : {}),
           backends,

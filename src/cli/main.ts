@@ -1,6 +1,8 @@
 // The `codex-harness` command line: thin commands over the library.
+import { createRequire } from "node:module";
 import { Command } from "commander";
 import { installTargets } from "../spaces/install.js";
+import { existingFolder, wholeNumber } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
@@ -18,7 +20,7 @@ import { Terminal } from "./terminal.js";
 export function buildProgram(): Command {
   const program = new Command("codex-harness")
     .description("Drive the OpenAI Codex agent from programs.")
-    .version(`codex-harness (codex ${pinnedCodexVersion()})`);
+    .version(`codex-harness ${packageVersion()} (codex ${pinnedCodexVersion()})`);
 
   program
     .command("demo")
@@ -47,7 +49,11 @@ export function buildProgram(): Command {
     .option("-m, --model <model>", "model to use")
     .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
     .option("--approval-policy <policy>", "on-request | never")
-    .option("-C, --cd <dir>", "working directory (default: the current one, or the --project)")
+    .option(
+      "-C, --cd <dir>",
+      "working directory (default: the current one, or the --project)",
+      existingFolder,
+    )
     .option("--resume <threadId>", "continue a saved thread")
     .option(
       "--skip-git-repo-check",
@@ -67,6 +73,8 @@ export function buildProgram(): Command {
     )
     .action(async (prompt: string | undefined, options: Partial<RunTargetOptions>) => {
       const terminal = new Terminal(process.stdout, process.stdin);
+      // With --json, stdout is data only: questions to the person go to stderr.
+      const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
       if (options.target !== undefined) {
         process.exitCode = await runTarget(prompt, terminal, {
           ...options,
@@ -80,19 +88,19 @@ export function buildProgram(): Command {
         process.exitCode = 1;
         return;
       }
-      process.exitCode = await runPrompt(prompt, terminal, options);
+      process.exitCode = await runPrompt(prompt, terminal, options, prompts);
     });
 
   program
     .command("harnesses")
     .description("Show the detected harness: codex, its version, and whether app-server answers")
     .option("--codex-path <path>", "codex executable (default: the bundled one)")
-    .option("--timeout <ms>", "how long app-server may take to answer", "20000")
+    .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
     .option("--json", "print the report as JSON")
-    .action(async (options: { codexPath?: string; timeout: string; json?: boolean }) => {
+    .action(async (options: { codexPath?: string; timeout: number; json?: boolean }) => {
       const reports = await detectHarnesses({
         codexPath: options.codexPath,
-        timeoutMs: Number(options.timeout),
+        timeoutMs: options.timeout,
       });
       console.log(options.json ? JSON.stringify(reports, null, 2) : formatHarnesses(reports));
       if (reports.some((report) => !report.ok)) process.exitCode = 1;
@@ -120,19 +128,19 @@ export function buildProgram(): Command {
     )
     .option("--codex-path <path>", "codex executable to check (default: the bundled one)")
     .option("--codex-home <dir>", "CODEX_HOME to start app-server with (default: codex's own)")
-    .option("--timeout <ms>", "how long app-server may take to answer", "20000")
+    .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
     .option("--json", "print the checks as JSON")
     .action(
       async (options: {
         codexPath?: string;
         codexHome?: string;
-        timeout: string;
+        timeout: number;
         json?: boolean;
       }) => {
         const checks = await runDoctor({
           codexPathOverride: options.codexPath,
           codexHome: options.codexHome,
-          timeoutMs: Number(options.timeout),
+          timeoutMs: options.timeout,
         });
         console.log(options.json ? JSON.stringify(checks, null, 2) : formatDoctorReport(checks));
         if (checks.some((check) => !check.ok)) process.exitCode = 1;
@@ -172,5 +180,20 @@ export function buildProgram(): Command {
 
 /** Runs the CLI with `argv` (default: the process's arguments). */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  // A reader that went away (`| head`) ends the command quietly, not with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   await buildProgram().parseAsync(argv);
+}
+
+/** This package's version. */
+function packageVersion(): string {
+  const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
+    version: string;
+  };
+  return manifest.version;
 }

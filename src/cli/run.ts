@@ -24,16 +24,20 @@ export interface RunCommandOptions {
   skipGitRepoCheck?: boolean;
 }
 
-/** Runs one turn; prints it for a person, or as JSONL with `json`. Resolves with the exit code. */
+/**
+ * Runs one turn; prints it for a person, or as JSONL with `json`. Questions to the person go to
+ * `prompts` (with `json`, a terminal on stderr, so stdout stays data only). Resolves with the exit code.
+ */
 export async function runPrompt(
   prompt: string,
   terminal: Terminal,
   options: RunCommandOptions,
+  prompts: Terminal = terminal,
 ): Promise<number> {
   const codex = new Codex({
     // `--json` prints the extended events: deltas, approvals, ids.
     events: "extended",
-    approvals: terminalApprovals(terminal, options.yes === true),
+    approvals: terminalApprovals(prompts, options.yes === true),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),

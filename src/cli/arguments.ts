@@ -1,0 +1,35 @@
+// Checks of what the user typed, before anything runs: each error names the flag and the value.
+import { statSync } from "node:fs";
+import { InvalidArgumentError } from "commander";
+
+/** A commander parser for a whole number of at least `min` (e.g. `--timeout`, `--port`). */
+export function wholeNumber(min = 0): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (value.trim() === "" || !Number.isInteger(number) || number < min) {
+      throw new InvalidArgumentError(
+        `expected a whole number >= ${min}, got ${JSON.stringify(value)}.`,
+      );
+    }
+    return number;
+  };
+}
+
+/** A commander parser for a TCP port, 0 (any free one) to 65535. */
+export function portNumber(value: string): number {
+  const port = wholeNumber(0)(value);
+  if (port > 65_535) throw new InvalidArgumentError(`a port is at most 65535, got ${port}.`);
+  return port;
+}
+
+/** A commander parser for a folder that must exist (e.g. `-C, --cd`). */
+export function existingFolder(value: string): string {
+  let isFolder = false;
+  try {
+    isFolder = statSync(value).isDirectory();
+  } catch {
+    // Missing or unreadable: said below.
+  }
+  if (!isFolder) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a folder.`);
+  return value;
+}

@@ -1,0 +1,121 @@
+// The CLI tells the truth in bounded time: bad flags are refused before anything runs, naming the
+// flag; `--json` keeps stdout data only; a reader that goes away ends the command quietly.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { execCommand, reply, type ScriptStep } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { bin, runCli } from "../support/cli.js";
+import { codexGone } from "./official-suite/support.js";
+
+const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+
+/** A CODEX_HOME on a ScriptedModel playing `steps`, and a work folder. */
+async function withScriptedHome(
+  steps: ScriptStep[],
+  config: Record<string, unknown>,
+  body: (env: NodeJS.ProcessEnv, cwd: string, home: string) => Promise<void>,
+): Promise<void> {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-cli-truth-"));
+  const home = path.join(root, "home");
+  const cwd = path.join(root, "work");
+  await mkdir(cwd, { recursive: true });
+  const model = await ScriptedModel.start({ responses: steps });
+  try {
+    await model.writeCodexHome(home, config as never);
+    await body({ ...process.env, CODEX_HOME: home }, cwd, home);
+  } finally {
+    await model.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+describe("codex-harness flags are checked before anything runs", () => {
+  it("--version gives the package and the codex versions", async () => {
+    const { code, stdout } = await runCli(["--version"]);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout.trim(),
+      `codex-harness ${manifest.version} (codex ${manifest.dependencies["@openai/codex"]})`,
+    );
+  });
+
+  const refusals: [string[], RegExp][] = [
+    [["doctor", "--timeout", "abc"], /--timeout <ms>' argument 'abc' is invalid.*whole number/],
+    [["harnesses", "--timeout", "-5"], /--timeout <ms>' argument '-5' is invalid/],
+    [["serve", "--port", "abc"], /--port <port>' argument 'abc' is invalid/],
+    [["serve", "--port", "70000"], /a port is at most 65535/],
+    [
+      ["run", "-C", "/does/not/exist", "hello"],
+      /--cd <dir>' argument '\/does\/not\/exist' is invalid.*not a folder/,
+    ],
+  ];
+  for (const [args, message] of refusals) {
+    it(`refuses ${args.join(" ")} at once, naming the flag`, async () => {
+      const started = Date.now();
+      const { code, stdout, stderr } = await runCli(args);
+      assert.notEqual(code, 0);
+      assert.equal(stdout, "", "nothing on stdout");
+      assert.match(stderr, message);
+      assert.ok(Date.now() - started < 10_000, "refused before codex was started");
+    });
+  }
+});
+
+describe("codex-harness run --json", () => {
+  it("keeps stdout JSONL only: the approval question goes to stderr", async () => {
+    await withScriptedHome(
+      [execCommand("echo asked > asked.txt", { escalated: true }), reply("Done.")],
+      { sandbox_mode: "workspace-write", approval_policy: "on-request" },
+      async (env, cwd) => {
+        const { code, stdout, stderr } = await runCli(
+          ["run", "go", "--json", "--cd", cwd, "--skip-git-repo-check"],
+          { input: "y\n", env },
+        );
+        assert.equal(code, 0, stderr);
+        const lines = stdout.trim().split("\n");
+        const events = lines.map((line) => JSON.parse(line) as { type: string });
+        assert.ok(
+          events.some((event) => event.type === "approval.resolved"),
+          stdout,
+        );
+        assert.match(stderr, /\[y\/N\]/, "the question is on stderr");
+        assert.doesNotMatch(stdout, /\[y\/N\]/);
+      },
+    );
+  });
+
+  it("ends quietly when its reader goes away (| head -1)", async () => {
+    const long = "word ".repeat(4_000);
+    await withScriptedHome([reply(long, { deltas: 2_000 })], {}, async (env, cwd, home) => {
+      const child = spawn(
+        process.execPath,
+        [bin, "run", "go", "--json", "--cd", cwd, "--skip-git-repo-check"],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      // Like `head -1`: read one line, then close the pipe.
+      await new Promise<void>((resolve) => {
+        child.stdout.once("data", () => {
+          child.stdout.destroy();
+          resolve();
+        });
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      assert.equal(code, 0, stderr);
+      assert.doesNotMatch(stderr, /EPIPE|Error/, stderr);
+      // codex saw its stdin close and exits by itself.
+      assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
+    });
+  });
+});
