@@ -7,7 +7,7 @@ import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
-import { runPrompt } from "./run.js";
+import { DEFAULT_GIVE_UP_AFTER_S, runPrompt } from "./run.js";
 import {
   detectHarnesses,
   formatHarnesses,
@@ -60,6 +60,12 @@ export function buildProgram(): Command {
       "run even when the working directory is not in a git repository",
     )
     .option("--transport <kind>", "app-server (default) | exec")
+    .option(
+      "--give-up-after <seconds>",
+      "stop when codex has retried its model this long with nothing back",
+      wholeNumber(1),
+      DEFAULT_GIVE_UP_AFTER_S,
+    )
     .option("--codex-path <path>", "codex executable (default: the bundled one)")
     .option("--target <name>", "an asp-targets.toml target: run in its session home")
     .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")

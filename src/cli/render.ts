@@ -2,6 +2,21 @@
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import type { Terminal } from "./terminal.js";
 
+/** The text of a codex warning notification, or undefined for other notifications. */
+function warningOf(method: string, params: unknown): string | undefined {
+  const fields = (params ?? {}) as { message?: unknown; summary?: unknown; details?: unknown };
+  if (method === "warning" && typeof fields.message === "string") return fields.message;
+  if (
+    (method === "configWarning" || method === "deprecationNotice") &&
+    typeof fields.summary === "string"
+  ) {
+    return typeof fields.details === "string" && fields.details !== ""
+      ? `${fields.summary} (${fields.details})`
+      : fields.summary;
+  }
+  return undefined;
+}
+
 /** Turns events into readable terminal output: streamed text, commands, diffs, a summary. */
 export class EventRenderer {
   private streamingItem: string | undefined;
@@ -46,8 +61,15 @@ export class EventRenderer {
         t.line(t.style("red", `✗ turn failed: ${event.error.message}`));
         break;
       case "error":
-        if (!event.will_retry) t.line(t.style("red", `error: ${event.message}`));
+        if (event.will_retry) t.line(t.style("yellow", `↻ ${event.message}`));
+        else t.line(t.style("red", `error: ${event.message}`));
         break;
+      case "notification": {
+        // codex's warnings (config, deprecations, model metadata), shown as they come.
+        const warning = warningOf(event.method, event.params);
+        if (warning !== undefined) t.line(t.style("yellow", `warning: ${warning}`));
+        break;
+      }
     }
   }
 

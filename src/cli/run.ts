@@ -2,6 +2,7 @@
 import path from "node:path";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
 import { NOT_A_GIT_REPO_MESSAGE } from "../turns/git-check.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
 import { EventRenderer } from "./render.js";
@@ -22,7 +23,15 @@ export interface RunCommandOptions {
   codexHome?: string;
   /** Run outside a git repository too (as `codex exec --skip-git-repo-check`). */
   skipGitRepoCheck?: boolean;
+  /**
+   * Give up (interrupt the turn, exit 1 with the reason) once codex has been retrying its model
+   * for this many seconds with nothing coming back (default 120).
+   */
+  giveUpAfter?: number;
 }
+
+/** How long `run` lets codex retry its model before giving up, by default. */
+export const DEFAULT_GIVE_UP_AFTER_S = 120;
 
 /**
  * Runs one turn; prints it for a person, or as JSONL with `json`. Questions to the person go to
@@ -54,13 +63,25 @@ export async function runPrompt(
     const thread = options.resume
       ? codex.resumeThread(options.resume, threadOptions)
       : codex.startThread(threadOptions);
-    const { events } = await thread.runStreamed(prompt);
+    const stalled = new RetryWatch((options.giveUpAfter ?? DEFAULT_GIVE_UP_AFTER_S) * 1000);
+    const { events } = await thread.runStreamed(prompt, { signal: stalled.signal });
     const renderer = new EventRenderer(terminal);
     let failed = false;
-    for await (const event of events) {
-      if (options.json) terminal.line(JSON.stringify(event));
-      else renderer.render(event);
-      if (event.type === "turn.failed") failed = true;
+    try {
+      for await (const event of events) {
+        stalled.see(event);
+        if (options.json) terminal.line(JSON.stringify(event));
+        else renderer.render(event);
+        if (event.type === "turn.failed") failed = true;
+      }
+    } catch (error) {
+      if (!stalled.signal.aborted) throw error;
+      terminal.endLine();
+      // The reason goes to stderr: stdout stays data only under --json.
+      console.error(`run: ${(stalled.signal.reason as Error).message}`);
+      return 1;
+    } finally {
+      stalled.stop();
     }
     return failed ? 1 : 0;
   } catch (error) {
@@ -74,6 +95,43 @@ export async function runPrompt(
   } finally {
     terminal.close();
     await codex.close();
+  }
+}
+
+/**
+ * Aborts its signal when codex has reported retries (an `error` with `will_retry`) for `ms` with
+ * no progress since: no network, no login, a model that never answers.
+ */
+class RetryWatch {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private lastRetry = "";
+
+  constructor(private readonly ms: number) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  see(event: ExtendedThreadEvent): void {
+    if (event.type === "error" && event.will_retry) {
+      this.lastRetry = event.message;
+      this.timer ??= setTimeout(() => {
+        this.controller.abort(
+          new CodexHarnessError(
+            "model_unreachable",
+            `gave up after ${this.ms / 1000} s of codex retrying its model (${this.lastRetry}). Check the network and the login (\`codex-harness doctor\`), or wait longer with --give-up-after.`,
+          ),
+        );
+      }, this.ms);
+    } else if (event.type !== "notification" && event.type !== "error") {
+      this.stop();
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }
 

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { execCommand, reply, type ScriptStep } from "../../src/testing/script.js";
+import { execCommand, failure, reply, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { bin, runCli } from "../support/cli.js";
 import { codexGone } from "./official-suite/support.js";
@@ -69,7 +69,7 @@ describe("codex-harness flags are checked before anything runs", () => {
   }
 });
 
-describe("codex-harness run --json", () => {
+describe("codex-harness run", () => {
   it("keeps stdout JSONL only: the approval question goes to stderr", async () => {
     await withScriptedHome(
       [execCommand("echo asked > asked.txt", { escalated: true }), reply("Done.")],
@@ -115,6 +115,25 @@ describe("codex-harness run --json", () => {
       assert.equal(code, 0, stderr);
       assert.doesNotMatch(stderr, /EPIPE|Error/, stderr);
       // codex saw its stdin close and exits by itself.
+      assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
+    });
+  });
+
+  it("shows codex's retries as they happen and gives up in bounded time with the reason", async () => {
+    const steps = Array.from({ length: 12 }, () => failure("upstream is down"));
+    // codex's own retries, which the scripted provider turns off by default (provider "scripted").
+    const retrying = { model_providers: { scripted: { stream_max_retries: 5 } } };
+    await withScriptedHome(steps, retrying, async (env, cwd, home) => {
+      const started = Date.now();
+      const { code, stdout, stderr } = await runCli(
+        ["run", "go", "--cd", cwd, "--skip-git-repo-check", "--give-up-after", "3"],
+        { env },
+      );
+      assert.equal(code, 1, stderr);
+      assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+      assert.match(stdout, /↻ Reconnecting\.\.\. 1\/5/, "the retry is shown");
+      assert.match(stderr, /^run: gave up after 3 s of codex retrying its model \(Reconnecting/m);
+      assert.match(stderr, /--give-up-after/);
       assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
     });
   });
