@@ -22,6 +22,26 @@ export function portNumber(value: string): number {
   return port;
 }
 
+/**
+ * A commander parser for `--codex-path`: a path (with a "/") must be an existing file; a bare
+ * command name is looked up on PATH when codex starts.
+ */
+export function codexPath(value: string): string {
+  if (!value.includes("/") && !value.includes("\\")) return value;
+  let isFile = false;
+  try {
+    isFile = statSync(value).isFile();
+  } catch {
+    // Missing or unreadable: said below.
+  }
+  if (!isFile) {
+    throw new InvalidArgumentError(
+      `${JSON.stringify(value)} is not a file; give the codex executable, or leave the flag out to use the bundled one.`,
+    );
+  }
+  return value;
+}
+
 /** A commander parser for a folder that must exist (e.g. `-C, --cd`). */
 export function existingFolder(value: string): string {
   let isFolder = false;

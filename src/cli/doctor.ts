@@ -49,7 +49,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorChec
     return checks;
   }
   checks.push(await checkVersion(binary.executablePath, options.timeoutMs ?? 20_000));
-  checks.push(await checkAppServer(options));
+  checks.push(...(await checkAppServer(options)));
   return checks;
 }
 
@@ -94,7 +94,8 @@ async function checkVersion(executablePath: string, timeoutMs: number): Promise<
   }
 }
 
-async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck> {
+/** The app-server answers `initialize`; then, on it, the login the configured provider needs. */
+async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
   const started = Date.now();
   let client: AppServerClient | undefined;
   try {
@@ -105,15 +106,47 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck> {
       clientInfo: { name: "codex_harness_doctor", version: pinnedCodexVersion() },
     });
     const { userAgent, codexHome } = client.initializeResult;
-    return {
+    const answered: DoctorCheck = {
       name: "app-server",
       ok: true,
       detail: `answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
     };
+    return [answered, await checkLogin(client, options.timeoutMs ?? 20_000)];
   } catch (error) {
-    return { name: "app-server", ok: false, detail: (error as Error).message };
+    return [{ name: "app-server", ok: false, detail: (error as Error).message }];
   } finally {
     await client?.close();
+  }
+}
+
+/** Whether codex can authenticate to the configured provider (`account/read`). */
+async function checkLogin(client: AppServerClient, timeoutMs: number): Promise<DoctorCheck> {
+  try {
+    const { account, requiresOpenaiAuth } = await client.request("account/read", {}, { timeoutMs });
+    if (account?.type === "apiKey") return { name: "login", ok: true, detail: "an API key" };
+    if (account?.type === "chatgpt") {
+      return {
+        name: "login",
+        ok: true,
+        detail: `ChatGPT${account.email ? ` (${account.email})` : ""}`,
+      };
+    }
+    if (account) return { name: "login", ok: true, detail: `logged in (${account.type})` };
+    if (!requiresOpenaiAuth) {
+      return {
+        name: "login",
+        ok: true,
+        detail: "the configured model provider needs no OpenAI login",
+      };
+    }
+    return {
+      name: "login",
+      ok: false,
+      detail:
+        "not logged in, so every turn would fail: run `codex login` (with this CODEX_HOME), or give the SDK an apiKey / CODEX_API_KEY.",
+    };
+  } catch (error) {
+    return { name: "login", ok: false, detail: `account/read failed: ${(error as Error).message}` };
   }
 }
 

@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import { Command } from "commander";
 import { installTargets } from "../spaces/install.js";
-import { existingFolder, wholeNumber } from "./arguments.js";
+import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
@@ -29,7 +29,7 @@ export function buildProgram(): Command {
     )
     .option("-y, --yes", "approve every request without asking")
     .option("--keep", "keep the temp project folder")
-    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
     .action(async (options: { yes?: boolean; keep?: boolean; codexPath?: string }) => {
       process.exitCode = await runDemo(new Terminal(process.stdout, process.stdin), {
         yes: options.yes === true,
@@ -66,7 +66,7 @@ export function buildProgram(): Command {
       wholeNumber(1),
       DEFAULT_GIVE_UP_AFTER_S,
     )
-    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
     .option("--target <name>", "an asp-targets.toml target: run in its session home")
     .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
     .option("--session <id>", "with --target: external session id", "default")
@@ -100,7 +100,7 @@ export function buildProgram(): Command {
   program
     .command("harnesses")
     .description("Show the detected harness: codex, its version, and whether app-server answers")
-    .option("--codex-path <path>", "codex executable (default: the bundled one)")
+    .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
     .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
     .option("--json", "print the report as JSON")
     .action(async (options: { codexPath?: string; timeout: number; json?: boolean }) => {
@@ -132,8 +132,16 @@ export function buildProgram(): Command {
     .description(
       "Check the codex binary, its version, and that `codex app-server` answers initialize",
     )
-    .option("--codex-path <path>", "codex executable to check (default: the bundled one)")
-    .option("--codex-home <dir>", "CODEX_HOME to start app-server with (default: codex's own)")
+    .option(
+      "--codex-path <path>",
+      "codex executable to check (default: the bundled one)",
+      codexPath,
+    )
+    .option(
+      "--codex-home <dir>",
+      "CODEX_HOME to start app-server with (default: codex's own)",
+      existingFolder,
+    )
     .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
     .option("--json", "print the checks as JSON")
     .action(

@@ -56,6 +56,14 @@ describe("codex-harness flags are checked before anything runs", () => {
       ["run", "-C", "/does/not/exist", "hello"],
       /--cd <dir>' argument '\/does\/not\/exist' is invalid.*not a folder/,
     ],
+    [
+      ["run", "--codex-path", "/nope", "hello"],
+      /--codex-path <path>' argument '\/nope'.*not a file/,
+    ],
+    [
+      ["doctor", "--codex-home", "/nonexistent/dir"],
+      /--codex-home <dir>' argument '\/nonexistent\/dir' is invalid/,
+    ],
   ];
   for (const [args, message] of refusals) {
     it(`refuses ${args.join(" ")} at once, naming the flag`, async () => {
@@ -65,6 +73,7 @@ describe("codex-harness flags are checked before anything runs", () => {
       assert.equal(stdout, "", "nothing on stdout");
       assert.match(stderr, message);
       assert.ok(Date.now() - started < 10_000, "refused before codex was started");
+      assert.doesNotMatch(stderr, /codexPathOverride|codexHome/, "flags, not library options");
     });
   }
 });
