@@ -151,6 +151,8 @@ export interface HarnessReport {
   binary?: string;
   version?: string;
   appServer: boolean;
+  /** Whether codex can authenticate to its configured provider (doctor's `login` check). */
+  loggedIn: boolean;
   /** The models the installed codex lists (`model/list`), when app-server answers. */
   models?: string[];
   defaultModel?: string;
@@ -181,10 +183,12 @@ export async function detectHarnesses(options: {
   return [
     {
       name: "codex",
-      ok: checks.every((check) => check.ok),
+      // Detected and answering; the login is reported beside it (it is the user's to fix).
+      ok: checks.every((check) => check.ok || check.name === "login"),
       ...(binary ? { binary } : {}),
       ...(version ? { version } : {}),
       appServer,
+      loggedIn: checks.find((check) => check.name === "login")?.ok === true,
       ...(definition ? { models: definition.models } : {}),
       ...(definition?.defaultModel ? { defaultModel: definition.defaultModel } : {}),
       checks,

@@ -109,10 +109,12 @@ describe("codex-harness harnesses", () => {
       name: string;
       binary?: string;
       appServer: boolean;
+      loggedIn: boolean;
       models?: string[];
       defaultModel?: string;
     }[];
     assert.equal(codex?.name, "codex");
+    assert.equal(codex?.loggedIn, false, "an empty CODEX_HOME has no login; reported, not fatal");
     assert.match(codex?.binary ?? "", /codex/);
     assert.equal(codex?.appServer, true);
     // The models come from the installed codex (model/list), not from a list of ours.
