@@ -1,11 +1,38 @@
 // Files of the runtime's data directory stay the owner's: the folder 0700, its files 0600, even
 // when they already exist with wider modes (chmod, not only a creation mode).
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
 
-/** Creates `dir` (and its parents) when missing, then makes it 0700. */
+/**
+ * Creates `dir` (and its parents) when missing, then makes it 0700. Fails with
+ * `data_dir_unusable` naming the folder when it cannot be made (Node's own recursive mkdir spins
+ * forever on a path under /proc, so the levels are made one at a time).
+ */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  try {
+    makeDir(path.resolve(dir));
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new CodexHarnessError(
+      "data_dir_unusable",
+      `Cannot use ${dir} as the data directory: ${(error as Error).message}. Give a folder you can write (--data-dir).`,
+      { cause: error },
+    );
+  }
+}
+
+function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    const parent = path.dirname(dir);
+    if (code !== "ENOENT" || parent === dir) throw error;
+    makeDir(parent);
+    mkdirSync(dir, { mode: 0o700 });
+  }
 }
 
 /** Creates `file` empty (0600) when missing; makes it 0600 either way. */

@@ -1,7 +1,7 @@
 // `codex-harness serve` (the channels runtime) and `codex-harness interactions …` (its CLI client).
 import os from "node:os";
 import path from "node:path";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { ChannelsClient } from "../channels/client.js";
 import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
 import type {
@@ -10,6 +10,7 @@ import type {
   InteractionResponse,
   InteractionStatus,
 } from "../channels/interaction-types.js";
+import { INTERACTION_STATUSES } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
@@ -103,14 +104,28 @@ export function addChannelsCommands(program: Command): void {
   interactions
     .command("list")
     .description("List interactions (newest first)")
-    .option("--status <list>", "comma-separated statuses, e.g. pending,delivered")
+    .option(
+      "--status <list>",
+      `comma-separated statuses (${INTERACTION_STATUSES.join(", ")}); delivered ones were shown in the inbox and still wait`,
+      statusList,
+    )
+    .option("--waiting", "only what still waits for an answer (pending and delivered)")
     .option("--kind <list>", "comma-separated kinds")
     .option("--thread <id>", "only this codex thread's")
     .option("--json", "print JSON")
     .action(
-      async (options: { status?: string; kind?: string; thread?: string; json?: boolean }) => {
+      async (options: {
+        status?: InteractionStatus[];
+        waiting?: boolean;
+        kind?: string;
+        thread?: string;
+        json?: boolean;
+      }) => {
+        const status: InteractionStatus[] | undefined = options.waiting
+          ? ["pending", "delivered"]
+          : options.status;
         const list = await (await connect()).list({
-          ...(options.status ? { status: options.status.split(",") as InteractionStatus[] } : {}),
+          ...(status ? { status } : {}),
           ...(options.kind ? { kind: options.kind.split(",") as InteractionKind[] } : {}),
           ...(options.thread ? { threadId: options.thread } : {}),
         });
@@ -235,11 +250,32 @@ export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "resp
   return { action: "text", values: { ...values, text: flags.text }, metadata };
 }
 
+/** A commander parser for `--status`: known statuses only, named when one is not. */
+function statusList(value: string): InteractionStatus[] {
+  const statuses = value.split(",").map((status) => status.trim());
+  const unknown = statuses.filter(
+    (status) => !INTERACTION_STATUSES.includes(status as InteractionStatus),
+  );
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `unknown status ${unknown.map((status) => JSON.stringify(status)).join(", ")}; use ${INTERACTION_STATUSES.join(", ")}.`,
+    );
+  }
+  return statuses as InteractionStatus[];
+}
+
 async function clientFor(
   options: ConnectOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ChannelsClient> {
   const url = options.url ?? env.CODEX_HARNESS_URL ?? `http://127.0.0.1:${DEFAULT_CHANNELS_PORT}`;
+  if (!/^https?:\/\/[^/]/.test(url)) {
+    const from = options.url !== undefined ? "--url" : "CODEX_HARNESS_URL";
+    throw new CodexHarnessError(
+      "invalid_option",
+      `${from} must be the runtime's http(s) address, e.g. http://127.0.0.1:${DEFAULT_CHANNELS_PORT}; got ${JSON.stringify(url)}.`,
+    );
+  }
   const file = tokenFile(options.dataDir ?? defaultDataDir(env));
   const token = options.token ?? env.CODEX_HARNESS_TOKEN ?? (await readToken(file));
   if (!token) {

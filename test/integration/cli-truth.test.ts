@@ -7,6 +7,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { startChannelsServer } from "../../src/channels/http-server.js";
 import { execCommand, failure, reply, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { bin, runCli } from "../support/cli.js";
@@ -64,6 +66,15 @@ describe("codex-harness flags are checked before anything runs", () => {
       ["doctor", "--codex-home", "/nonexistent/dir"],
       /--codex-home <dir>' argument '\/nonexistent\/dir' is invalid/,
     ],
+    [["serve", "--data-dir", "/proc/nope", "--port", "0"], /Cannot use \/proc\/nope .*--data-dir/],
+    [
+      ["interactions", "list", "--status", "pendng", "--token", "t"],
+      /--status <list>' argument 'pendng' is invalid.*unknown status "pendng"; use pending, delivered/,
+    ],
+    [
+      ["interactions", "--url", "nope", "list", "--token", "t"],
+      /--url must be the runtime's http\(s\) address/,
+    ],
   ];
   for (const [args, message] of refusals) {
     it(`refuses ${args.join(" ")} at once, naming the flag`, async () => {
@@ -73,7 +84,11 @@ describe("codex-harness flags are checked before anything runs", () => {
       assert.equal(stdout, "", "nothing on stdout");
       assert.match(stderr, message);
       assert.ok(Date.now() - started < 10_000, "refused before codex was started");
-      assert.doesNotMatch(stderr, /codexPathOverride|codexHome/, "flags, not library options");
+      assert.doesNotMatch(
+        stderr,
+        /codexPathOverride|codexHome|ChannelsClient/,
+        "flags, not library options",
+      );
     });
   }
 });
@@ -145,5 +160,35 @@ describe("codex-harness run", () => {
       assert.match(stderr, /--give-up-after/);
       assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
     });
+  });
+});
+
+describe("codex-harness interactions", () => {
+  it("interactions list --waiting shows what the inbox showed but nobody answered", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codex-harness-cli-waiting-"));
+    const server = await startChannelsServer({ dataDir: dir, port: 0 });
+    try {
+      const client = new ChannelsClient({ url: server.url, token: server.token });
+      const shown = await client.create({
+        kind: "approval_request",
+        source: { name: "t" },
+        title: "Run ls",
+        payload: { command: "ls" },
+      });
+      await client.markDelivered(shown.id);
+      const connect = ["interactions", "--url", server.url, "--token", server.token, "list"];
+      const waiting = await runCli([...connect, "--waiting"]);
+      assert.equal(waiting.code, 0, waiting.stderr);
+      assert.match(waiting.stdout, new RegExp(`${shown.id}\\s+delivered`));
+      const pending = await runCli([...connect, "--status", "pending"]);
+      assert.doesNotMatch(
+        pending.stdout,
+        new RegExp(shown.id),
+        "pending alone is not all that waits",
+      );
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
