@@ -6,6 +6,7 @@ import { ChannelsClient } from "../channels/client.js";
 import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
 import type {
   Interaction,
+  InteractionChange,
   InteractionKind,
   InteractionResponse,
   InteractionStatus,
@@ -14,7 +15,7 @@ import { INTERACTION_STATUSES } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
-import { portNumber } from "./arguments.js";
+import { portNumber, wholeNumber } from "./arguments.js";
 
 /** The data directory when `--data-dir` is not given. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -167,16 +168,27 @@ export function addChannelsCommands(program: Command): void {
 
   interactions
     .command("watch")
-    .description("Print changes as they happen (Ctrl-C to stop)")
+    .description(
+      "Print changes as they happen (Ctrl-C to stop); follows the runtime through restarts",
+    )
     .option("--json", "print each change as a JSON line")
-    .action(async (options: { json?: boolean }) => {
-      for await (const change of (await connect()).events()) {
+    .option(
+      "--give-up-after <seconds>",
+      "exit 1 once the runtime has been unreachable this long",
+      wholeNumber(1),
+      120,
+    )
+    .action(async (options: { json?: boolean; giveUpAfter: number }) => {
+      const client = await connect();
+      const lost = await followChanges(client, options.giveUpAfter * 1000, (change) => {
         console.log(
           options.json
             ? JSON.stringify(change)
             : `${change.type.padEnd(19)} ${formatLine(change.interaction)}`,
         );
-      }
+      });
+      console.error(`watch: ${lost.message}`);
+      process.exitCode = 1;
     });
 }
 
@@ -248,6 +260,41 @@ export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "resp
     return { action: "text", values: { ...values, answers }, metadata };
   }
   return { action: "text", values: { ...values, text: flags.text }, metadata };
+}
+
+/**
+ * Hands every change to `print`, resuming after the last one seen when the stream ends or the
+ * runtime is unreachable (it restarted). Resolves with the reason once it has been unreachable for
+ * `giveUpMs`; a refusal (bad token, 4xx) ends it at once.
+ */
+async function followChanges(
+  client: ChannelsClient,
+  giveUpMs: number,
+  print: (change: InteractionChange) => void,
+): Promise<Error> {
+  let since: number | undefined;
+  let lostSince: number | undefined;
+  for (;;) {
+    let reason: Error = new Error("the runtime ended the stream");
+    try {
+      for await (const change of client.events(since === undefined ? {} : { since })) {
+        lostSince = undefined;
+        since = change.seq;
+        print(change);
+      }
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      if (status !== undefined && status >= 400 && status < 500) return error as Error;
+      reason = error as Error;
+    }
+    if (lostSince === undefined) {
+      lostSince = Date.now();
+      console.error(`watch: ${reason.message}; reconnecting…`);
+    } else if (Date.now() - lostSince >= giveUpMs) {
+      return new Error(`${reason.message}; gave up after ${giveUpMs / 1000} s (--give-up-after).`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 /** A commander parser for `--status`: known statuses only, named when one is not. */

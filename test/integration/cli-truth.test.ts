@@ -191,4 +191,68 @@ describe("codex-harness interactions", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("watch follows the runtime through a restart, and gives up on one that stays gone", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codex-harness-cli-watch-"));
+    let server = await startChannelsServer({ dataDir: dir, port: 0 });
+    const { url, token } = server;
+    const watch = spawn(
+      process.execPath,
+      [
+        bin,
+        "interactions",
+        "--url",
+        url,
+        "--token",
+        token,
+        "watch",
+        "--json",
+        "--give-up-after",
+        "3",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    watch.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    watch.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => watch.once("close", resolve));
+    /** Creates interactions until watch prints one (it follows changes from when it connects). */
+    const seen = async (title: string) => {
+      const client = new ChannelsClient({ url, token });
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const made = await client.create({
+          kind: "progress_update",
+          source: { name: "t" },
+          title,
+          payload: {},
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (stdout.includes(made.id)) return;
+      }
+      assert.fail(`watch never printed "${title}": ${stderr}`);
+    };
+    try {
+      await seen("before the restart");
+      await server.close();
+      server = await startChannelsServer({ dataDir: dir, port: Number(new URL(url).port) });
+      await seen("after the restart");
+      assert.match(stderr, /reconnecting/);
+      await server.close();
+      const code = await Promise.race([
+        exited,
+        new Promise((r) => setTimeout(() => r("hung"), 15_000)),
+      ]);
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /gave up after 3 s \(--give-up-after\)/);
+    } finally {
+      watch.kill();
+      await server.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
