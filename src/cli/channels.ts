@@ -4,14 +4,14 @@ import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { ChannelsClient } from "../channels/client.js";
 import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
-import type {
-  Interaction,
-  InteractionChange,
-  InteractionKind,
-  InteractionResponse,
-  InteractionStatus,
+import {
+  INTERACTION_STATUSES,
+  type Interaction,
+  type InteractionChange,
+  type InteractionKind,
+  type InteractionResponse,
+  type InteractionStatus,
 } from "../channels/interaction-types.js";
-import { INTERACTION_STATUSES } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
