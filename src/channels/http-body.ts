@@ -1,5 +1,5 @@
-// Reading a request's JSON body: size-limited while it streams, and depth-limited before it is
-// parsed, so that a deeply nested body is a 400 rather than a stack overflow anywhere later.
+// Reading a request's JSON body: size-limited while it streams, and depth-limited once parsed, so
+// that a deeply nested body is a 400 rather than a stack overflow anywhere later.
 import type { IncomingMessage } from "node:http";
 import { nestsDeeperThan } from "../protocol/json-depth.js";
 import { ChannelsError } from "./errors.js";
@@ -31,15 +31,9 @@ export async function readJson(
     if (optional) return {};
     throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
   }
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-    throw new ChannelsError(
-      "invalid_request",
-      400,
-      `The body is nested more than ${MAX_BODY_DEPTH} levels deep; send a flatter JSON value.`,
-    );
-  }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ChannelsError(
       "invalid_request",
@@ -48,6 +42,14 @@ export async function readJson(
       { cause: error },
     );
   }
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    throw new ChannelsError(
+      "invalid_request",
+      400,
+      `The body is nested more than ${MAX_BODY_DEPTH} levels deep; send a flatter JSON value.`,
+    );
+  }
+  return value;
 }
 
 function tooLarge(max: number): ChannelsError {

@@ -133,16 +133,6 @@ function decodeLine(
       ? line.slice(0, -1)
       : line;
   if (text === "") return;
-  if (nestsDeeperThan(text)) {
-    onError(
-      new FramingError(
-        "too_deep",
-        `Skipped a line nested deeper than ${MAX_JSON_DEPTH} levels (no codex message is).`,
-        text.slice(0, EXCERPT_CHARS),
-      ),
-    );
-    return;
-  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -154,6 +144,16 @@ function decodeLine(
         `Skipped a line that is not JSON: ${JSON.stringify(text.slice(0, EXCERPT_CHARS))}`,
         text.slice(0, EXCERPT_CHARS),
         cause,
+      ),
+    );
+    return;
+  }
+  if (nestsDeeperThan(value)) {
+    onError(
+      new FramingError(
+        "too_deep",
+        `Skipped a line nested deeper than ${MAX_JSON_DEPTH} levels (no codex message is).`,
+        text.slice(0, EXCERPT_CHARS),
       ),
     );
     return;

@@ -48,12 +48,13 @@ function post(server: ChannelsServer, route: string, body: string): Promise<Resp
 const nested = (levels: number, inner = "1") => "[".repeat(levels) + inner + "]".repeat(levels);
 
 describe("channels API: nesting depth", () => {
-  it("counts nesting outside strings only, without recursion", () => {
-    assert.equal(nestsDeeperThan('{"a":[1,{"b":"[[[{{{"}]}', 2), true);
-    assert.equal(nestsDeeperThan('{"a":[1,{"b":"[[[{{{"}]}', 3), false);
-    assert.equal(nestsDeeperThan('"\\"[[["', 0), false);
-    assert.equal(nestsDeeperThan(nested(100_000), 99_999), true);
-    assert.equal(nestsDeeperThan(nested(100_000), 100_000), false);
+  it("counts the nesting of objects and arrays only, without recursion", () => {
+    const parsed = (text: string) => JSON.parse(text) as unknown;
+    assert.equal(nestsDeeperThan(parsed('{"a":[1,{"b":"[[[{{{"}]}'), 2), true);
+    assert.equal(nestsDeeperThan(parsed('{"a":[1,{"b":"[[[{{{"}]}'), 3), false);
+    assert.equal(nestsDeeperThan(parsed('"\\"[[["'), 0), false);
+    assert.equal(nestsDeeperThan(parsed(nested(100_000)), 99_999), true);
+    assert.equal(nestsDeeperThan(parsed(nested(100_000)), 100_000), false);
   });
 
   it("refuses a body nested 10,000 levels with 400 naming the limit, never a 500", async () => {
