@@ -12,7 +12,7 @@ import { startChannelsServer } from "../../src/channels/http-server.js";
 import { execCommand, failure, reply, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { bin, runCli } from "../support/cli.js";
-import { codexGone } from "./official-suite/support.js";
+import { codexGone } from "../support/codex-processes.js";
 
 const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
   version: string;

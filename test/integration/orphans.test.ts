@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AppServerExitedError } from "../../src/rpc/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { codexGone } from "../support/codex-processes.js";
 import { repoRoot } from "../support/paths.js";
 
 let fixture: CodexApiFixture | undefined;
@@ -114,34 +115,13 @@ describe("no orphans", { skip: process.platform !== "linux" && "reads /proc" }, 
       await within(5_000, () => processesWith(`sleep ${seconds}`).length === 0),
       "the command ended",
     );
+    assert.deepEqual(await codexGone(codexHome, 5_000), [], "codex ended");
     assert.ok(
-      await within(
-        5_000,
-        () => processesWith(codexHome).length === 0 && codexOf(codexHome).length === 0,
-      ),
-      "codex ended",
+      await within(5_000, () => processesWith(codexHome).length === 0),
+      "the host and all that names its home ended",
     );
   });
 });
-
-/** codex processes whose environment names this CODEX_HOME. */
-function codexOf(home: string): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => {
-      if (!/^\d+$/.test(entry)) return false;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return (
-          readFileSync(`/proc/${entry}/environ`, "utf8").includes(`CODEX_HOME=${home}`) &&
-          stat.includes("(codex)") &&
-          !/\) Z /.test(stat)
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe("a hung codex", { skip: process.platform !== "linux" && "reads /proc" }, () => {
   it("is killed and replaced when it stops answering, and close() on it is quick", async () => {

@@ -400,30 +400,4 @@ export function runChildProgram(
   });
 }
 
-/** The live codex processes (not zombies) whose environment has CODEX_HOME=home (Linux /proc). */
-export async function codexProcesses(home: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const [command = ""] = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (path.basename(command) !== "codex") continue;
-      const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (environ.includes(`CODEX_HOME=${home}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-/** Waits (up to `ms`) until no codex process of `home` is left; resolves with those still there. */
-export async function codexGone(home: string, ms: number): Promise<number[]> {
-  let left = await codexProcesses(home);
-  for (let waited = 0; left.length > 0 && waited < ms; waited += 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    left = await codexProcesses(home);
-  }
-  return left;
-}
+export { codexGone } from "../../support/codex-processes.js";
