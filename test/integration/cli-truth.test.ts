@@ -1,7 +1,6 @@
 // The CLI tells the truth in bounded time: bad flags are refused before anything runs, naming the
 // flag; `--json` keeps stdout data only; a reader that goes away ends the command quietly.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -11,7 +10,7 @@ import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
 import { execCommand, failure, reply, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { bin, runCli } from "../support/cli.js";
+import { runCli, startCli } from "../support/cli.js";
 import { codexGone } from "../support/codex-processes.js";
 
 const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
@@ -119,15 +118,11 @@ describe("codex-harness run", () => {
   it("ends quietly when its reader goes away (| head -1)", async () => {
     const long = "word ".repeat(4_000);
     await withScriptedHome([reply(long, { deltas: 2_000 })], {}, async (env, cwd, home) => {
-      const child = spawn(
-        process.execPath,
-        [bin, "run", "go", "--json", "--cd", cwd, "--skip-git-repo-check"],
-        { env, stdio: ["ignore", "pipe", "pipe"] },
+      const { child, output, closed } = startCli(
+        ["run", "go", "--json", "--cd", cwd, "--skip-git-repo-check"],
+        env,
       );
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
+      child.stdin.end();
       // Like `head -1`: read one line, then close the pipe.
       await new Promise<void>((resolve) => {
         child.stdout.once("data", () => {
@@ -135,7 +130,8 @@ describe("codex-harness run", () => {
           resolve();
         });
       });
-      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      const code = await closed;
+      const { stderr } = output;
       assert.equal(code, 0, stderr);
       assert.doesNotMatch(stderr, /EPIPE|Error/, stderr);
       // codex saw its stdin close and exits by itself.
@@ -196,31 +192,20 @@ describe("codex-harness interactions", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "codex-harness-cli-watch-"));
     let server = await startChannelsServer({ dataDir: dir, port: 0 });
     const { url, token } = server;
-    const watch = spawn(
-      process.execPath,
-      [
-        bin,
-        "interactions",
-        "--url",
-        url,
-        "--token",
-        token,
-        "watch",
-        "--json",
-        "--give-up-after",
-        "3",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    watch.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    watch.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => watch.once("close", resolve));
+    const watch = startCli([
+      "interactions",
+      "--url",
+      url,
+      "--token",
+      token,
+      "watch",
+      "--json",
+      "--give-up-after",
+      "3",
+    ]);
+    watch.child.stdin.end();
+    const { output } = watch;
+    const exited = watch.closed;
     /** Creates interactions until watch prints one (it follows changes from when it connects). */
     const seen = async (title: string) => {
       const client = new ChannelsClient({ url, token });
@@ -232,25 +217,25 @@ describe("codex-harness interactions", () => {
           payload: {},
         });
         await new Promise((resolve) => setTimeout(resolve, 100));
-        if (stdout.includes(made.id)) return;
+        if (output.stdout.includes(made.id)) return;
       }
-      assert.fail(`watch never printed "${title}": ${stderr}`);
+      assert.fail(`watch never printed "${title}": ${output.stderr}`);
     };
     try {
       await seen("before the restart");
       await server.close();
       server = await startChannelsServer({ dataDir: dir, port: Number(new URL(url).port) });
       await seen("after the restart");
-      assert.match(stderr, /reconnecting/);
+      assert.match(output.stderr, /reconnecting/);
       await server.close();
       const code = await Promise.race([
         exited,
         new Promise((r) => setTimeout(() => r("hung"), 15_000)),
       ]);
-      assert.equal(code, 1, stderr);
-      assert.match(stderr, /gave up after 3 s \(--give-up-after\)/);
+      assert.equal(code, 1, output.stderr);
+      assert.match(output.stderr, /gave up after 3 s \(--give-up-after\)/);
     } finally {
-      watch.kill();
+      watch.child.kill();
       await server.close().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     }

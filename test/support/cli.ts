@@ -1,31 +1,46 @@
 // Runs the `codex-harness` command as a user would: `node bin/codex-harness.js …`, with stdin and env.
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 import { repoRoot } from "./paths.js";
 
 /** The CLI entry point. */
 export const bin = path.join(repoRoot, "bin/codex-harness.js");
 
+/** A running CLI: the process, what it printed so far, and its exit code once it closed. */
+export interface StartedCli {
+  child: ChildProcessWithoutNullStreams;
+  output: { stdout: string; stderr: string };
+  closed: Promise<number | null>;
+}
+
+/** Starts the CLI (stdin left open for the caller), collecting its output as it comes. */
+export function startCli(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): StartedCli {
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  return { child, output, closed };
+}
+
 /** Runs the CLI with `input` on stdin; resolves with its exit code and output (killed after 60 s). */
-export function runCli(
+export async function runCli(
   args: string[],
   options: { input?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: options.env ?? process.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? "");
-  });
+  const { child, output, closed } = startCli(args, options.env);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  child.stdin.end(options.input ?? "");
+  const code = await closed.finally(() => clearTimeout(timer));
+  return { code, ...output };
 }
