@@ -4,24 +4,17 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import type { Browser } from "playwright-core";
+import { after, describe, it } from "node:test";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { Interaction, InteractionInput } from "../../src/channels/interaction-types.js";
-import { chromiumMissing, launchChromium } from "../support/chromium.js";
+import { chromiumMissing, useChromium } from "../support/chromium.js";
 
 const missing = chromiumMissing;
 
-let browser: Browser | undefined;
+const browser = useChromium();
 const dirs: string[] = [];
 
-before(async () => {
-  if (missing) return;
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
+after(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -64,7 +57,7 @@ describe("web inbox: never hides a request (headless Chromium)", { skip: missing
     const dir = mkdtempSync(path.join(os.tmpdir(), "inbox-hardening-"));
     dirs.push(dir);
     const server: ChannelsServer = await startChannelsServer({ dataDir: dir, port: 0 });
-    const page = await (browser as Browser).newPage();
+    const page = await browser().newPage();
     try {
       const runtime = server.runtime;
       const real = await runtime.create({

@@ -3,30 +3,20 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, afterEach, before, describe, it } from "node:test";
-import type { Browser } from "playwright-core";
+import { afterEach, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import { applyPatch, execCommand, reply, requestUserInput } from "../../src/testing/script.js";
-import { chromiumMissing, launchChromium } from "../support/chromium.js";
+import { chromiumMissing, useChromium } from "../support/chromium.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 
 const missing = chromiumMissing;
 
-let browser: Browser | undefined;
+const browser = useChromium();
 let fixture: CodexApiFixture | undefined;
 let server: ChannelsServer | undefined;
 const dirs: string[] = [];
-
-before(async () => {
-  if (missing) return;
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-});
 
 afterEach(async () => {
   await fixture?.close();
@@ -58,7 +48,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
-    const page = await (browser as Browser).newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(runtime.inboxUrl);
       await page.waitForSelector("#connection:text('live')");
@@ -124,7 +114,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
-    const page = await (browser as Browser).newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(runtime.inboxUrl);
       await page.waitForSelector("#connection:text('live')");
@@ -155,7 +145,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
 
   it("without a token the page asks for one and refuses a wrong one", async () => {
     const runtime = await startRuntime();
-    const page = await (browser as Browser).newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(`${runtime.url}/`);
       await page.locator("#login").waitFor();

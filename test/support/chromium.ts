@@ -1,5 +1,6 @@
 // Debian's Chromium for the web inbox tests, driven by playwright-core; missing means skipped.
 import { existsSync } from "node:fs";
+import { after, before } from "node:test";
 import type { Browser } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -24,4 +25,22 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/**
+ * Launches Chromium before the file's tests and closes it after them (when it is installed);
+ * returns the browser for the tests to open pages in.
+ */
+export function useChromium(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (!chromiumMissing) browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error(chromiumMissing ?? "Chromium did not start");
+    return browser;
+  };
 }
