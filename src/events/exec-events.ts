@@ -7,8 +7,7 @@ import type {
   ExtendedTurnFailedEvent,
   Usage,
 } from "./types.js";
-
-type Line = Record<string, unknown>;
+import { isObject } from "./wire-values.js";
 
 /** The item types `codex exec` and `@openai/codex-sdk` share; others become `notification`s. */
 export const EXEC_ITEM_TYPES: ReadonlySet<string> = new Set([
@@ -125,8 +124,4 @@ function notification(method: string, line: unknown, threadId: string | undefine
 
 function messageOf(value: unknown, fallback: string): string {
   return typeof value === "string" ? value : fallback;
-}
-
-function isObject(value: unknown): value is Line {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

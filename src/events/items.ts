@@ -7,13 +7,12 @@ import type {
   ExtendedMcpToolCallItem,
   ExtendedThreadItem,
 } from "./types.js";
+import { str, strings, type Wire } from "./wire-values.js";
 
 /** Wire statuses are camelCase (`inProgress`); canonical ones are snake_case. */
 export function snakeStatus<T extends string>(status: string): T {
   return status.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) as T;
 }
-
-type Wire = Record<string, unknown>;
 
 /**
  * The extended item for a wire item, or `undefined` for items that are not part of the event
@@ -137,14 +136,4 @@ function mcpToolCall(id: string, item: Wire): ExtendedMcpToolCallItem {
     status: snakeStatus(str(item.status)),
     duration_ms: (item.durationMs as number | null) ?? null,
   };
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value)
-    ? value.filter((entry): entry is string => typeof entry === "string")
-    : [];
 }

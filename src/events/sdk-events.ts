@@ -9,6 +9,7 @@ import type {
   TodoListItem,
 } from "./sdk-types.js";
 import type { ExtendedThreadEvent } from "./types.js";
+import { asWire, isObject, str, strings, type Wire } from "./wire-values.js";
 
 /** Turns one turn's extended events into the official ones. One projector per turn. */
 export interface SdkEventProjector {
@@ -24,8 +25,6 @@ export interface SdkEventProjector {
 export function sdkEventProjector(transport: "app-server" | "exec"): SdkEventProjector {
   return transport === "exec" ? new ExecLineProjector() : new AppServerSdkProjector();
 }
-
-type Wire = Record<string, unknown>;
 
 class ExecLineProjector implements SdkEventProjector {
   project(event: WithRaw<ExtendedThreadEvent>): ThreadEvent[] {
@@ -277,22 +276,4 @@ function changeKind(kind: unknown): FileUpdateChange["kind"] {
 
 function pascal(value: string): string {
   return value.charAt(0).toUpperCase() + value.slice(1);
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value)
-    ? value.filter((entry): entry is string => typeof entry === "string")
-    : [];
-}
-
-function asWire(value: unknown): Wire {
-  return isObject(value) ? value : {};
-}
-
-function isObject(value: unknown): value is Wire {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
