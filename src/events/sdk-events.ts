@@ -54,7 +54,7 @@ class AppServerSdkProjector implements SdkEventProjector {
       if (event.type === "error") return [{ type: "error", message: event.message }];
       return [];
     }
-    const params = (isObject(notification.params) ? notification.params : {}) as Wire;
+    const params = asWire(notification.params);
     if (notification.method === "turn/completed") {
       // The extended stream makes several events of it; the last one carries the turn's usage.
       return event.type === "turn.completed" || event.type === "turn.failed"
