@@ -26,8 +26,9 @@ export class CodexProcess {
   /** Resolves when the process has exited (never rejects). */
   readonly exited: Promise<ProcessExit>;
   /**
-   * Resolves once codex has exited and the processes it left running (its commands, which live in
-   * sessions of their own) were ended: the pids killed. See {@link endMarkedProcesses}.
+   * Resolves once codex has exited and, when it did not exit cleanly by itself (killed, crashed),
+   * the processes it left running (its commands, which live in sessions of their own) were ended:
+   * the pids killed. See {@link endMarkedProcesses}.
    */
   readonly swept: Promise<number[]>;
   readonly stderr: StderrTail;
@@ -45,7 +46,10 @@ export class CodexProcess {
         resolve(this.exit);
       });
     });
-    this.swept = this.exited.then(async () => {
+    this.swept = this.exited.then(async ({ exitCode, signal }) => {
+      // A codex that exited by itself (stdin EOF) ended its commands: nothing to sweep, and
+      // close() returns at once. One that was killed or crashed could not.
+      if (signal === null && exitCode === 0) return [];
       const first = await endMarkedProcesses(mark);
       // Held: ending codex's leftovers is work in flight, the program waits for it.
       await new Promise((resolve) => setTimeout(resolve, SECOND_SWEEP_MS));
