@@ -55,8 +55,62 @@ export function parsePermissions(
   options: { baseDir?: string } = {},
 ): PermissionsSpec {
   const value: unknown = parseToml(text, origin, "invalid_permissions");
-  const spec = validate(value, origin, false);
+  const spec = validate(value, origin, false, (where) => tomlLineOf(text, where));
   return options.baseDir === undefined ? spec : { ...spec, baseDir: options.baseDir };
+}
+
+/**
+ * One permissions spec from several, as a target composes its spaces' files (in load order):
+ * every allow and deny list is the union of the parts', so a deny in any part wins. `origin`
+ * names the parts; `baseDir` is left out (relative entries resolve against the user's `cwd`).
+ */
+export function mergePermissions(parts: readonly PermissionsSpec[]): PermissionsSpec {
+  const union = (pick: (spec: PermissionsSpec) => string[]): string[] => [
+    ...new Set(parts.flatMap(pick)),
+  ];
+  return {
+    origin: parts.map((part) => part.origin).join(" + ") || "no permissions files",
+    read: { paths: union((p) => p.read.paths) },
+    write: { paths: union((p) => p.write.paths) },
+    exec: { commands: union((p) => p.exec.commands), patterns: union((p) => p.exec.patterns) },
+    network: { hosts: union((p) => p.network.hosts) },
+    deny: {
+      read: union((p) => p.deny.read),
+      write: union((p) => p.deny.write),
+      exec: union((p) => p.deny.exec),
+      network: union((p) => p.deny.network),
+    },
+  };
+}
+
+/**
+ * The 1-based line a validation message's `where` (`[section]` or `[section] key[index]`) points
+ * at in TOML `text`: the key's line under its `[section]` header (or a dotted `section.key`),
+ * else the header's; undefined when neither is written.
+ */
+function tomlLineOf(text: string, where: string): number | undefined {
+  const match = /^\[([^\]]+)\](?: ([A-Za-z0-9_-]+))?/.exec(where);
+  if (!match) return undefined;
+  const [, section = "", key] = match;
+  const quote = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const lines = text.split("\n");
+  const find = (pattern: RegExp, from = 0) => {
+    const index = lines.findIndex((line, k) => k >= from && pattern.test(line));
+    return index === -1 ? undefined : index;
+  };
+  const header = find(new RegExp(`^\\s*\\[\\s*${quote(section)}\\s*\\]`));
+  if (key !== undefined && header !== undefined) {
+    const next = find(/^\s*\[/, header + 1) ?? lines.length;
+    const keyLine = find(new RegExp(`^\\s*${quote(key)}\\s*=`), header + 1);
+    if (keyLine !== undefined && keyLine < next) return keyLine + 1;
+  }
+  const dotted = find(
+    new RegExp(
+      `^\\s*${quote(section)}\\s*${key === undefined ? "[.=]" : `\\.\\s*${quote(key)}\\s*=`}`,
+    ),
+  );
+  const line = dotted ?? header;
+  return line === undefined ? undefined : line + 1;
 }
 
 /**
@@ -72,10 +126,20 @@ export function normalisePermissions(
   return validate(value, name, true);
 }
 
-/** `metadata`: accept the `origin` and `baseDir` strings of a {@link PermissionsSpec}. */
-function validate(value: unknown, origin: string, metadata: boolean): PermissionsSpec {
+/**
+ * `metadata`: accept the `origin` and `baseDir` strings of a {@link PermissionsSpec}; `lineOf`
+ * finds the line a `where` is written on, for `origin:line` in messages.
+ */
+function validate(
+  value: unknown,
+  origin: string,
+  metadata: boolean,
+  lineOf: (where: string) => number | undefined = () => undefined,
+): PermissionsSpec {
   const fail = (where: string, what: string): never => {
-    throw new CodexHarnessError("invalid_permissions", `${origin}: ${where} ${what}`);
+    const line = lineOf(where);
+    const at = line === undefined ? origin : `${origin}:${line}`;
+    throw new CodexHarnessError("invalid_permissions", `${at}: ${where} ${what}`);
   };
   if (!isTable(value)) fail("the permissions", `must be a table/object, got ${kindOf(value)}`);
   const list = (section: string, key: string): string[] => {

@@ -3,8 +3,10 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
+import type { Approvals } from "../events/approval-types.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
+import { homePermissionsPolicy } from "../spaces/home-permissions.js";
 import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
 import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
@@ -68,6 +70,7 @@ export async function runTarget(
   }
 
   let home: string;
+  let policy: Approvals | undefined;
   try {
     const { installed } = await installedHome(
       () =>
@@ -83,6 +86,8 @@ export async function runTarget(
       sessionId,
       target: options.target,
     }));
+    // The spaces' permissions.toml files decide first; the person is asked about the rest.
+    policy = await homePermissionsPolicy(home, cwd);
   } catch (error) {
     io.err(`run failed: ${(error as Error).message}`);
     terminal.close();
@@ -95,6 +100,7 @@ export async function runTarget(
       ...turnPolicy(options),
       cd: cwd,
       codexHome: home,
+      ...(policy ? { policy } : {}),
       // As with codex exec, --yolo also skips the git repository check.
       skipGitRepoCheck: options.skipGitRepoCheck === true || options.yolo === true,
     });

@@ -1,7 +1,9 @@
 // `codex-harness run "<prompt>"`: one turn against the user's own Codex configuration.
 import path from "node:path";
+import { composeApprovals } from "../approvals/policies.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
+import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { NOT_A_GIT_REPO_MESSAGE } from "../turns/git-check.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
@@ -28,6 +30,8 @@ export interface RunCommandOptions {
    * for this many seconds with nothing coming back (default 120).
    */
   giveUpAfter?: number;
+  /** Decides before the person is asked (e.g. a target's spaces' permissions). */
+  policy?: Approvals;
 }
 
 /** How long `run` lets codex retry its model before giving up, by default. */
@@ -46,7 +50,7 @@ export async function runPrompt(
   const codex = new Codex({
     // `--json` prints the extended events: deltas, approvals, ids.
     events: "extended",
-    approvals: terminalApprovals(prompts, options.yes === true),
+    approvals: composeApprovals(options.policy, terminalApprovals(prompts, options.yes === true)),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),

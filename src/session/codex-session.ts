@@ -1,6 +1,6 @@
 // CodexSession: agent-spaces' UnifiedSession over the Codex / Thread API (app-server transport).
 import type { ConfigObject } from "../app-server/codex-config.js";
-import { denyAll } from "../approvals/policies.js";
+import { composeApprovals, denyAll } from "../approvals/policies.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type {
@@ -12,6 +12,7 @@ import type {
 } from "../events/approval-types.js";
 import { interruptedTurnEvent } from "../events/turn-events.js";
 import type { RpcNotification } from "../protocol/messages.js";
+import { homePermissionsPolicy } from "../spaces/home-permissions.js";
 import type { Thread } from "../thread.js";
 import type { ApprovalMode, EventsMode, SandboxMode, ThreadOptions } from "../turns/options.js";
 import { type ExtendedRunResult, RunResultBuilder, TurnAbortedError } from "../turns/run-result.js";
@@ -31,7 +32,12 @@ export interface CodexSessionOptions {
   sessionId?: string;
   /** The project folder the agent works in. */
   cwd: string;
-  /** The session's codex home (`CODEX_HOME`), e.g. from `prepareSessionHome()`. */
+  /**
+   * The session's codex home (`CODEX_HOME`), e.g. from `prepareSessionHome()`. The permissions
+   * of the spaces installed in it (their `permissions.toml` files) are enforced first: what they
+   * allow is accepted, what they deny declined, the rest goes to the handlers below. Also read
+   * when `codex` is given (pass the home that Codex runs in).
+   */
   codexHome?: string;
   /** Continue this codex thread instead of starting one. */
   resumeThreadId?: string;
@@ -87,6 +93,7 @@ export class CodexSession implements UnifiedSession {
   private unsubscribe: (() => void) | undefined;
   private info: { threadId?: string; model?: string } = {};
   private result: ExtendedRunResult | undefined;
+  private spacesPolicy: Approvals | undefined;
 
   constructor(private readonly options: CodexSessionOptions) {
     if (typeof options?.cwd !== "string" || options.cwd === "") {
@@ -137,6 +144,9 @@ export class CodexSession implements UnifiedSession {
     this.expect("start", ["idle"]);
     const { options } = this;
     try {
+      if (options.codexHome) {
+        this.spacesPolicy = await homePermissionsPolicy(options.codexHome, options.cwd);
+      }
       const codex =
         options.codex ??
         new Codex({
@@ -266,7 +276,7 @@ export class CodexSession implements UnifiedSession {
 
   private threadOptions(): ThreadOptions<"extended"> {
     const { options } = this;
-    const approvals: Approvals = {
+    const approvals: Approvals = composeApprovals(this.spacesPolicy, {
       ...denyAll(),
       ...options.approvals,
       commandExecution: (request, context) =>
@@ -278,7 +288,7 @@ export class CodexSession implements UnifiedSession {
         ),
       fileChange: (request, context) =>
         this.decide<"fileChange">("file_change", request, context, options.approvals?.fileChange),
-    };
+    });
     return {
       // The session reads deltas, approvals and turn ids, whatever the given Codex defaults to.
       events: "extended",

@@ -48,7 +48,10 @@ export interface RunTurnRequest {
   /** Paths (relative to `cwd`) or attachment refs; images go to the model as images. */
   attachments?: AttachmentInput[];
   callbacks: { onEvent(event: AgentEvent): void | Promise<void> };
-  /** Decides command and file-change approvals. Default: decline (fail closed). */
+  /**
+   * Decides command and file-change approvals the spaces' `permissions.toml` files leave open
+   * (what they allow is accepted and what they deny declined first). Default: decline (fail closed).
+   */
   permissionHandler?: PermissionHandler;
   /** Answers other server requests (questions, MCP forms, …). Default: decline. */
   approvals?: Approvals;
@@ -127,6 +130,8 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
       sessionId: request.externalSessionId,
       cwd,
       codex,
+      // Its spaces' permissions.toml rules decide first.
+      codexHome: home,
       ...(threadId ? { resumeThreadId: threadId } : {}),
       ...(request.model ? { model: request.model } : {}),
       ...(request.approvals ? { approvals: request.approvals } : {}),

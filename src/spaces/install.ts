@@ -7,6 +7,7 @@ import { CodexHarnessError } from "../errors.js";
 import { isDirectory } from "../files.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
+import { HOME_PERMISSIONS_FILE, spacesPermissions } from "./home-permissions.js";
 import { PRIVATE_DIR, writePrivate } from "./private-files.js";
 import { type ResolvedTarget, resolveSpaceRefs, resolveTarget } from "./resolve.js";
 import { sameTree } from "./same-tree.js";
@@ -29,6 +30,8 @@ export interface InstallResult {
   skills: string[];
   prompts: string[];
   mcpServers: string[];
+  /** The spaces' `permissions.toml` files (load order), merged into the home's approvals policy. */
+  permissionsFiles: string[];
   /** The collision warnings, also passed to `onWarning`. */
   warnings: string[];
 }
@@ -102,6 +105,8 @@ async function installResolved(
     warn,
   );
   const servers = pickLast(spaces, (space) => space.mcpServers, "MCP server", warn);
+  // A broken permissions.toml fails the install (file:line), before anything is written.
+  const permissions = spacesPermissions(spaces);
 
   const parent = path.dirname(homeDir);
   await mkdir(parent, { recursive: true });
@@ -125,6 +130,7 @@ async function installResolved(
     for (const [name, { item }] of skills) await linkOrCopy(item.dir, out("skills", name));
     await mkdir(out("prompts"));
     for (const [name, { item }] of prompts) await linkOrCopy(item.file, out("prompts", name));
+    if (permissions) await writeFile(out(HOME_PERMISSIONS_FILE), json(permissions));
     const result: InstallResult = {
       target: targetName,
       homeDir,
@@ -132,6 +138,7 @@ async function installResolved(
       skills: [...skills.keys()],
       prompts: [...prompts.keys()],
       mcpServers: [...servers.keys()],
+      permissionsFiles: permissions?.files ?? [],
       warnings,
     };
     await writeFile(
@@ -143,6 +150,7 @@ async function installResolved(
         skills: result.skills,
         prompts: result.prompts,
         mcpServers: result.mcpServers,
+        permissions: result.permissionsFiles,
       }),
     );
     await swapInto(work, homeDir, old);

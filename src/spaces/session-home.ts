@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { isDirectory } from "../files.js";
+import { HOME_PERMISSIONS_FILE } from "./home-permissions.js";
 import { PRIVATE_DIR, PRIVATE_FILE, PRIVATE_FILES } from "./private-files.js";
 
 /** Options of {@link prepareSessionHome}. */
@@ -47,6 +48,8 @@ export interface SessionHome {
 
 /** Files copied from the template: the session may change them. */
 const COPIED = ["config.toml", "mcp.json", "manifest.json"] as const;
+/** Files symlinked to the template's: the session always follows them. */
+const FOLLOWED = ["AGENTS.md", HOME_PERMISSIONS_FILE] as const;
 /** Folders whose entries are each symlinked to the template's. */
 const LINKED_DIRS = ["skills", "prompts"] as const;
 const TMP_PREFIX = ".home.tmp-";
@@ -59,8 +62,8 @@ export function sessionHomeDir(aspHome: string, sessionId: string): string {
 
 /**
  * Returns the codex home of an external session, creating it from `templateHome` when missing.
- * `config.toml`, `mcp.json` and `manifest.json` are copied; `AGENTS.md` and each entry of
- * `skills/` and `prompts/` are symlinked to the template's real files (copied where symlinks
+ * `config.toml`, `mcp.json` and `manifest.json` are copied; `AGENTS.md`, the spaces' merged
+ * permissions (`permissions.json`) and each entry of `skills/` and `prompts/` are symlinked to the template's real files (copied where symlinks
  * fail); the user's `auth.json` is symlinked when present. An existing home is kept (its
  * `config.toml` may have been changed) but refreshed: missing links are added, links to
  * vanished template entries removed. Concurrent calls for one id all get the same home. The home
@@ -139,9 +142,13 @@ async function refresh(template: string, home: string, authFile: string): Promis
     const file = path.join(home, name);
     if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE);
   }
-  const agents = path.join(template, "AGENTS.md");
-  if (await existsNoFollow(agents))
-    await ensureLink(await realTarget(agents), path.join(home, "AGENTS.md"));
+  for (const name of FOLLOWED) {
+    const source = path.join(template, name);
+    // The template's rules are the session's: a file dropped by a reinstall goes here too.
+    if (await existsNoFollow(source))
+      await ensureLink(await realTarget(source), path.join(home, name));
+    else if (name === HOME_PERMISSIONS_FILE) await rm(path.join(home, name), { force: true });
+  }
   for (const dir of LINKED_DIRS) {
     const wanted = new Map<string, string>();
     for (const name of await list(path.join(template, dir))) {

@@ -7,6 +7,7 @@ import { after, describe, it } from "node:test";
 import {
   hostMatches,
   isInside,
+  mergePermissions,
   normalisePermissions,
   parseHost,
   parsePermissions,
@@ -119,6 +120,33 @@ describe("parsePermissions", () => {
       () => parsePermissions('[deny]\nnetwork = ["a.com:99999"]', "p.toml"),
       invalid("p.toml", "[deny] network[0]"),
     );
+  });
+});
+
+describe("where a bad entry is written", () => {
+  it("names the line of the key under its section, or of the section", () => {
+    const text = '# rules\n[exec]\ncommands = ["ls"]\npatterns = [3]\n\n[deny]\nexec = "rm"\n';
+    assert.throws(() => parsePermissions(text, "p.toml"), invalid("p.toml:4: [exec] patterns[0]"));
+    const deny = '[exec]\ncommands = ["ls"]\n[deny]\nexec = "rm"\n';
+    assert.throws(() => parsePermissions(deny, "p.toml"), invalid("p.toml:4: [deny] exec"));
+    assert.throws(() => parsePermissions("\n[fs]\nx = 1", "p.toml"), invalid("p.toml:2: [fs]"));
+    assert.throws(
+      () => parsePermissions('exec.commands = ["a b"]', "p.toml"),
+      invalid("p.toml:1: [exec] commands[0]"),
+    );
+  });
+});
+
+describe("mergePermissions", () => {
+  it("unites every list in order, so a deny in any file wins", () => {
+    const base = parsePermissions('[exec]\ncommands = ["touch"]\n[deny]\nexec = ["rm"]', "a");
+    const app = parsePermissions('[exec]\ncommands = ["rm", "touch"]\n[write]\npaths = ["."]', "b");
+    const merged = mergePermissions([base, app]);
+    assert.equal(merged.origin, "a + b");
+    assert.deepEqual(merged.exec.commands, ["touch", "rm"]);
+    assert.deepEqual(merged.deny.exec, ["rm"]);
+    assert.deepEqual(merged.write.paths, ["."]);
+    assert.equal(merged.baseDir, undefined);
   });
 });
 

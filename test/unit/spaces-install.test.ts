@@ -160,6 +160,7 @@ describe("installTarget", () => {
       skills: ["lint", "review"],
       prompts: ["fix.md", "ship.md"],
       mcpServers: ["files", "tracker"],
+      permissions: [],
     });
     assert.deepEqual(readdirSync(path.join(home, "prompts")).sort(), ["fix.md", "ship.md"]);
     assert.equal(readFileSync(path.join(home, "prompts", "ship.md"), "utf8"), "Ship it.\n");

@@ -185,6 +185,26 @@ describe("prepareSessionHome", () => {
     assert.ok(existsSync(path.join(f.root, "spaces/base/skills/fmt/SKILL.md")));
   });
 
+  it("follows the template's permissions.json: linked, and dropped when a reinstall drops it", async () => {
+    const f = fixture();
+    const options = {
+      templateHome: f.templateHome,
+      aspHome: f.aspHome,
+      sessionId: "rules",
+      userCodexHome: f.noAuth,
+    };
+    const template = path.join(f.templateHome, "permissions.json");
+    writeFileSync(template, '{"files":[],"permissions":{}}\n');
+    const { home } = await prepareSessionHome(options);
+    assert.equal(readlinkSync(path.join(home, "permissions.json")), realpathSync(template));
+    rmSync(template);
+    await prepareSessionHome(options);
+    assert.ok(
+      !existsSync(path.join(home, "permissions.json")),
+      "no rules left from the old install",
+    );
+  });
+
   it("makes the home 0700 and its config.toml and mcp.json 0600, existing ones included", async () => {
     const f = fixture();
     for (const name of ["config.toml", "mcp.json"]) {

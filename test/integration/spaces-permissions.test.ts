@@ -1,0 +1,145 @@
+// A target's permissions.toml files are its approvals policy: the real codex asks, the files decide
+// what they allow and deny, the person (or permission handler) is asked about the rest.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { parse } from "smol-toml";
+import {
+  type ConfigObject,
+  mergeConfig,
+  renderConfigToml,
+} from "../../src/app-server/codex-config.js";
+import { runTurn } from "../../src/session/run-turn.js";
+import { installTarget } from "../../src/spaces/install.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
+import { runCli } from "../support/cli.js";
+
+after(() => cleanTrees());
+
+/**
+ * Two spaces, loaded base then app: base allows `touch` and denies `rm`; app allows `rm` (base's
+ * deny wins). `mkdir` is in neither file.
+ */
+function project(): { dir: string; work: string; env: NodeJS.ProcessEnv } {
+  const dir = tempTree({
+    "asp-targets.toml":
+      'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/base", "space:path:./spaces/app"]\n',
+    "spaces/base/space.toml": spaceToml("base"),
+    "spaces/base/permissions.toml": '[exec]\ncommands = ["touch"]\n[deny]\nexec = ["rm"]\n',
+    "spaces/app/space.toml": spaceToml("app"),
+    "spaces/app/permissions.toml": '[exec]\ncommands = ["rm"]\n',
+    "user-codex-home/.keep": "",
+  });
+  const work = path.join(dir, "work");
+  mkdirSync(work);
+  writeFileSync(path.join(work, "victim.txt"), "keep me\n");
+  return { dir, work, env: { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") } };
+}
+
+/** The three escalated commands codex asks about, then a reply. */
+const SCRIPT = () => [
+  execCommand("touch allowed.txt", { escalated: true, callId: "touch" }),
+  execCommand("rm -f victim.txt", { escalated: true, callId: "rm" }),
+  execCommand("mkdir asked", { escalated: true, callId: "mkdir" }),
+  reply("done"),
+];
+
+/** Installs the target and points its home at the scripted model. */
+async function installFor(dir: string, model: ScriptedModel): Promise<string> {
+  const { homeDir, permissionsFiles } = await installTarget(dir, "dev");
+  assert.deepEqual(permissionsFiles, [
+    path.join(dir, "spaces/base/permissions.toml"),
+    path.join(dir, "spaces/app/permissions.toml"),
+  ]);
+  const configFile = path.join(homeDir, "config.toml");
+  const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
+  await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
+  return homeDir;
+}
+
+/** What each command of the turn did, from the files it left. */
+function outcome(work: string) {
+  return {
+    touched: existsSync(path.join(work, "allowed.txt")),
+    removed: !existsSync(path.join(work, "victim.txt")),
+    made: existsSync(path.join(work, "asked")),
+  };
+}
+
+describe("a target's permissions.toml files decide its approvals", () => {
+  it("run --target: allowed runs unasked, denied is declined, the rest asks the person", async () => {
+    const { dir, work, env } = project();
+    const model = await ScriptedModel.start({ responses: SCRIPT() });
+    try {
+      await installFor(dir, model);
+      const { code, stdout, stderr } = await runCli(
+        ["run", "--target", "dev", "--project", dir, "--cd", work, "--skip-git-repo-check", "go"],
+        { env, input: "n\n" },
+      );
+      assert.equal(code, 0, stdout + stderr);
+      const asked = (stdout + stderr)
+        .split("\n")
+        .filter((line) => line.includes("outside the sandbox"));
+      assert.equal(asked.length, 1, `one question, about mkdir:\n${stdout}${stderr}`);
+      assert.match(asked[0] ?? "", /mkdir asked/);
+      assert.deepEqual(outcome(work), { touched: true, removed: false, made: false });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("runTurn: the permission handler is asked only about what the files leave open", async () => {
+    const { dir, work } = project();
+    const model = await ScriptedModel.start({ responses: SCRIPT() });
+    try {
+      await installFor(dir, model);
+      const asked: unknown[] = [];
+      const response = await runTurn({
+        externalSessionId: "s1",
+        externalRunId: "r1",
+        aspHome: path.join(dir, ".asp"),
+        spec: { target: { targetName: "dev", targetDir: dir } },
+        harness: "codex",
+        cwd: work,
+        env: { CODEX_HOME: path.join(dir, "user-codex-home") },
+        prompt: "go",
+        callbacks: { onEvent: () => undefined },
+        permissionHandler: {
+          isAutoAllowed: () => false,
+          requestPermission: async (request) => {
+            asked.push((request.input as { command?: string }).command);
+            return { allowed: true };
+          },
+        },
+      });
+      assert.equal(response.result.success, true, JSON.stringify(response.result));
+      assert.equal(asked.length, 1, JSON.stringify(asked));
+      assert.match(String(asked[0]), /mkdir asked/);
+      assert.deepEqual(outcome(work), { touched: true, removed: false, made: true });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a broken permissions.toml fails the install with file:line", async () => {
+    const { dir, env } = project();
+    const broken = path.join(dir, "spaces/app/permissions.toml");
+    writeFileSync(broken, '[exec]\ncommands = ["ls"]\n\n[deny]\nexec = "rm"\n');
+    const { code, stdout, stderr } = await runCli(
+      ["install", "--project", dir, "--targets", "dev"],
+      { env },
+    );
+    assert.equal(code, 1, stdout + stderr);
+    assert.match(
+      stderr,
+      new RegExp(
+        `${broken.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: \\[deny\\] exec must be an array`,
+      ),
+    );
+    assert.ok(!existsSync(path.join(dir, "asp_modules/dev")), "nothing was installed");
+  });
+});
