@@ -69,7 +69,12 @@ export function buildProgram(): Command {
     .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
     .option("--target <name>", "an asp-targets.toml target: run in its session home")
     .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
-    .option("--session <id>", "with --target: external session id", "default")
+    .option(
+      "--session <id>",
+      "with --target: the session to continue (its codex thread is remembered)",
+      "default",
+    )
+    .option("--new-session", "with --target: start the session over with a new thread")
     .option("--asp-home <dir>", "with --target: agent-spaces home (default: <project>/.asp)")
     .option("--dry-run", "with --target: print what would run, run nothing")
     .option("--print-command", "with --target: print the command line, run nothing")
@@ -82,10 +87,12 @@ export function buildProgram(): Command {
       // With --json, stdout is data only: questions to the person go to stderr.
       const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
       if (options.target !== undefined) {
-        process.exitCode = await runTarget(prompt, terminal, {
-          ...options,
-          target: options.target,
-        });
+        process.exitCode = await runTarget(
+          prompt,
+          terminal,
+          { ...options, target: options.target },
+          prompts,
+        );
         return;
       }
       if (prompt === undefined) {

@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
+import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
@@ -11,14 +12,20 @@ import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js
 import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
+import { TargetSession } from "./target-session.js";
 import type { Terminal } from "./terminal.js";
 
 export interface RunTargetOptions extends RunCommandOptions {
   target: string;
   /** Project folder holding `asp-targets.toml` (default: the current one). */
   project?: string;
-  /** External session id (default `"default"`). */
+  /**
+   * External session id (default `"default"`): a turn continues the session's codex thread (its
+   * record under `aspHome`, shared with `runTurn`).
+   */
   session?: string;
+  /** Start the session over: a new codex thread, remembered from now on. */
+  newSession?: boolean;
   /** agent-spaces home (default `<project>/.asp`). */
   aspHome?: string;
   /** Print what would run and run nothing. */
@@ -30,16 +37,20 @@ export interface RunTargetOptions extends RunCommandOptions {
 
 const YOLO_FLAG = "--dangerously-bypass-approvals-and-sandbox";
 
-/** Runs a target: one turn with `prompt`, else the interactive codex CLI. Resolves with the exit code. */
+/**
+ * Runs a target: one turn with `prompt` (questions to the person on `prompts`), else the
+ * interactive codex CLI. Resolves with the exit code.
+ */
 export async function runTarget(
   prompt: string | undefined,
   terminal: Terminal,
   options: RunTargetOptions,
-  io: { out: (line: string) => void; err: (line: string) => void } = {
-    out: (line) => console.log(line),
-    err: (line) => console.error(line),
-  },
+  prompts: Terminal = terminal,
 ): Promise<number> {
+  const io = {
+    out: (line: string) => console.log(line),
+    err: (line: string) => console.error(line),
+  };
   const project = path.resolve(options.project ?? ".");
   const aspHome = path.resolve(options.aspHome ?? path.join(project, ".asp"));
   const sessionId = options.session ?? "default";
@@ -95,15 +106,43 @@ export async function runTarget(
   }
 
   if (prompt !== undefined) {
-    return runPrompt(prompt, terminal, {
-      ...options,
-      ...turnPolicy(options),
-      cd: cwd,
-      codexHome: home,
-      ...(policy ? { policy } : {}),
-      // As with codex exec, --yolo also skips the git repository check.
-      skipGitRepoCheck: options.skipGitRepoCheck === true || options.yolo === true,
-    });
+    let session: TargetSession;
+    try {
+      session = await TargetSession.open(aspHome, sessionId, options);
+    } catch (error) {
+      io.err(`run failed: ${(error as Error).message}`);
+      terminal.close();
+      return 1;
+    }
+    if (session.continued) {
+      io.err(
+        `continuing session ${sessionId} (thread ${session.continued}); --new-session starts over`,
+      );
+    }
+    try {
+      return await runPrompt(
+        prompt,
+        terminal,
+        {
+          ...options,
+          ...turnPolicy(options),
+          cd: cwd,
+          codexHome: home,
+          ...(session.continued ? { resume: session.continued } : {}),
+          onThread: (threadId) => session.remember(threadId),
+          ...(policy ? { policy } : {}),
+          // As with codex exec, --yolo also skips the git repository check.
+          skipGitRepoCheck: options.skipGitRepoCheck === true || options.yolo === true,
+        },
+        prompts,
+      );
+    } catch (error) {
+      if (!(error instanceof CodexHarnessError && error.code === "thread_not_found")) throw error;
+      io.err(
+        `run failed: codex cannot continue thread ${session.continued} of session ${sessionId} (${error.message}); pass --new-session to start it over`,
+      );
+      return 1;
+    }
   }
   terminal.close();
   const binary = findCodexBinary({ codexPathOverride: options.codexPath });

@@ -32,6 +32,8 @@ export interface RunCommandOptions {
   giveUpAfter?: number;
   /** Decides before the person is asked (e.g. a target's spaces' permissions). */
   policy?: Approvals;
+  /** Called with the thread's id once codex has started (or resumed) it. */
+  onThread?: (threadId: string) => Promise<void> | void;
 }
 
 /** How long `run` lets codex retry its model before giving up, by default. */
@@ -74,6 +76,7 @@ export async function runPrompt(
     try {
       for await (const event of events) {
         stalled.see(event);
+        if (event.type === "thread.started") await options.onThread?.(event.thread_id);
         if (options.json) terminal.line(JSON.stringify(event));
         else renderer.render(event);
         if (event.type === "turn.failed") failed = true;

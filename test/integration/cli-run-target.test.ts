@@ -81,6 +81,58 @@ describe("codex-harness run --target", () => {
     }
   });
 
+  it("--session continues the session's thread each time; --new-session starts over", async () => {
+    const { dir, env } = project();
+    const { homeDir } = await installTarget(dir, "dev");
+    const model = await ScriptedModel.start({
+      responses: [reply("One."), reply("Two."), reply("Fresh.")],
+    });
+    try {
+      const configFile = path.join(homeDir, "config.toml");
+      const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
+      await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
+      const turn = (prompt: string, ...more: string[]) =>
+        cli(
+          [
+            "run",
+            "--target",
+            "dev",
+            "--project",
+            dir,
+            "--cd",
+            path.join(dir, "work"),
+            "--session",
+            "s1",
+            "--skip-git-repo-check",
+            "--json",
+            ...more,
+            prompt,
+          ],
+          env,
+        );
+      const threadOf = (stdout: string) =>
+        stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+          .find((event) => event.type === "thread.started")?.thread_id;
+      const first = await turn("remember the word kiwi");
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      const second = await turn("which word?");
+      assert.equal(second.code, 0, second.stdout + second.stderr);
+      assert.equal(threadOf(second.stdout), threadOf(first.stdout), "the same codex thread");
+      assert.match(second.stderr, /continuing session s1/);
+      const seen = model.userTexts();
+      assert.ok(seen.includes("remember the word kiwi") && seen.includes("which word?"), `${seen}`);
+      const fresh = await turn("start again", "--new-session");
+      assert.equal(fresh.code, 0, fresh.stdout + fresh.stderr);
+      assert.notEqual(threadOf(fresh.stdout), threadOf(first.stdout));
+      assert.ok(!model.userTexts().includes("remember the word kiwi"), "a new conversation");
+    } finally {
+      await model.close();
+    }
+  });
+
   it("--print-command shows CODEX_HOME and the session home, running nothing", async () => {
     const { dir, env } = project();
     const { code, stdout, stderr } = await cli(

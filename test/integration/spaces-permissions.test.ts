@@ -77,14 +77,25 @@ describe("a target's permissions.toml files decide its approvals", () => {
     try {
       await installFor(dir, model);
       const { code, stdout, stderr } = await runCli(
-        ["run", "--target", "dev", "--project", dir, "--cd", work, "--skip-git-repo-check", "go"],
+        [
+          "run",
+          "--target",
+          "dev",
+          "--project",
+          dir,
+          "--cd",
+          work,
+          "--skip-git-repo-check",
+          "--json",
+          "go",
+        ],
         { env, input: "n\n" },
       );
       assert.equal(code, 0, stdout + stderr);
-      const asked = (stdout + stderr)
-        .split("\n")
-        .filter((line) => line.includes("outside the sandbox"));
-      assert.equal(asked.length, 1, `one question, about mkdir:\n${stdout}${stderr}`);
+      // stdout is JSONL only: the question went to stderr.
+      for (const line of stdout.trim().split("\n")) JSON.parse(line);
+      const asked = stderr.split("\n").filter((line) => line.includes("outside the sandbox"));
+      assert.equal(asked.length, 1, `one question, about mkdir:\n${stderr}`);
       assert.match(asked[0] ?? "", /mkdir asked/);
       assert.deepEqual(outcome(work), { touched: true, removed: false, made: false });
     } finally {
