@@ -15,6 +15,9 @@ export class Terminal {
   private lineOpen = false;
   private lines: AsyncIterator<string> | undefined;
   private reader: Interface | undefined;
+  /** Questions waiting for an answer; meanwhile output is held so it never runs under one. */
+  private asking = 0;
+  private held: (() => void)[] = [];
 
   constructor(
     private readonly out: Writable & { isTTY?: boolean },
@@ -31,6 +34,7 @@ export class Terminal {
 
   /** Writes text that continues the current line (streamed deltas). */
   write(text: string): void {
+    if (this.hold(() => this.write(text))) return;
     this.clearSpinner();
     this.out.write(text);
     this.lineOpen = !text.endsWith("\n");
@@ -38,6 +42,7 @@ export class Terminal {
 
   /** Writes a whole line, ending any line in progress first. */
   line(text = ""): void {
+    if (this.hold(() => this.line(text))) return;
     this.endLine();
     this.out.write(`${text}\n`);
   }
@@ -51,6 +56,7 @@ export class Terminal {
 
   /** Shows a spinner with a label until the next output (TTY only). */
   spin(label: string): void {
+    if (this.hold(() => this.spin(label))) return;
     this.spinnerLabel = label;
     if (!this.out.isTTY || this.spinnerTimer || this.lineOpen) return;
     this.spinnerTimer = setInterval(() => this.drawSpinner(), 100);
@@ -67,18 +73,32 @@ export class Terminal {
   /** Asks for a line of text; undefined at the end of input. */
   async ask(question: string): Promise<string | undefined> {
     this.line(question);
-    // Loaded on the first question, not at import (the package root exports Terminal).
-    const { createInterface } = await import("node:readline");
-    this.reader ??= createInterface({ input: this.input, terminal: false });
-    this.lines ??= this.reader[Symbol.asyncIterator]();
-    const next = await this.lines.next();
-    return next.done ? undefined : next.value;
+    // Until it is answered, what else comes is held: nothing is drawn under the question.
+    this.asking++;
+    try {
+      // Loaded on the first question, not at import (the package root exports Terminal).
+      const { createInterface } = await import("node:readline");
+      this.reader ??= createInterface({ input: this.input, terminal: false });
+      this.lines ??= this.reader[Symbol.asyncIterator]();
+      const next = await this.lines.next();
+      return next.done ? undefined : next.value;
+    } finally {
+      this.asking--;
+      if (this.asking === 0) for (const show of this.held.splice(0)) show();
+    }
   }
 
   /** Stops the spinner and releases the input. */
   close(): void {
     this.clearSpinner();
     this.reader?.close();
+  }
+
+  /** While a question waits, keeps `show` for after the answer; true when it was kept. */
+  private hold(show: () => void): boolean {
+    if (this.asking === 0) return false;
+    this.held.push(show);
+    return true;
   }
 
   private drawSpinner(): void {
