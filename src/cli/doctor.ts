@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import { AppServerClient } from "../app-server/client.js";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
+import { checkProvider } from "./doctor-provider.js";
 
 const run = promisify(execFile);
 
@@ -94,7 +95,10 @@ async function checkVersion(executablePath: string, timeoutMs: number): Promise<
   }
 }
 
-/** The app-server answers `initialize`; then, on it, the login the configured provider needs. */
+/**
+ * The app-server answers `initialize`; then, on it, the login the configured provider needs and
+ * whether that provider answers.
+ */
 async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
   const started = Date.now();
   let client: AppServerClient | undefined;
@@ -111,7 +115,10 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
       ok: true,
       detail: `answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
     };
-    return [answered, await checkLogin(client, options.timeoutMs ?? 20_000)];
+    const timeoutMs = options.timeoutMs ?? 20_000;
+    const login = await checkLogin(client, timeoutMs);
+    const provider = await checkProvider(client, login.account, process.env, timeoutMs);
+    return [answered, login.check, provider];
   } catch (error) {
     return [{ name: "app-server", ok: false, detail: (error as Error).message }];
   } finally {
@@ -119,34 +126,34 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
   }
 }
 
-/** Whether codex can authenticate to the configured provider (`account/read`). */
-async function checkLogin(client: AppServerClient, timeoutMs: number): Promise<DoctorCheck> {
+/** Whether codex can authenticate to the configured provider (`account/read`), and as whom. */
+async function checkLogin(
+  client: AppServerClient,
+  timeoutMs: number,
+): Promise<{ check: DoctorCheck; account: { type: string } | null }> {
+  const login = (ok: boolean, detail: string) => ({ name: "login", ok, detail });
   try {
     const { account, requiresOpenaiAuth } = await client.request("account/read", {}, { timeoutMs });
-    if (account?.type === "apiKey") return { name: "login", ok: true, detail: "an API key" };
-    if (account?.type === "chatgpt") {
-      return {
-        name: "login",
-        ok: true,
-        detail: `ChatGPT${account.email ? ` (${account.email})` : ""}`,
-      };
-    }
-    if (account) return { name: "login", ok: true, detail: `logged in (${account.type})` };
-    if (!requiresOpenaiAuth) {
-      return {
-        name: "login",
-        ok: true,
-        detail: "the configured model provider needs no OpenAI login",
-      };
-    }
-    return {
-      name: "login",
-      ok: false,
-      detail:
+    const check = (() => {
+      if (account?.type === "apiKey") return login(true, "an API key");
+      if (account?.type === "chatgpt") {
+        return login(true, `ChatGPT${account.email ? ` (${account.email})` : ""}`);
+      }
+      if (account) return login(true, `logged in (${account.type})`);
+      if (!requiresOpenaiAuth) {
+        return login(true, "the configured model provider needs no OpenAI login");
+      }
+      return login(
+        false,
         "not logged in, so every turn would fail: run `codex login` (with this CODEX_HOME), or give the SDK an apiKey / CODEX_API_KEY.",
-    };
+      );
+    })();
+    return { check, account };
   } catch (error) {
-    return { name: "login", ok: false, detail: `account/read failed: ${(error as Error).message}` };
+    return {
+      check: login(false, `account/read failed: ${(error as Error).message}`),
+      account: null,
+    };
   }
 }
 

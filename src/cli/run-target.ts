@@ -228,8 +228,8 @@ export async function detectHarnesses(options: {
   return [
     {
       name: "codex",
-      // Detected and answering; the login is reported beside it (it is the user's to fix).
-      ok: checks.every((check) => check.ok || check.name === "login"),
+      // Detected and answering; the login and the provider are reported beside it (the user's to fix).
+      ok: checks.every((check) => check.ok || check.name === "login" || check.name === "provider"),
       ...(binary ? { binary } : {}),
       ...(version ? { version } : {}),
       appServer,

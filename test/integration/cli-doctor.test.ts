@@ -41,9 +41,14 @@ describe("codex-harness doctor", () => {
           ["version", true],
           ["app-server", true],
           ["login", true],
+          ["provider", true],
         ],
       );
       assert.match(checks[3]?.detail ?? "", /needs no OpenAI login/);
+      assert.match(
+        checks[4]?.detail ?? "",
+        new RegExp(`answers at ${model.url}.* \\(HTTP \\d+\\)`),
+      );
       assert.match(checks[0]?.detail ?? "", /bundled @openai\/codex/);
       assert.equal(checks[1]?.detail, "codex 0.169.0 (the pinned version)");
       assert.match(checks[2]?.detail ?? "", /answered initialize in \d+ ms/);
@@ -61,6 +66,25 @@ describe("codex-harness doctor", () => {
       assert.equal(code, 1, stdout);
       assert.match(stdout, /✓ app-server: answered initialize/);
       assert.match(stdout, /✗ login: not logged in, .*`codex login`/);
+      assert.doesNotMatch(stdout, /ready/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("says when the configured provider does not answer, and exits 1 (not ready)", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "codex-harness-doctor-"));
+    const model = await ScriptedModel.start({ responses: [] });
+    try {
+      await model.writeCodexHome(home);
+      await model.close(); // Nothing listens there any more.
+      const { code, stdout } = await doctor(["--codex-home", home]);
+      assert.equal(code, 1, stdout);
+      assert.match(stdout, /✓ login: /);
+      assert.match(
+        stdout,
+        new RegExp(`✗ provider: cannot reach \\S+ at ${model.url} \\(ECONNREFUSED\\).*base_url`),
+      );
       assert.doesNotMatch(stdout, /ready/);
     } finally {
       await rm(home, { recursive: true, force: true });
