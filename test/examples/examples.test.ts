@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
+import { parse } from "smol-toml";
+import {
+  type ConfigObject,
+  mergeConfig,
+  renderConfigToml,
+} from "../../src/app-server/codex-config.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { runCli } from "../support/cli.js";
 import { repoRoot } from "../support/paths.js";
 
 const run = promisify(execFile);
@@ -59,5 +70,73 @@ describe("README examples", () => {
     assert.match(stdout, /ls: "accept"/);
     assert.match(stdout, /rm -rf \.\/src': "decline"/);
     assert.match(stdout, /curl https:\/\/example\.com': "decline"/);
+  });
+});
+
+describe("README: the spaces example project", () => {
+  const example = path.join(repoRoot, "examples/spaces-project");
+  const files = [
+    "asp-targets.toml",
+    "spaces/reviewer/space.toml",
+    "spaces/reviewer/AGENTS.md",
+    "spaces/reviewer/skills/changelog/SKILL.md",
+    "spaces/reviewer/permissions.toml",
+  ];
+
+  it("the README shows each file of the example as it is", async () => {
+    const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
+    for (const file of files) {
+      const text = await readFile(path.join(example, file), "utf8");
+      assert.ok(readme.includes(`\`${file}\`:\n\n\`\`\``), `README lists ${file}`);
+      assert.ok(readme.includes(`\n${text}\`\`\``), `README shows ${file} as it is`);
+    }
+  });
+
+  it("installs, and runs two turns of one session with its skill, instructions and permissions", async () => {
+    const project = await mkdtemp(path.join(tmpdir(), "codex-harness-spaces-example-"));
+    const model = await ScriptedModel.start({
+      responses: [
+        execCommand("ls", { escalated: true }),
+        execCommand("git push origin main", { escalated: true }),
+        reply("Reviewed."),
+        reply("Added the entry."),
+      ],
+    });
+    try {
+      await cp(example, project, { recursive: true });
+      const env = { ...process.env, CODEX_HOME: path.join(project, "user-codex-home") };
+      const install = await runCli(["install", "--project", project], { env });
+      assert.equal(install.code, 0, install.stdout + install.stderr);
+      // The user's own provider would serve the turns; here the scripted one does.
+      const home = path.join(project, "asp_modules/dev/codex/codex.home");
+      const config = parse(await readFile(path.join(home, "config.toml"), "utf8")) as ConfigObject;
+      await writeFile(
+        path.join(home, "config.toml"),
+        renderConfigToml(mergeConfig(config, model.codexConfig())),
+      );
+      const turn = (prompt: string) =>
+        runCli(
+          ["run", "--target", "dev", "--project", project, "--session", "pr-17"].concat([
+            "--skip-git-repo-check",
+            prompt,
+          ]),
+          { env },
+        );
+      const first = await turn("Review the last commit");
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      assert.doesNotMatch(first.stdout + first.stderr, /outside the sandbox/, "nobody was asked");
+      assert.match(first.stdout, /\$ .*ls[\s\S]*✓ exit 0/, "ls ran");
+      assert.match(first.stdout, /git push origin main[\s\S]*declined/, "git push was declined");
+      const second = await turn("Now add the changelog entry");
+      assert.equal(second.code, 0, second.stdout + second.stderr);
+      assert.match(second.stdout, /Added the entry\./);
+      const request = JSON.stringify(model.lastRequest?.body);
+      assert.ok(request.includes("Review the last commit"), "the session's first turn is there");
+      assert.ok(request.includes("Never push; a person does that."), "the space's AGENTS.md");
+      assert.ok(request.includes("Adds an entry to CHANGELOG.md"), "the space's skill is offered");
+    } finally {
+      await model.close();
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });
