@@ -9,7 +9,12 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecisionOf,
 } from "../events/approval-types.js";
-import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
+import type {
+  ApprovalRequestedEvent,
+  ApprovalResolvedEvent,
+  ExtendedFileUpdateChange,
+  ExtendedThreadEvent,
+} from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod } from "../protocol/types.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
@@ -104,6 +109,7 @@ export class ApprovalBroker {
     const report = (decision: DecisionOf<ApprovalKind>, decidedBy: ApprovalDecider) => {
       if (reported) return;
       reported = true;
+      // The decision was checked against request.kind (or is "decline", which every kind takes).
       target?.emit({
         type: "approval.resolved",
         ...scope(request),
@@ -112,7 +118,7 @@ export class ApprovalBroker {
         item_id: request.item_id,
         decision,
         decided_by: decidedBy,
-      });
+      } as ApprovalResolvedEvent);
     };
     const releaseIdle = target?.holdIdle?.();
     const cleared = new AbortController();
@@ -198,8 +204,9 @@ export class ApprovalBroker {
     target.emit({
       type: "approval.requested",
       ...scope(request),
+      kind: request.kind,
       request,
-      respond: (decision) => {
+      respond: (decision: unknown) => {
         if (!isDecision(request.kind, decision)) {
           throw new CodexHarnessError(
             "invalid_decision",
@@ -210,7 +217,8 @@ export class ApprovalBroker {
         open = false;
         answer(decision);
       },
-    });
+      // The event's kind, request and respond belong together; respond checks its decision itself.
+    } as ApprovalRequestedEvent);
     const result = await waitFor(answered, cleared, deadline);
     open = false;
     if (result.outcome === "value") return { decision: result.value, decidedBy: "stream" };

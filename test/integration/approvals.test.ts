@@ -319,12 +319,13 @@ describe("approvals (real codex, ScriptedModel)", () => {
     for await (const event of events) {
       all.push(event);
       if (event.type === "approval.requested") {
-        assert.equal(event.request.kind, "commandExecution");
+        assert.equal(event.kind, "commandExecution");
+        assert.equal(event.request.kind, event.kind);
         assert.throws(
           () => event.respond("yes please" as never),
           /not a commandExecution decision/,
         );
-        event.respond("accept");
+        if (event.kind === "commandExecution") event.respond("accept");
       }
     }
     assert.ok(existsSync(path.join(fixture.workdir, "asked.txt")));
@@ -400,7 +401,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
         .startThread({ workingDirectory: f.workdir, skipGitRepoCheck: true })
         .runStreamed(`thread ${name}`);
       for await (const event of events) {
-        if (event.type === "approval.requested") {
+        if (event.type === "approval.requested" && event.kind === "commandExecution") {
           requests.set(name, event.respond);
           if (requests.size === 2) bothAsked();
         }
