@@ -18,7 +18,7 @@ import type {
 import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod } from "../protocol/types.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
-import { isDecision, toWireResult } from "./decisions.js";
+import { isDecision, notADecision, toWireResult } from "./decisions.js";
 import { KIND_OF_METHOD, toApprovalRequest } from "./requests.js";
 import { waitFor } from "./wait.js";
 
@@ -168,7 +168,7 @@ export class ApprovalBroker {
           if (!isDecision(request.kind, result.value)) {
             throw new CodexHarnessError(
               "invalid_decision",
-              `The ${request.kind} handler returned ${JSON.stringify(result.value)}, which is not a ${request.kind} decision; it was declined.`,
+              `The ${request.kind} handler returned ${notADecision(request.kind, result.value)}; it was declined.`,
             );
           }
           return { decision: result.value, decidedBy: "handler" };
@@ -189,39 +189,45 @@ export class ApprovalBroker {
     return declined("default");
   }
 
-  /** Puts `approval.requested` on the stream and waits for its answer, the deadline or a clear. */
+  /**
+   * Puts `approval.requested` on the stream and waits for its answer, the deadline or a clear. A
+   * decision not of the request's kind declines the request at once (fail closed) and throws.
+   */
   private async askStream(
     request: ApprovalRequest,
     target: ApprovalTarget,
     cleared: AbortSignal,
     deadline: number,
   ): Promise<Outcome> {
-    let answer!: (decision: DecisionOf<ApprovalKind>) => void;
-    const answered = new Promise<DecisionOf<ApprovalKind>>((resolve) => {
-      answer = resolve;
+    let settle!: (outcome: Outcome) => void;
+    const answered = new Promise<Outcome>((resolve) => {
+      settle = resolve;
     });
     let open = true;
+    const respond = (decision: unknown): void => {
+      const wasOpen = open;
+      open = false;
+      if (isDecision(request.kind, decision)) {
+        if (wasOpen) settle({ decision, decidedBy: "stream" });
+        return;
+      }
+      if (wasOpen) settle(declined("error"));
+      throw new CodexHarnessError(
+        "invalid_decision",
+        `${notADecision(request.kind, decision)}; ${wasOpen ? "the request was declined" : "the request had already been answered"}.`,
+      );
+    };
+    // The event's kind, request and respond belong together; respond checks its decision itself.
     target.emit({
       type: "approval.requested",
       ...scope(request),
       kind: request.kind,
       request,
-      respond: (decision: unknown) => {
-        if (!isDecision(request.kind, decision)) {
-          throw new CodexHarnessError(
-            "invalid_decision",
-            `${JSON.stringify(decision)} is not a ${request.kind} decision.`,
-          );
-        }
-        if (!open) return;
-        open = false;
-        answer(decision);
-      },
-      // The event's kind, request and respond belong together; respond checks its decision itself.
+      respond,
     } as ApprovalRequestedEvent);
     const result = await waitFor(answered, cleared, deadline);
     open = false;
-    if (result.outcome === "value") return { decision: result.value, decidedBy: "stream" };
+    if (result.outcome === "value") return result.value;
     return declined(result.outcome === "timeout" ? "timeout" : "cleared");
   }
 }

@@ -257,6 +257,10 @@ export interface NotificationEvent extends EventScope {
  * decisions. Narrowing on `event.request.kind` narrows `request` alone, not the event or
  * `respond`. Unnarrowed, `respond` accepts what every kind accepts (`"decline"`).
  * `ApprovalRequestedEvent<K>` is the event of the kinds `K`.
+ *
+ * A decision that is not one of the kind's (a cast, a JavaScript caller) is refused at run time:
+ * `respond` declines the request at once and throws a `CodexHarnessError` with code
+ * `invalid_decision`.
  */
 export type ApprovalRequestedEvent<K extends ApprovalKind = ApprovalKind> = {
   [P in K]: EventScope & {
@@ -264,7 +268,7 @@ export type ApprovalRequestedEvent<K extends ApprovalKind = ApprovalKind> = {
     /** Which kind of request (the same as `request.kind`): the discriminant to narrow on. */
     kind: P;
     request: RequestOf<P>;
-    /** Answers the request; throws `invalid_decision` for a decision not of `kind`. */
+    /** Answers the request; throws `invalid_decision` (and declines) for a decision not of `kind`. */
     respond(decision: DecisionOf<P>): void;
   };
 }[K];
