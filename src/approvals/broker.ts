@@ -9,11 +9,16 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecisionOf,
 } from "../events/approval-types.js";
-import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
+import type {
+  ApprovalRequestedEvent,
+  ApprovalResolvedEvent,
+  ExtendedFileUpdateChange,
+  ExtendedThreadEvent,
+} from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod } from "../protocol/types.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
-import { isDecision, toWireResult } from "./decisions.js";
+import { isDecision, notADecision, toWireResult } from "./decisions.js";
 import { KIND_OF_METHOD, toApprovalRequest } from "./requests.js";
 import { waitFor } from "./wait.js";
 
@@ -104,6 +109,7 @@ export class ApprovalBroker {
     const report = (decision: DecisionOf<ApprovalKind>, decidedBy: ApprovalDecider) => {
       if (reported) return;
       reported = true;
+      // The decision was checked against request.kind (or is "decline", which every kind takes).
       target?.emit({
         type: "approval.resolved",
         ...scope(request),
@@ -112,7 +118,7 @@ export class ApprovalBroker {
         item_id: request.item_id,
         decision,
         decided_by: decidedBy,
-      });
+      } as ApprovalResolvedEvent);
     };
     const releaseIdle = target?.holdIdle?.();
     const cleared = new AbortController();
@@ -162,7 +168,7 @@ export class ApprovalBroker {
           if (!isDecision(request.kind, result.value)) {
             throw new CodexHarnessError(
               "invalid_decision",
-              `The ${request.kind} handler returned ${JSON.stringify(result.value)}, which is not a ${request.kind} decision; it was declined.`,
+              `The ${request.kind} handler returned ${notADecision(request.kind, result.value)}; it was declined.`,
             );
           }
           return { decision: result.value, decidedBy: "handler" };
@@ -183,37 +189,45 @@ export class ApprovalBroker {
     return declined("default");
   }
 
-  /** Puts `approval.requested` on the stream and waits for its answer, the deadline or a clear. */
+  /**
+   * Puts `approval.requested` on the stream and waits for its answer, the deadline or a clear. A
+   * decision not of the request's kind declines the request at once (fail closed) and throws.
+   */
   private async askStream(
     request: ApprovalRequest,
     target: ApprovalTarget,
     cleared: AbortSignal,
     deadline: number,
   ): Promise<Outcome> {
-    let answer!: (decision: DecisionOf<ApprovalKind>) => void;
-    const answered = new Promise<DecisionOf<ApprovalKind>>((resolve) => {
-      answer = resolve;
+    let settle!: (outcome: Outcome) => void;
+    const answered = new Promise<Outcome>((resolve) => {
+      settle = resolve;
     });
     let open = true;
+    const respond = (decision: unknown): void => {
+      const wasOpen = open;
+      open = false;
+      if (isDecision(request.kind, decision)) {
+        if (wasOpen) settle({ decision, decidedBy: "stream" });
+        return;
+      }
+      if (wasOpen) settle(declined("error"));
+      throw new CodexHarnessError(
+        "invalid_decision",
+        `${notADecision(request.kind, decision)}; ${wasOpen ? "the request was declined" : "the request had already been answered"}.`,
+      );
+    };
+    // The event's kind, request and respond belong together; respond checks its decision itself.
     target.emit({
       type: "approval.requested",
       ...scope(request),
+      kind: request.kind,
       request,
-      respond: (decision) => {
-        if (!isDecision(request.kind, decision)) {
-          throw new CodexHarnessError(
-            "invalid_decision",
-            `${JSON.stringify(decision)} is not a ${request.kind} decision.`,
-          );
-        }
-        if (!open) return;
-        open = false;
-        answer(decision);
-      },
-    });
+      respond,
+    } as ApprovalRequestedEvent);
     const result = await waitFor(answered, cleared, deadline);
     open = false;
-    if (result.outcome === "value") return { decision: result.value, decidedBy: "stream" };
+    if (result.outcome === "value") return result.value;
     return declined(result.outcome === "timeout" ? "timeout" : "cleared");
   }
 }

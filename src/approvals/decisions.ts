@@ -7,6 +7,29 @@ type Wire = Record<string, unknown>;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The decisions each kind accepts, as error messages name them. */
+const DECISIONS_OF: Readonly<Record<ApprovalKind, string>> = {
+  commandExecution:
+    '"accept", "acceptForSession", "decline", "cancel", { acceptWithExecpolicyAmendment: argv }, { applyNetworkPolicyAmendment: { host, action } }',
+  fileChange: '"accept", "acceptForSession", "decline", "cancel"',
+  permissions: '{ grant, scope: "turn" | "session" }, "decline"',
+  userInput: '{ answers: { [questionId]: string[] } }, "decline", "cancel"',
+  elicitation: '{ accept: content, meta? }, "decline", "cancel"',
+  dynamicTool: '{ output, success? }, "decline"',
+  tokenRefresh: '{ accessToken, chatgptAccountId, chatgptPlanType? }, "decline"',
+};
+
+/** Says that `value` is not a `kind` decision and what `kind` accepts (for `invalid_decision`). */
+export function notADecision(kind: ApprovalKind, value: unknown): string {
+  let shown: string;
+  try {
+    shown = JSON.stringify(value) ?? String(value);
+  } catch {
+    shown = String(value);
+  }
+  return `${shown} is not a ${kind} decision (${kind} accepts ${DECISIONS_OF[kind]})`;
+}
+
 /** Whether `decision` is a valid answer for `kind` (handlers are user code: never trust them). */
 export function isDecision<K extends ApprovalKind>(
   kind: K,

@@ -215,7 +215,7 @@ export type ApprovalDecider =
   | "stream"
   /** Nobody answered in time: declined. */
   | "timeout"
-  /** The handler threw: declined. */
+  /** The handler threw, or a decision not of the request's kind came (handler or `respond()`): declined. */
   | "error"
   /** Nobody could answer (no handler, `run()`): declined at once. */
   | "default"

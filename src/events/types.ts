@@ -1,12 +1,7 @@
 // The extended event model (`events: "extended"`): @openai/codex-sdk's events and items with
 // codex-harness's extra fields, item kinds and event types.
 import type { CodexErrorInfo } from "../protocol/generated/ts/v2/CodexErrorInfo.js";
-import type {
-  ApprovalDecider,
-  ApprovalKind,
-  ApprovalRequest,
-  DecisionOf,
-} from "./approval-types.js";
+import type { ApprovalDecider, ApprovalKind, DecisionOf, RequestOf } from "./approval-types.js";
 import type { ErrorItem, McpToolCallStatus, TodoListItem, Usage } from "./sdk-types.js";
 
 /** Shared with the official model unchanged. */
@@ -256,22 +251,42 @@ export interface NotificationEvent extends EventScope {
 /**
  * codex asks something nobody's handler answered: answer with `respond(decision)` (the first
  * answer wins). Unanswered, it is declined at the timeout.
+ *
+ * A union with one member per kind: narrow on the top-level `kind` (`event.kind ===
+ * "commandExecution"`) and `request` and `respond` follow, so `respond` accepts only that kind's
+ * decisions. Narrowing on `event.request.kind` narrows `request` alone, not the event or
+ * `respond`. Unnarrowed, `respond` accepts what every kind accepts (`"decline"`).
+ * `ApprovalRequestedEvent<K>` is the event of the kinds `K`.
+ *
+ * A decision that is not one of the kind's (a cast, a JavaScript caller) is refused at run time:
+ * `respond` declines the request at once and throws a `CodexHarnessError` with code
+ * `invalid_decision`.
  */
-export interface ApprovalRequestedEvent extends EventScope {
-  type: "approval.requested";
-  request: ApprovalRequest;
-  respond(decision: DecisionOf<ApprovalKind>): void;
-}
+export type ApprovalRequestedEvent<K extends ApprovalKind = ApprovalKind> = {
+  [P in K]: EventScope & {
+    type: "approval.requested";
+    /** Which kind of request (the same as `request.kind`): the discriminant to narrow on. */
+    kind: P;
+    request: RequestOf<P>;
+    /** Answers the request; throws `invalid_decision` (and declines) for a decision not of `kind`. */
+    respond(decision: DecisionOf<P>): void;
+  };
+}[K];
 
-/** A server request was answered: what, and who decided. */
-export interface ApprovalResolvedEvent extends EventScope {
-  type: "approval.resolved";
-  request_id: string | number;
-  kind: ApprovalKind;
-  item_id: string | null;
-  decision: DecisionOf<ApprovalKind>;
-  decided_by: ApprovalDecider;
-}
+/**
+ * A server request was answered: what, and who decided. A union with one member per kind:
+ * narrowing on `kind` types `decision` as that kind's.
+ */
+export type ApprovalResolvedEvent<K extends ApprovalKind = ApprovalKind> = {
+  [P in K]: EventScope & {
+    type: "approval.resolved";
+    request_id: string | number;
+    kind: P;
+    item_id: string | null;
+    decision: DecisionOf<P>;
+    decided_by: ApprovalDecider;
+  };
+}[K];
 
 /** Something the caller should know that is not an error (e.g. a lost thread was replaced). */
 export interface NoticeEvent extends EventScope {

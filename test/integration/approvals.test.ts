@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { fromPermissions } from "../../src/approvals/policies.js";
+import { CodexHarnessError } from "../../src/errors.js";
+import type { CommandDecision } from "../../src/events/approval-types.js";
 import type { ApprovalResolvedEvent, ExtendedThreadEvent } from "../../src/events/types.js";
 import { toolOutputs } from "../../src/testing/recorded.js";
 import {
@@ -319,16 +321,72 @@ describe("approvals (real codex, ScriptedModel)", () => {
     for await (const event of events) {
       all.push(event);
       if (event.type === "approval.requested") {
-        assert.equal(event.request.kind, "commandExecution");
-        assert.throws(
-          () => event.respond("yes please" as never),
-          /not a commandExecution decision/,
-        );
-        event.respond("accept");
+        assert.equal(event.kind, "commandExecution");
+        assert.equal(event.request.kind, event.kind);
+        if (event.kind === "commandExecution") event.respond("accept");
       }
     }
     assert.ok(existsSync(path.join(fixture.workdir, "asked.txt")));
     assert.equal(resolvedOf(all)[0]?.decided_by, "stream");
+  });
+
+  // Without the fail-closed decline the request would wait the default 10 minutes: fail fast instead.
+  it("a decision of another kind through respond() throws invalid_decision and declines at once", {
+    timeout: 60_000,
+  }, async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("touch wrong.txt", { escalated: true, callId: "c1" }), reply("declined")],
+      { config: ASKING }, // no handler, default timeout (10 minutes): only the stream can answer
+    );
+    const { events } = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .runStreamed("go");
+    const all: ExtendedThreadEvent[] = [];
+    let thrown: unknown;
+    let respondedAt = 0;
+    let resolvedAt = 0;
+    for await (const event of events) {
+      all.push(event);
+      if (event.type === "approval.resolved") resolvedAt = Date.now();
+      if (event.type === "approval.requested" && event.kind === "commandExecution") {
+        respondedAt = Date.now();
+        // A JavaScript caller (or a cast) answering a command with a question's answers.
+        const wrong = { answers: { q: ["yes"] } } as unknown as CommandDecision;
+        try {
+          event.respond(wrong);
+        } catch (error) {
+          thrown = error;
+        }
+        event.respond("accept"); // too late: the first answer declined the request
+      }
+    }
+    assert.ok(thrown instanceof CodexHarnessError, `threw ${String(thrown)}`);
+    assert.equal(thrown.code, "invalid_decision");
+    assert.match(
+      thrown.message,
+      /\{"answers":\{"q":\["yes"\]\}\} is not a commandExecution decision/,
+    );
+    assert.match(
+      thrown.message,
+      /commandExecution accepts "accept", "acceptForSession", "decline"/,
+    );
+    assert.match(thrown.message, /the request was declined/);
+    const [resolved] = resolvedOf(all);
+    assert.deepEqual(
+      [resolved?.kind, resolved?.decision, resolved?.decided_by],
+      ["commandExecution", "decline", "error"],
+    );
+    assert.ok(resolvedAt - respondedAt < 5_000, `resolved ${resolvedAt - respondedAt} ms later`);
+    // codex saw the decline: the command did not run, its item is declined, the turn went on.
+    assert.equal(existsSync(path.join(fixture.workdir, "wrong.txt")), false);
+    assert.deepEqual(
+      commandItems(all).map((item) => item.status),
+      ["declined"],
+    );
+    assert.ok(fixture.model.toolOutput("c1"), "the model got the command's (declined) result");
+    const last = all.at(-1);
+    assert.equal(last?.type === "turn.completed" && last.status, "completed");
   });
 
   it("interrupting while an approval is pending aborts the handler's signal; resolved says cleared", async () => {
@@ -400,7 +458,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
         .startThread({ workingDirectory: f.workdir, skipGitRepoCheck: true })
         .runStreamed(`thread ${name}`);
       for await (const event of events) {
-        if (event.type === "approval.requested") {
+        if (event.type === "approval.requested" && event.kind === "commandExecution") {
           requests.set(name, event.respond);
           if (requests.size === 2) bothAsked();
         }
