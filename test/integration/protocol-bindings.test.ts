@@ -30,10 +30,9 @@ import type {
   ServerRequestResult,
 } from "../../src/protocol/types.js";
 import { repoRoot } from "../support/paths.js";
+import type { Equal } from "../support/type-equality.js";
 
 /** Compile-time proof that the map types methods with codex's own types (fails `tsc` if not). */
-type Equal<A, B> =
-  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const typeChecks: [
   Equal<ClientParams<"thread/start">, ThreadStartParams>,
   Equal<ClientResult<"thread/start">, ThreadStartResponse>,

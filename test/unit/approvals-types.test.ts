@@ -13,10 +13,7 @@ import type {
   FileChangeDecision,
   UserInputDecision,
 } from "../../src/index.js";
-
-/** true when A and B are the same type (not merely assignable). */
-type Equal<A, B> =
-  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+import type { Equal } from "../support/type-equality.js";
 
 type RequestedOf<K extends ApprovalKind> = Extract<ApprovalRequestedEvent, { kind: K }>;
 type ResolvedOf<K extends ApprovalKind> = Extract<ApprovalResolvedEvent, { kind: K }>;

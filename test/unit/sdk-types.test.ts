@@ -4,10 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type * as official from "@openai/codex-sdk";
 import type * as ours from "../../src/index.js";
-
-/** true when A and B are the same type (not merely assignable). */
-type Equal<A, B> =
-  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+import type { Equal } from "../support/type-equality.js";
 
 type Keys<T> = T extends unknown ? keyof T : never;
 type ItemOf<U, K> = Extract<U, { type: K }>;
