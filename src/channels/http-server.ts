@@ -113,7 +113,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     await runtime.close();
     throw new CodexHarnessError(
       "listen_failed",
-      `Cannot listen on ${host}:${options.port ?? DEFAULT_CHANNELS_PORT}: ${(error as Error).message}. Pick another --port.`,
+      `Cannot listen on ${host}:${options.port ?? DEFAULT_CHANNELS_PORT}: ${(error as Error).message}. ${listenFix(error)}`,
       { cause: error },
     );
   });
@@ -350,4 +350,12 @@ function sendError(response: ServerResponse, error: unknown): void {
   // A refused body is not read to its end: close the connection rather than drain it.
   if (status === 413) response.setHeader("connection", "close");
   send(response, status, { error: { code, message } });
+}
+
+/** What to change when the server cannot listen: the host when it is not this machine's. */
+function listenFix(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOTFOUND" || code === "EADDRNOTAVAIL" || code === "EAI_AGAIN"
+    ? "Pick a --host of this machine (127.0.0.1 by default)."
+    : "Pick another --port.";
 }

@@ -66,6 +66,7 @@ describe("codex-harness flags are checked before anything runs", () => {
       /--codex-home <dir>' argument '\/nonexistent\/dir' is invalid/,
     ],
     [["serve", "--data-dir", "/proc/nope", "--port", "0"], /Cannot use \/proc\/nope .*--data-dir/],
+    [["serve", "--host", "999.1.1.1", "--port", "0"], /Cannot listen on 999\.1\.1\.1.*--host/],
     [
       ["interactions", "list", "--status", "pendng", "--token", "t"],
       /--status <list>' argument 'pendng' is invalid.*unknown status "pendng"; use pending, delivered/,
