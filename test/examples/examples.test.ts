@@ -1,20 +1,15 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { parse } from "smol-toml";
-import {
-  type ConfigObject,
-  mergeConfig,
-  renderConfigToml,
-} from "../../src/app-server/codex-config.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { runCli } from "../support/cli.js";
 import { repoRoot } from "../support/paths.js";
+import { useScriptedModel } from "../support/target-home.js";
 
 const run = promisify(execFile);
 
@@ -109,11 +104,7 @@ describe("README: the spaces example project", () => {
       assert.equal(install.code, 0, install.stdout + install.stderr);
       // The user's own provider would serve the turns; here the scripted one does.
       const home = path.join(project, "asp_modules/dev/codex/codex.home");
-      const config = parse(await readFile(path.join(home, "config.toml"), "utf8")) as ConfigObject;
-      await writeFile(
-        path.join(home, "config.toml"),
-        renderConfigToml(mergeConfig(config, model.codexConfig())),
-      );
+      await useScriptedModel(home, model);
       const turn = (prompt: string) =>
         runCli(
           ["run", "--target", "dev", "--project", project, "--session", "pr-17"].concat([

@@ -1,20 +1,15 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { parse } from "smol-toml";
-import {
-  type ConfigObject,
-  mergeConfig,
-  renderConfigToml,
-} from "../../src/app-server/codex-config.js";
 import { installTarget } from "../../src/spaces/install.js";
 import { sessionHomeDir } from "../../src/spaces/session-home.js";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { runCli } from "../support/cli.js";
+import { runTargetArgs, useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
 
@@ -37,24 +32,9 @@ describe("codex-harness run --target", () => {
     const { homeDir } = await installTarget(dir, "dev");
     const model = await ScriptedModel.start({ responses: [reply("Pineapple, as asked.")] });
     try {
-      // The installed config plus the scripted provider; the session home copies it.
-      const configFile = path.join(homeDir, "config.toml");
-      const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
-      await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
-
+      await useScriptedModel(homeDir, model);
       const { code, stdout, stderr } = await cli(
-        [
-          "run",
-          "--target",
-          "dev",
-          "--project",
-          dir,
-          "--cd",
-          path.join(dir, "work"),
-          "hi",
-          "--json",
-          "--skip-git-repo-check",
-        ],
+        runTargetArgs(dir, path.join(dir, "work"), "hi", "--json"),
         env,
       );
       assert.equal(code, 0, stdout + stderr);
@@ -88,26 +68,10 @@ describe("codex-harness run --target", () => {
       responses: [reply("One."), reply("Two."), reply("Fresh.")],
     });
     try {
-      const configFile = path.join(homeDir, "config.toml");
-      const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
-      await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
+      await useScriptedModel(homeDir, model);
       const turn = (prompt: string, ...more: string[]) =>
         cli(
-          [
-            "run",
-            "--target",
-            "dev",
-            "--project",
-            dir,
-            "--cd",
-            path.join(dir, "work"),
-            "--session",
-            "s1",
-            "--skip-git-repo-check",
-            "--json",
-            ...more,
-            prompt,
-          ],
+          runTargetArgs(dir, path.join(dir, "work"), "--session", "s1", "--json", ...more, prompt),
           env,
         );
       const threadOf = (stdout: string) =>

@@ -2,21 +2,15 @@
 // what they allow and deny, the person (or permission handler) is asked about the rest.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { parse } from "smol-toml";
-import {
-  type ConfigObject,
-  mergeConfig,
-  renderConfigToml,
-} from "../../src/app-server/codex-config.js";
 import { runTurn } from "../../src/session/run-turn.js";
 import { installTarget } from "../../src/spaces/install.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { runCli } from "../support/cli.js";
+import { runTargetArgs, useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
 
@@ -55,9 +49,7 @@ async function installFor(dir: string, model: ScriptedModel): Promise<string> {
     path.join(dir, "spaces/base/permissions.toml"),
     path.join(dir, "spaces/app/permissions.toml"),
   ]);
-  const configFile = path.join(homeDir, "config.toml");
-  const installed = parse(await readFile(configFile, "utf8")) as ConfigObject;
-  await writeFile(configFile, renderConfigToml(mergeConfig(installed, model.codexConfig())));
+  await useScriptedModel(homeDir, model);
   return homeDir;
 }
 
@@ -76,21 +68,10 @@ describe("a target's permissions.toml files decide its approvals", () => {
     const model = await ScriptedModel.start({ responses: SCRIPT() });
     try {
       await installFor(dir, model);
-      const { code, stdout, stderr } = await runCli(
-        [
-          "run",
-          "--target",
-          "dev",
-          "--project",
-          dir,
-          "--cd",
-          work,
-          "--skip-git-repo-check",
-          "--json",
-          "go",
-        ],
-        { env, input: "n\n" },
-      );
+      const { code, stdout, stderr } = await runCli(runTargetArgs(dir, work, "--json", "go"), {
+        env,
+        input: "n\n",
+      });
       assert.equal(code, 0, stdout + stderr);
       // stdout is JSONL only: the question went to stderr.
       for (const line of stdout.trim().split("\n")) JSON.parse(line);
