@@ -28,7 +28,7 @@ export const INBOX_HTML = `<!doctype html>
 </form>
 <main id="inbox" hidden>
   <p id="you"><label for="name">Answer as</label>
-    <input id="name" type="text" autocomplete="nickname" maxlength="200" placeholder="your name (shown in the history)"></p>
+    <input id="name" type="text" autocomplete="nickname" maxlength="200" placeholder="your name, for the history"></p>
   <section><h2>Waiting for an answer</h2><div id="pending"><p class="empty">Nothing is waiting.</p></div></section>
   <section><h2>History</h2><div id="history"><p class="empty">Nothing yet.</p></div></section>
 </main>
@@ -57,8 +57,9 @@ section > h2 { font-size: 1rem; text-transform: uppercase; letter-spacing: .04em
 .panel button { margin-top: .9rem; width: 100%; }
 input, textarea { font: inherit; font-size: 16px; padding: .4rem .5rem; border: 1px solid #aab; border-radius: 6px; max-width: 100%; }
 .group { margin-bottom: 1.2rem; }
-.group-head { display: flex; flex-wrap: wrap; gap: .2rem .8rem; align-items: baseline; font-size: .85rem; color: #445; padding: .3rem .1rem; border-bottom: 2px solid #c9d1de; margin-bottom: .5rem; }
-.group-head .source { font-weight: 700; color: #1d2330; }
+.group-head, .origin { display: flex; flex-wrap: wrap; gap: .2rem .8rem; align-items: baseline; }
+.group-head { font-size: .85rem; color: #445; padding: .3rem .1rem; border-bottom: 2px solid #c9d1de; margin-bottom: .5rem; }
+.group-head .source, .origin .source { font-weight: 700; color: #1d2330; }
 .card { background: #fff; border: 1px solid #d8dce3; border-radius: 8px; padding: .8rem 1rem; margin-bottom: .8rem; min-width: 0; }
 .card:focus { outline: 3px solid #1f6feb; outline-offset: 1px; }
 .card h3 { margin: 0 0 .3rem; font-size: 1.05rem; }
@@ -92,6 +93,7 @@ kbd { font: 12px ui-monospace, monospace; border: 1px solid #bbc; border-bottom-
   main { padding: .5rem; }
   .card { padding: .7rem .75rem; }
   .actions button { flex: 1 1 auto; }
+  .keys { display: none; }
   .panel { margin: 1rem .5rem; }
 }
 `;

@@ -39,6 +39,7 @@ const MAIN_JS = String.raw`
     token = null;
     byId("inbox").hidden = true;
     byId("login").hidden = false;
+    byId("connection").textContent = "";
     showError(message || "");
   }
 

@@ -177,7 +177,9 @@ export const INBOX_VIEW_JS = String.raw`
 
   function keyHints(interaction) {
     const hints = choicesOf(interaction).map((choice) => [el("kbd", {}, choice.key), " " + choice.label]);
-    if (interaction.kind === "user_input_request") hints.unshift([el("kbd", {}, "1"), "–", el("kbd", {}, "9"), " pick an option"]);
+    const first = questionsOf(interaction)[0];
+    const count = first && Array.isArray(first.options) ? Math.min(first.options.length, 9) : 0;
+    if (count) hints.unshift([el("kbd", {}, "1"), count > 1 ? ["–", el("kbd", {}, String(count))] : "", " pick an option"]);
     hints.push([el("kbd", {}, "j"), "/", el("kbd", {}, "k"), " next/previous"]);
     return el("p", { class: "keys" }, "Keys: ", hints.map((hint, i) => (i ? [" · ", hint] : hint)));
   }

@@ -360,7 +360,12 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const first = await api.create(command("agent-alpha", THREAD_A, "/srv/alpha", "npm test"));
     const shown = await openInbox(runtime, { init: RECORD_NOTIFICATIONS });
     const title = (text: string) =>
-      shown.waitForFunction(`document.title === ${JSON.stringify(text)}`);
+      // A function, not a string: the page's CSP forbids eval.
+      shown.waitForFunction(
+        (expected) =>
+          (globalThis as unknown as { document: { title: string } }).document.title === expected,
+        text,
+      );
     await title("(1) codex-harness inbox");
     await api.create(command("agent-beta", THREAD_B, "/srv/beta", "make deploy"));
     await title("(2) codex-harness inbox");
