@@ -143,6 +143,9 @@ export const INBOX_VIEW_JS = String.raw`
     });
   }
 
+  // An option that was offered, marked when it was the one chosen.
+  const marked = (text, on) => el("li", { class: on ? "option chosen" : "option", "aria-current": on ? "true" : null }, on ? "✓ " : "", text);
+
   // Answered questions keep their options, the chosen one marked (a typed answer added).
   function answeredQuestions(interaction) {
     const values = (interaction.response && interaction.response.values) || {};
@@ -152,9 +155,8 @@ export const INBOX_VIEW_JS = String.raw`
       if (given === undefined && questions.length === 1) given = values.text !== undefined ? values.text : values.answer;
       const chosen = new Set((given === undefined ? [] : [].concat(given)).map(String));
       const labels = (q.options || []).map((option) => option.label);
-      const item = (text, on, extra) => el("li", { class: on ? "option chosen" : "option", "aria-current": on ? "true" : null }, on ? "✓ " : "", text, extra);
-      const items = (q.options || []).map((option) => item(option.label, chosen.has(option.label), option.description ? el("span", { class: "desc" }, " — " + option.description) : null));
-      for (const value of chosen) if (!labels.includes(value)) items.push(item(q.is_secret ? "••••" : value, true));
+      const items = (q.options || []).map((option) => marked(optionText(option), chosen.has(option.label)));
+      for (const value of chosen) if (!labels.includes(value)) items.push(marked(q.is_secret ? "••••" : value, true));
       return el("div", { class: "question answered", "data-question": q.id },
         el("p", {}, el("strong", {}, q.header ? q.header + ": " : ""), q.question), el("ul", { class: "options" }, items));
     });
@@ -218,8 +220,7 @@ export const INBOX_VIEW_JS = String.raw`
     if (interaction.kind === "user_input_request") node.append(...answeredQuestions(interaction));
     else if (interaction.response) {
       const chosen = chosenOf(interaction, interaction.response);
-      node.append(el("ul", { class: "options choices" }, choicesOf(interaction).map((choice) =>
-        el("li", { class: choice === chosen ? "option chosen" : "option", "aria-current": choice === chosen ? "true" : null }, choice === chosen ? "✓ " : "", choice.label))));
+      node.append(el("ul", { class: "options choices" }, choicesOf(interaction).map((choice) => marked(choice.label, choice === chosen))));
     }
     node.append(outcome(interaction));
     return node;
