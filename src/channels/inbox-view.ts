@@ -4,8 +4,9 @@
 // value from the API becomes a text node; nothing is parsed as HTML.
 
 /**
- * Browser code defining `el`, `CHOICES`, `shortTitle`, `originOf`, `card` and `safeCard` inside the
- * script's closure; `card` calls back into `respond`, `collectAnswers` and `showError` there.
+ * Browser code defining `el`, `open`, `CHOICES`, `shortTitle`, `originOf`, `originLine`, `card` and
+ * `safeCard` inside the script's closure; cards call back into `respond`, `collectAnswers` and
+ * `showError` there.
  */
 export const INBOX_VIEW_JS = String.raw`
   function el(tag, attributes, ...children) {
@@ -131,7 +132,8 @@ export const INBOX_VIEW_JS = String.raw`
       const pick = (event) => {
         const button = event.currentTarget;
         for (const other of button.parentNode.children) other.setAttribute("aria-pressed", String(other === button));
-        if (questions.length === 1) respond(interaction, "text", { answers: collectAnswers(button.closest("article"), interaction) });
+        // The clicked option is the answer, whatever the text field holds.
+        if (questions.length === 1) respond(interaction, "text", { answers: { [q.id]: button.getAttribute("data-value") } });
       };
       const options = (q.options || []).map((option, n) =>
         el("button", { type: "button", class: "option", "aria-pressed": "false", "data-value": option.label,
