@@ -1,7 +1,8 @@
 // Serves the web inbox (`/`, `/inbox.js`, `/inbox.css`): static files, no data; the page talks to
 // the API with the token the person gives it (kept in the tab's sessionStorage).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { INBOX_CSS, INBOX_HTML, INBOX_JS } from "./inbox-assets.js";
+import { INBOX_CSS, INBOX_HTML } from "./inbox-page.js";
+import { INBOX_JS } from "./inbox-script.js";
 
 const FILES: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: INBOX_HTML },

@@ -76,10 +76,32 @@ export interface InteractionResponse {
   action: ResponseAction;
   /** e.g. `{scope: "session"}`, `{answers: {q1: ["yes"]}}`, `{text: "…"}`, `{content: {…}}`. */
   values?: Record<string, unknown>;
-  /** Who answered, from where; stored as given. */
-  metadata?: Record<string, unknown>;
+  /** Who answered, from where; stored as given (`answeredBy` checked to be a string). */
+  metadata?: ResponseMetadata;
   /** ISO 8601; set by the runtime. */
   respondedAt: string;
+}
+
+/**
+ * Who answered and from where. `answeredBy` names the person (the inbox's "Answer as", the CLI's
+ * login name); `via` the way (`web-inbox`, `cli`). Anything else is kept as given.
+ */
+export interface ResponseMetadata {
+  answeredBy?: string;
+  via?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The name of whoever answered: `metadata.answeredBy`, or for responses recorded before it
+ * existed, `metadata.user` (the CLI's) or `metadata.by`; undefined when none was given.
+ */
+export function answeredBy(response: Pick<InteractionResponse, "metadata">): string | undefined {
+  const metadata = response.metadata ?? {};
+  const name = [metadata.answeredBy, metadata.user, metadata.by].find(
+    (value) => typeof value === "string" && value !== "",
+  );
+  return name as string | undefined;
 }
 
 /** How an interaction ended when it ended without a response. */

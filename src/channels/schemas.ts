@@ -35,7 +35,12 @@ export const createBody = z.strictObject({
 export const respondBody = z.strictObject({
   action,
   values: object.optional(),
-  metadata: object.optional(),
+  metadata: z
+    .looseObject({
+      answeredBy: z.string().min(1).max(200).optional(),
+      via: z.string().max(200).optional(),
+    })
+    .optional(),
 });
 
 /** POST /v1/interactions/:id/cancel */

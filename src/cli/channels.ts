@@ -1,10 +1,11 @@
 // `codex-harness serve` (the channels runtime) and `codex-harness interactions …` (its CLI client).
 import os from "node:os";
 import path from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { ChannelsClient } from "../channels/client.js";
 import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
 import {
+  answeredBy,
   INTERACTION_STATUSES,
   type Interaction,
   type InteractionChange,
@@ -94,7 +95,9 @@ export function addChannelsCommands(program: Command): void {
 
   const interactions = program
     .command("interactions")
-    .description("List, show, answer, cancel or watch the runtime's interactions")
+    .description(
+      "List, show, answer (accept, decline, interrupt the turn) or watch the runtime's interactions",
+    )
     .option("--url <url>", "the runtime (default $CODEX_HARNESS_URL or http://127.0.0.1:4317)")
     .option("--token <token>", "its token (default $CODEX_HARNESS_TOKEN or <data-dir>/token)")
     .option("--data-dir <dir>", "the runtime's data directory, to read the token from");
@@ -146,10 +149,11 @@ export function addChannelsCommands(program: Command): void {
   interactions
     .command("respond <id>")
     .description("Answer an interaction (the first answer wins)")
-    .option("--accept", "accept (once)")
-    .option("--accept-session", "accept for the rest of the session")
-    .option("--decline", "decline")
-    .option("--cancel", "cancel (codex stops the turn)")
+    .option("--accept", "Accept (once)")
+    .option("--accept-session", "Accept for this session")
+    .option("--decline", "Decline: answer no (codex does not do it, and goes on)")
+    .option("--interrupt", "Interrupt the turn: answer no and stop codex's turn")
+    .addOption(new Option("--cancel", "old name of --interrupt").hideHelp())
     .option("--text <text>", "answer a question with text")
     .option("--answer <id=value...>", "answer the question <id> (repeatable)")
     .option("--values <json>", "values as JSON, e.g. '{\"content\":{…}}'")
@@ -159,10 +163,20 @@ export function addChannelsCommands(program: Command): void {
     });
 
   interactions
-    .command("cancel <id>")
-    .description("Cancel an open interaction (codex gets decline)")
+    .command("decline <id>")
+    .description("Decline: answer no (the same as respond <id> --decline)")
+    .action(async (id: string) => {
+      console.log(formatLine(await (await connect()).respond(id, responseOf({ decline: true }))));
+    });
+
+  // The old word: it withdraws the interaction (codex gets Decline). Kept working, not shown.
+  interactions
+    .command("cancel <id>", { hidden: true })
     .option("--reason <reason>", "why", "cancelled")
     .action(async (id: string, options: { reason: string }) => {
+      console.error(
+        "interactions cancel is deprecated: to answer no, say `interactions decline <id>`; to stop codex's turn, `interactions respond <id> --interrupt`.",
+      );
       console.log(formatLine(await (await connect()).cancel(id, options.reason)));
     });
 
@@ -207,6 +221,8 @@ interface RespondFlags {
   accept?: boolean;
   acceptSession?: boolean;
   decline?: boolean;
+  interrupt?: boolean;
+  /** The old name of `interrupt`. */
   cancel?: boolean;
   text?: string;
   answer?: string[];
@@ -219,13 +235,14 @@ export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "resp
     flags.accept && "--accept",
     flags.acceptSession && "--accept-session",
     flags.decline && "--decline",
+    flags.interrupt && "--interrupt",
     flags.cancel && "--cancel",
     (flags.text !== undefined || flags.answer) && "--text/--answer",
   ].filter(Boolean);
   if (chosen.length !== 1) {
     throw new CodexHarnessError(
       "invalid_input",
-      `Give exactly one of --accept, --accept-session, --decline, --cancel, --text or --answer (got ${chosen.length ? chosen.join(", ") : "none"}).`,
+      `Give exactly one of --accept, --accept-session, --decline, --interrupt, --text or --answer (got ${chosen.length ? chosen.join(", ") : "none"}).`,
     );
   }
   let values: Record<string, unknown> = {};
@@ -239,12 +256,13 @@ export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "resp
       );
     }
   }
-  const metadata = { via: "cli", user: os.userInfo().username };
+  const user = os.userInfo().username;
+  const metadata = { via: "cli", answeredBy: user, user };
   if (flags.acceptSession)
     return { action: "accept", values: { ...values, scope: "session" }, metadata };
   if (flags.accept) return { action: "accept", values, metadata };
   if (flags.decline) return { action: "decline", values, metadata };
-  if (flags.cancel) return { action: "cancel", values, metadata };
+  if (flags.interrupt || flags.cancel) return { action: "cancel", values, metadata };
   if (flags.answer) {
     const answers: Record<string, string> = {};
     for (const pair of flags.answer) {
@@ -362,7 +380,14 @@ function formatFull(interaction: Interaction): string {
     lines.push(`  ${change.kind} ${change.path}`);
     if (change.diff) lines.push(...change.diff.split("\n").map((line) => `    ${line}`));
   }
-  if (interaction.response) lines.push(`  response: ${JSON.stringify(interaction.response)}`);
+  const response = interaction.response;
+  if (response) {
+    const by = answeredBy(response);
+    const values = response.values && Object.keys(response.values).length > 0;
+    lines.push(
+      `  answered: ${response.action}${values ? ` ${JSON.stringify(response.values)}` : ""}${by ? ` by ${by}` : ""} at ${response.respondedAt}`,
+    );
+  }
   if (interaction.end)
     lines.push(
       `  ended: ${interaction.end.reason}${interaction.end.message ? ` (${interaction.end.message})` : ""}`,

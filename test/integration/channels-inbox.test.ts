@@ -1,6 +1,6 @@
 // The web inbox in a real headless Chromium (Debian's `chromium`, driven by playwright-core).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
@@ -53,6 +53,8 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       await page.goto(runtime.inboxUrl);
       await page.waitForSelector("#connection:text('live')");
       assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
+      await page.fill("#name", "alice");
+      await page.locator("#name").dispatchEvent("change");
       const turn = fixture.codex
         .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
         .run("go");
@@ -61,6 +63,11 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       assert.match(
         String(await card.locator("pre.command").textContent()),
         /echo from-inbox > inbox\.txt/,
+      );
+      assert.equal(await card.locator("h3").textContent(), "Run echo");
+      assert.match(
+        String(await page.locator("#pending .group-head").textContent()),
+        new RegExp(`codex-harness.*${fixture.workdir}.*thread …`),
       );
       assert.equal(String(await card.locator(".cwd code").textContent()), fixture.workdir);
       assert.equal(String(await card.locator(".reason").textContent()), "Write inbox.txt");
@@ -80,22 +87,26 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       );
       const done = page.locator(`#history article[data-id="${id}"]`);
       await done.waitFor();
-      assert.match(String(await done.textContent()), /Answered: accept/);
+      assert.match(
+        String(await done.locator(".outcome").textContent()),
+        /^Accepted by alice, \d\d:\d\d$/,
+      );
       assert.equal(await page.locator("#pending article").count(), 0);
       const stored = await client.get(id);
       assert.equal(stored.response?.metadata?.via, "web-inbox");
+      assert.equal(stored.response?.metadata?.answeredBy, "alice");
     } finally {
       await page.close();
     }
   });
 
-  it("shows a file change's diff and answers questions with the chosen option", async () => {
+  it("colours a file change's diff and answers a question by clicking its option", async () => {
     const runtime = await startRuntime();
     const { url, token } = runtime;
     fixture = await startCodexApi(
       "app-server",
       [
-        applyPatch("*** Add File: notes.md\n+# Notes from the inbox"),
+        applyPatch("*** Update File: notes.md\n@@\n # Notes\n-old line\n+# Notes from the inbox"),
         requestUserInput(
           [
             {
@@ -114,6 +125,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
+    writeFileSync(path.join(fixture.workdir, "notes.md"), "# Notes\nold line\n");
     const page = await browser().newPage();
     try {
       await page.goto(runtime.inboxUrl);
@@ -123,21 +135,24 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
         .run("go");
       const change = page.locator("#pending article.approval_request");
       await change.waitFor({ timeout: 20_000 });
-      // codex gives an added file's content as its diff.
-      assert.match(String(await change.locator("p.change").textContent()), /^add .*notes\.md$/);
-      assert.match(
-        String(await change.locator("pre.diff").textContent()),
-        /# Notes from the inbox/,
-      );
-      await change.getByRole("button", { name: "Accept for session" }).click();
+      // codex's own unified diff, each line coloured by what it does.
+      assert.match(String(await change.locator("p.change").textContent()), /^update .*notes\.md$/);
+      const diff = change.locator("pre.diff");
+      assert.deepEqual(await diff.locator(".add").allTextContents(), ["+# Notes from the inbox"]);
+      assert.deepEqual(await diff.locator(".del").allTextContents(), ["-old line"]);
+      assert.equal(await diff.locator(".hunk").count(), 1);
+      await change.getByRole("button", { name: "Accept for this session" }).click();
       const question = page.locator("#pending article.user_input_request");
       await question.waitFor({ timeout: 20_000 });
-      await question.getByLabel(/formal — stiff/).check();
-      await question.getByRole("button", { name: "Answer" }).click();
+      await question.getByRole("button", { name: "formal — stiff" }).click();
       const result = await turn;
       assert.equal(result.finalResponse, "Done.");
       assert.match(fixture.model.toolOutput("q1")?.output ?? "", /formal/);
-      assert.ok(existsSync(path.join(fixture.workdir, "notes.md")));
+      assert.match(readFileSync(path.join(fixture.workdir, "notes.md"), "utf8"), /from the inbox/);
+      // Answered, the question keeps its options with the chosen one marked.
+      const answered = page.locator("#history article.user_input_request");
+      await answered.waitFor();
+      assert.equal(await answered.locator("li.option.chosen").textContent(), "✓ formal — stiff");
     } finally {
       await page.close();
     }

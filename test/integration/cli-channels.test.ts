@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
+import { startChannelsServer } from "../../src/channels/http-server.js";
 import { bin, runCli } from "../support/cli.js";
 
 const dirs: string[] = [];
@@ -95,5 +96,57 @@ describe("codex-harness serve / interactions", () => {
     );
     assert.notEqual(noToken.code, 0);
     assert.equal(await second.stop(), 0);
+  });
+
+  it("says Decline and Interrupt the turn, in the help and the commands", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-words-"));
+    dirs.push(dataDir);
+    const server = await startChannelsServer({ dataDir, port: 0 });
+    try {
+      const ask = (title: string) =>
+        server.runtime.create({
+          kind: "approval_request",
+          source: { name: "test" },
+          title,
+          payload: { command: title },
+        });
+      const connect = ["interactions", "--url", server.url, "--token", server.token];
+      const help = await runCli(["interactions", "--help"]);
+      assert.match(help.stdout, /decline <id> +Decline: answer no/);
+      assert.match(help.stdout, /interrupt the turn/);
+      assert.doesNotMatch(help.stdout, /cancel/i);
+      const respondHelp = await runCli(["interactions", "respond", "--help"]);
+      assert.match(respondHelp.stdout, /--decline +Decline: answer no/);
+      assert.match(respondHelp.stdout, /--interrupt +Interrupt the turn/);
+      assert.doesNotMatch(respondHelp.stdout, /cancel/i);
+
+      const declined = await ask("rm -rf build");
+      const decline = await runCli([...connect, "decline", declined.id]);
+      assert.equal(decline.code, 0, decline.stderr);
+      const answer = (await server.runtime.get(declined.id)).response;
+      assert.equal(answer?.action, "decline");
+      assert.equal(answer?.metadata?.answeredBy, os.userInfo().username);
+      const shown = await runCli([...connect, "show", declined.id]);
+      assert.match(shown.stdout, new RegExp(`answered: decline by ${os.userInfo().username} at `));
+
+      const interrupted = await ask("make deploy");
+      const interrupt = await runCli([...connect, "respond", interrupted.id, "--interrupt"]);
+      assert.equal(interrupt.code, 0, interrupt.stderr);
+      assert.equal((await server.runtime.get(interrupted.id)).response?.action, "cancel");
+
+      // The old words still work: `respond --cancel` interrupts, `cancel` withdraws and says
+      // which word to use.
+      const old = await ask("ls");
+      const oldFlag = await runCli([...connect, "respond", old.id, "--cancel"]);
+      assert.equal(oldFlag.code, 0, oldFlag.stderr);
+      assert.equal((await server.runtime.get(old.id)).response?.action, "cancel");
+      const withdrawn = await ask("pwd");
+      const oldCommand = await runCli([...connect, "cancel", withdrawn.id]);
+      assert.equal(oldCommand.code, 0, oldCommand.stderr);
+      assert.match(oldCommand.stderr, /deprecated.*interactions decline <id>.*--interrupt/);
+      assert.equal((await server.runtime.get(withdrawn.id)).status, "cancelled");
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -39,7 +39,7 @@ const HEAVY: [string, RegExp][] = [
   ["the request schemas", /\/src\/channels\/schemas\.js$/],
   ["the SQLite store", /\/src\/channels\/sqlite-store\.js$/],
   ["the PostgreSQL store", /\/src\/channels\/postgres-store\.js$/],
-  ["the web inbox", /\/src\/channels\/inbox(-assets)?\.js$/],
+  ["the web inbox", /\/src\/channels\/inbox(-[a-z]+)?\.js$/],
   ["the testing entry", /\/src\/testing\//],
   ["the CLI", /\/src\/cli\/main\.js$/],
 ];

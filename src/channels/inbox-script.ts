@@ -1,0 +1,241 @@
+// The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token,
+// loads and follows the interactions, groups what waits by where it comes from, keeps the tab
+// title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
+// by `inbox-view.ts`, in the same closure.
+import { INBOX_VIEW_JS } from "./inbox-view.js";
+
+const TITLE = "codex-harness inbox";
+
+const MAIN_JS = String.raw`
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token")) {
+    sessionStorage.setItem("codex-harness-token", fragment.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  let token = sessionStorage.getItem("codex-harness-token");
+  const interactions = new Map();
+  const byId = (id) => document.getElementById(id);
+
+  function showError(message) {
+    const box = byId("error");
+    box.textContent = message || "";
+    box.hidden = !message;
+  }
+
+  async function api(method, path, body) {
+    const response = await fetch(path, {
+      method,
+      headers: { authorization: "Bearer " + token, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await response.json().catch(() => ({}));
+    if (response.status === 401) { askToken("That token was refused."); throw new Error("unauthorized"); }
+    if (!response.ok) throw new Error((json.error && json.error.message) || response.status + " " + response.statusText);
+    return json;
+  }
+
+  function askToken(message) {
+    sessionStorage.removeItem("codex-harness-token");
+    token = null;
+    byId("inbox").hidden = true;
+    byId("login").hidden = false;
+    byId("connection").textContent = "";
+    showError(message || "");
+  }
+
+  function remember(interaction) {
+    const known = interactions.get(interaction.id);
+    // The list and the live stream may overlap: keep whichever is newer.
+    if (known && (known.updatedAt > interaction.updatedAt || (!open(known.status) && open(interaction.status)))) return;
+    interactions.set(interaction.id, interaction);
+    if (interaction.status === "pending") api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/delivered", {}).catch(() => {});
+  }
+
+  // Who answers: the name typed in "Answer as" (kept in this browser), recorded as answeredBy.
+  const nameBox = byId("name");
+  nameBox.value = localStorage.getItem("codex-harness-name") || "";
+  nameBox.addEventListener("change", () => localStorage.setItem("codex-harness-name", nameBox.value.trim()));
+
+  async function respond(interaction, action, values) {
+    showError("");
+    const name = nameBox.value.trim();
+    try {
+      const updated = await api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/respond", {
+        action, values: values || {}, metadata: { via: "web-inbox", ...(name ? { answeredBy: name } : {}) },
+      });
+      remember(updated);
+      render();
+    } catch (error) {
+      showError(error.message);
+    }
+  }
+
+  function collectAnswers(node, interaction) {
+    const answers = {};
+    for (const q of interaction.payload.questions || []) {
+      const name = "q-" + interaction.id + "-" + q.id;
+      const typed = node.querySelector('input[name="' + CSS.escape(name + "-text") + '"]').value.trim();
+      const chosen = node.querySelector('[data-name="' + CSS.escape(name) + '"] [aria-pressed=true]');
+      const answer = typed || (chosen ? chosen.getAttribute("data-value") : "");
+      if (!answer) throw new Error("Pick an option or type an answer for: " + q.question);
+      answers[q.id] = answer;
+    }
+    return answers;
+  }
+
+  // Waiting requests in groups, one per agent: its source and thread (or project).
+  function groups(waiting) {
+    const found = new Map();
+    for (const interaction of waiting) {
+      const origin = originOf(interaction);
+      const key = origin.source + "\u0000" + (origin.thread || origin.project);
+      const group = found.get(key) || { origin, list: [] };
+      if (!group.origin.project) group.origin.project = origin.project;
+      group.list.push(interaction);
+      found.set(key, group);
+    }
+    return [...found.values()].map(({ origin, list }) => {
+      const head = originLine(origin, "group-head");
+      head.append(el("span", { class: "count" }, list.length + " waiting"));
+      return el("section", { class: "group" }, head, list.map(safeCard));
+    });
+  }
+
+  const focusedCard = () => document.activeElement && document.activeElement.closest && document.activeElement.closest("#pending article");
+
+  function render() {
+    const all = [...interactions.values()];
+    const waiting = all.filter((i) => open(i.status)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const done = all.filter((i) => !open(i.status)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).slice(0, 100);
+    document.title = (waiting.length ? "(" + waiting.length + ") " : "") + ${JSON.stringify(TITLE)};
+    const pending = byId("pending");
+    const typing = document.activeElement && pending.contains(document.activeElement) && document.activeElement.matches("input, textarea");
+    if (!typing) { // do not take away what a person is typing
+      const focused = focusedCard();
+      const before = focused ? [...pending.querySelectorAll("article")].indexOf(focused) : -1;
+      pending.replaceChildren(...(waiting.length ? groups(waiting) : [el("p", { class: "empty" }, "Nothing is waiting.")]));
+      // Keep the keyboard on the same request, or on the one that took its place.
+      if (focused) {
+        const cards = [...pending.querySelectorAll("article")];
+        const next = cards.find((c) => c.getAttribute("data-id") === focused.getAttribute("data-id")) || cards[Math.min(before, cards.length - 1)];
+        if (next) next.focus();
+      }
+    }
+    byId("history").replaceChildren(...(done.length ? done.map(safeCard) : [el("p", { class: "empty" }, "Nothing yet.")]));
+  }
+
+  // Keys act on the focused request (Tab, j/k or a click focus one); never while typing.
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
+    const current = focusedCard();
+    if (event.key === "j" || event.key === "k") {
+      const cards = [...byId("pending").querySelectorAll("article")];
+      const at = current ? cards.indexOf(current) : -1;
+      const next = cards[event.key === "j" ? Math.min(at + 1, cards.length - 1) : Math.max(at - 1, 0)];
+      if (next) { event.preventDefault(); next.focus(); }
+      return;
+    }
+    const button = current && current.querySelector('button[data-key="' + CSS.escape(event.key) + '"]');
+    if (button) { event.preventDefault(); button.click(); }
+  });
+  byId("pending").addEventListener("click", (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    const clicked = target && !target.closest("button, input, textarea, a") && target.closest("article");
+    if (clicked) clicked.focus();
+  });
+
+  // A browser notification for each request that arrives while the tab is hidden (when allowed).
+  const notifyButton = byId("notify");
+  const canNotify = typeof Notification === "function";
+  const showNotifyButton = () => { notifyButton.hidden = !canNotify || Notification.permission !== "default"; };
+  notifyButton.addEventListener("click", () => { Notification.requestPermission().then(showNotifyButton, showNotifyButton); });
+  function notify(interaction) {
+    if (!canNotify || Notification.permission !== "granted" || document.visibilityState === "visible") return;
+    const origin = originOf(interaction);
+    try {
+      const note = new Notification(shortTitle(interaction), { body: [origin.source, origin.project].filter(Boolean).join(" · "), tag: interaction.id });
+      note.onclick = () => { window.focus(); const node = document.querySelector('#pending article[data-id="' + CSS.escape(interaction.id) + '"]'); if (node) node.focus(); };
+    } catch (_) { /* a browser that refuses page notifications */ }
+  }
+
+  async function follow() {
+    let lastId = null;
+    for (;;) {
+      try {
+        const response = await fetch("/v1/events" + (lastId === null ? "" : "?since=" + lastId), { headers: { authorization: "Bearer " + token } });
+        if (response.status === 401) return askToken("That token was refused.");
+        byId("connection").textContent = "live";
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf("\n\n")) !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            let id = null, data = "";
+            for (const line of block.split("\n")) {
+              if (line.startsWith("id: ")) id = line.slice(4);
+              else if (line.startsWith("data: ")) data += line.slice(6);
+            }
+            if (id === null || !data) continue;
+            lastId = id;
+            const interaction = JSON.parse(data);
+            const isNew = !interactions.has(interaction.id) && open(interaction.status);
+            remember(interaction);
+            render();
+            if (isNew) notify(interaction);
+          }
+        }
+      } catch (error) {
+        // fall through: reconnect
+      }
+      byId("connection").textContent = "reconnecting…";
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  async function listAll(query) {
+    const all = [];
+    let cursor = null;
+    do {
+      const page = await api("GET", "/v1/interactions?" + query + (cursor ? "&cursor=" + encodeURIComponent(cursor) : ""));
+      all.push(...page.interactions);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  async function start() {
+    byId("login").hidden = true;
+    byId("inbox").hidden = false;
+    showNotifyButton();
+    try {
+      // Follow first, then list: nothing that happens in between is missed. Everything waiting
+      // first (every page of it), then the latest of the history.
+      follow();
+      // Oldest first, so that requests made in the same millisecond keep their order.
+      for (const interaction of (await listAll("status=pending,delivered&limit=200")).reverse()) remember(interaction);
+      render();
+      const { interactions: recent } = await api("GET", "/v1/interactions?limit=100");
+      for (const interaction of recent) remember(interaction);
+      render();
+    } catch (error) {
+      if (error.message !== "unauthorized") showError(error.message);
+    }
+  }
+
+  byId("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    token = byId("token").value.trim();
+    sessionStorage.setItem("codex-harness-token", token);
+    start();
+  });
+  if (token) start(); else askToken("");
+`;
+
+/** `/inbox.js`: the cards and the page logic in one closure. */
+export const INBOX_JS = `"use strict";\n(() => {${INBOX_VIEW_JS}${MAIN_JS}})();\n`;

@@ -1,0 +1,252 @@
+// The web inbox's cards, as browser code (a string `inbox-script.ts` wraps with the page logic):
+// a short title, the full command wrapped below it, coloured diffs, questions with their options
+// as buttons, and the history in words ("Accepted for this session by alice, 12:52"). Every
+// value from the API becomes a text node; nothing is parsed as HTML.
+
+/**
+ * Browser code defining `el`, `open`, `CHOICES`, `shortTitle`, `originOf`, `originLine`, `card` and
+ * `safeCard` inside the script's closure; cards call back into `respond`, `collectAnswers` and
+ * `showError` there.
+ */
+export const INBOX_VIEW_JS = String.raw`
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes || {})) {
+      if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === undefined || child === null || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  const open = (status) => status === "pending" || status === "delivered";
+
+  // What a person can answer, per kind: the button, its key, what it sends, and the history's words.
+  const DECLINE = { label: "Decline", key: "d", action: "decline", cls: "danger", done: "Declined" };
+  const INTERRUPT = { label: "Interrupt the turn", key: "i", action: "cancel", done: "Declined and interrupted the turn" };
+  const CHOICES = {
+    approval_request: [
+      { label: "Accept", key: "a", action: "accept", values: {}, scopes: [undefined, "once"], cls: "primary", done: "Accepted" },
+      { label: "Accept for this session", key: "s", action: "accept", values: { scope: "session" }, scopes: ["session"], done: "Accepted for this session" },
+      DECLINE, INTERRUPT,
+    ],
+    permissions_request: [
+      { label: "Grant for this turn", key: "a", action: "accept", values: { scope: "turn" }, scopes: [undefined, "turn"], cls: "primary", done: "Granted for this turn" },
+      { label: "Grant for this session", key: "s", action: "accept", values: { scope: "session" }, scopes: ["session"], done: "Granted for this session" },
+      DECLINE,
+    ],
+    user_input_request: [{ label: "Answer", key: "a", action: "text", answers: true, cls: "primary", done: "Answered" }, DECLINE, INTERRUPT],
+    elicitation_request: [{ label: "Submit", key: "a", action: "accept", form: true, cls: "primary", done: "Submitted" }, DECLINE, INTERRUPT],
+    progress_update: [{ label: "Acknowledge", key: "a", action: "accept", values: {}, cls: "primary", done: "Acknowledged" }],
+  };
+  const DONE = { accept: "Accepted", decline: "Declined", cancel: "Interrupted the turn", text: "Answered" };
+
+  function choicesOf(interaction) {
+    const allowed = new Set(interaction.actions || []);
+    return (CHOICES[interaction.kind] || CHOICES.progress_update).filter((choice) => allowed.has(choice.action));
+  }
+
+  function chosenOf(interaction, response) {
+    const scope = response.values ? response.values.scope : undefined;
+    return choicesOf(interaction).find((c) => c.action === response.action && (!c.scopes || c.scopes.includes(scope)));
+  }
+
+  // "bash -lc 'npm test'" -> "npm": the program a command runs, for its title.
+  function programOf(command) {
+    let text = command.trim();
+    const shell = /^(?:\S*\/)?(?:ba|z|da)?sh\s+-l?c\s+(['"]?)([\s\S]*)\1$/.exec(text);
+    if (shell) text = shell[2].trim();
+    return (text.split(/\s+/)[0] || "").split("/").pop().slice(0, 40);
+  }
+
+  function shortTitle(interaction) {
+    const p = interaction.payload || {};
+    if (typeof p.command === "string") {
+      const program = programOf(p.command);
+      return program ? "Run " + program : "Run a command";
+    }
+    const first = String(interaction.title).split("\n")[0];
+    if (Array.isArray(p.changes) && p.changes.length > 1 && first.length > 80) return "Change " + p.changes.length + " files";
+    return first.length > 80 ? first.slice(0, 79) + "…" : first;
+  }
+
+  // Which agent asks: its source, its project (the cwd) and its codex thread.
+  function originOf(interaction) {
+    const p = interaction.payload || {};
+    const source = interaction.source || {};
+    const project = [p.cwd, source.project, source.cwd, p.grant_root].find((v) => typeof v === "string" && v) || "";
+    return { source: String(source.name || "?"), project, thread: (interaction.codex && interaction.codex.threadId) || "" };
+  }
+
+  function originLine(origin, cls) {
+    return el("div", { class: cls },
+      el("span", { class: "source" }, origin.source),
+      origin.project ? el("code", { class: "project" }, origin.project) : null,
+      origin.thread ? el("span", { class: "thread", title: origin.thread }, "thread …" + origin.thread.slice(-8)) : null);
+  }
+
+  function clock(iso) {
+    const at = new Date(iso);
+    const pad = (n) => String(n).padStart(2, "0");
+    const day = at.toDateString() === new Date().toDateString() ? "" : at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate()) + " ";
+    return day + pad(at.getHours()) + ":" + pad(at.getMinutes());
+  }
+
+  function diffBlock(change) {
+    const lines = String(change.diff).replace(/\n$/, "").split("\n");
+    // codex gives an added (deleted) file's content as its diff: every line is added (removed).
+    const whole = lines.some((line) => line.startsWith("@@")) ? "" : change.kind === "add" ? "add" : change.kind === "delete" ? "del" : "";
+    const kindOf = (line) => whole || (line.startsWith("@@") ? "hunk" : /^(\+\+\+|---) /.test(line) ? "file"
+      : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx");
+    return el("pre", { class: "diff" }, lines.map((line) => [el("span", { class: kindOf(line) }, line), "\n"]));
+  }
+
+  function details(interaction) {
+    const p = interaction.payload || {};
+    const parts = [];
+    if (typeof p.command === "string") parts.push(el("pre", { class: "command" }, p.command));
+    if (typeof p.cwd === "string") parts.push(el("p", { class: "cwd" }, "in ", el("code", {}, p.cwd)));
+    if (typeof p.reason === "string") parts.push(el("p", { class: "reason" }, p.reason));
+    if (typeof p.message === "string") parts.push(el("p", { class: "message" }, p.message));
+    for (const change of Array.isArray(p.changes) ? p.changes : []) {
+      parts.push(el("p", { class: "change" }, change.kind + " ", el("code", {}, change.path)));
+      if (change.diff) parts.push(diffBlock(change));
+    }
+    if (p.permissions) parts.push(el("pre", { class: "permissions" }, JSON.stringify(p.permissions, null, 2)));
+    return parts;
+  }
+
+  const questionsOf = (interaction) => (Array.isArray(interaction.payload && interaction.payload.questions) ? interaction.payload.questions : []);
+  const nameOf = (interaction, q) => "q-" + interaction.id + "-" + q.id;
+  const optionText = (option) => [option.label, option.description ? el("span", { class: "desc" }, " — " + option.description) : null];
+
+  // Open questions: each option a button (the first question's take keys 1-9); with one
+  // question a click answers it, with several it selects and "Answer" sends them all.
+  function questionFields(interaction) {
+    const questions = questionsOf(interaction);
+    return questions.map((q, index) => {
+      const name = nameOf(interaction, q);
+      const pick = (event) => {
+        const button = event.currentTarget;
+        for (const other of button.parentNode.children) other.setAttribute("aria-pressed", String(other === button));
+        // The clicked option is the answer, whatever the text field holds.
+        if (questions.length === 1) respond(interaction, "text", { answers: { [q.id]: button.getAttribute("data-value") } });
+      };
+      const options = (q.options || []).map((option, n) =>
+        el("button", { type: "button", class: "option", "aria-pressed": "false", "data-value": option.label,
+          "data-key": index === 0 && n < 9 ? String(n + 1) : null, onclick: pick }, optionText(option)));
+      const free = el("input", { type: q.is_secret ? "password" : "text", name: name + "-text", placeholder: options.length ? "or type an answer" : "your answer", "aria-label": q.question });
+      return el("div", { class: "question", "data-question": q.id },
+        el("p", {}, el("strong", {}, q.header ? q.header + ": " : ""), q.question),
+        options.length ? el("div", { class: "options", "data-name": name }, options) : null, free);
+    });
+  }
+
+  // An option that was offered, marked when it was the one chosen.
+  const marked = (text, on) => el("li", { class: on ? "option chosen" : "option", "aria-current": on ? "true" : null }, on ? "✓ " : "", text);
+
+  // Answered questions keep their options, the chosen one marked (a typed answer added).
+  function answeredQuestions(interaction) {
+    const values = (interaction.response && interaction.response.values) || {};
+    const questions = questionsOf(interaction);
+    return questions.map((q) => {
+      let given = values.answers && typeof values.answers === "object" ? values.answers[q.id] : undefined;
+      if (given === undefined && questions.length === 1) given = values.text !== undefined ? values.text : values.answer;
+      const chosen = new Set((given === undefined ? [] : [].concat(given)).map(String));
+      const labels = (q.options || []).map((option) => option.label);
+      const items = (q.options || []).map((option) => marked(optionText(option), chosen.has(option.label)));
+      for (const value of chosen) if (!labels.includes(value)) items.push(marked(q.is_secret ? "••••" : value, true));
+      return el("div", { class: "question answered", "data-question": q.id },
+        el("p", {}, el("strong", {}, q.header ? q.header + ": " : ""), q.question), el("ul", { class: "options" }, items));
+    });
+  }
+
+  function buttons(interaction, node) {
+    return choicesOf(interaction).map((choice) =>
+      el("button", { class: choice.cls || "", type: "button", "data-key": choice.key, "aria-keyshortcuts": choice.key, onclick: () => {
+        let values;
+        try { values = choice.answers ? { answers: collectAnswers(node, interaction) } : choice.form ? formContent(node) : choice.values; }
+        catch (error) { showError(error.message); return; }
+        respond(interaction, choice.action, values);
+      } }, choice.label));
+  }
+
+  function formContent(node) {
+    const text = node.querySelector("textarea").value.trim();
+    try { return { content: text ? JSON.parse(text) : {} }; } catch (error) { throw new Error("The form answer must be JSON: " + error.message); }
+  }
+
+  function keyHints(interaction) {
+    const hints = choicesOf(interaction).map((choice) => [el("kbd", {}, choice.key), " " + choice.label]);
+    const first = questionsOf(interaction)[0];
+    const count = first && Array.isArray(first.options) ? Math.min(first.options.length, 9) : 0;
+    if (count) hints.unshift([el("kbd", {}, "1"), count > 1 ? ["–", el("kbd", {}, String(count))] : "", " pick an option"]);
+    hints.push([el("kbd", {}, "j"), "/", el("kbd", {}, "k"), " next/previous"]);
+    return el("p", { class: "keys" }, "Keys: ", hints.map((hint, i) => (i ? [" · ", hint] : hint)));
+  }
+
+  function outcome(interaction) {
+    const response = interaction.response;
+    if (response) {
+      const meta = response.metadata || {};
+      const who = [meta.answeredBy, meta.user, meta.by].find((v) => typeof v === "string" && v);
+      const chosen = chosenOf(interaction, response);
+      const words = (chosen ? chosen.done : DONE[response.action] || response.action) + (who ? " by " + who : "");
+      return el("p", { class: "outcome", title: typeof meta.via === "string" ? "via " + meta.via : null }, words + ", " + clock(response.respondedAt));
+    }
+    const end = interaction.end;
+    if (!end) return null;
+    const words = end.reason === "cleared" ? "Withdrawn by codex (answered elsewhere, or the turn ended)"
+      : end.reason === "timeout" ? "Expired: nobody answered in time"
+      : (end.reason === "cancelled" ? "Cancelled" : "Ended (" + end.reason + ")") + (end.message ? ": " + end.message : "");
+    return el("p", { class: "outcome" }, words + ", " + clock(end.at));
+  }
+
+  function card(interaction) {
+    const node = el("article", { class: "card " + interaction.kind, "data-id": interaction.id, "data-status": interaction.status, tabindex: open(interaction.status) ? "0" : null });
+    node.append(
+      el("h3", { title: interaction.title }, shortTitle(interaction)),
+      el("p", { class: "meta" }, interaction.kind.replace(/_/g, " ") + " · " + interaction.status + " · asked " + clock(interaction.createdAt)),
+      ...details(interaction),
+    );
+    if (open(interaction.status)) {
+      if (interaction.kind === "user_input_request") node.append(...questionFields(interaction));
+      if (interaction.kind === "elicitation_request") node.append(el("textarea", { rows: 4, "aria-label": "form answer (JSON)", placeholder: "{}" }));
+      node.append(el("div", { class: "actions" }, buttons(interaction, node)), keyHints(interaction));
+      return node;
+    }
+    node.insertBefore(originLine(originOf(interaction), "meta origin"), node.children[1]);
+    if (interaction.kind === "user_input_request") node.append(...answeredQuestions(interaction));
+    else if (interaction.response) {
+      const chosen = chosenOf(interaction, interaction.response);
+      node.append(el("ul", { class: "options choices" }, choicesOf(interaction).map((choice) => marked(choice.label, choice === chosen))));
+    }
+    node.append(outcome(interaction));
+    return node;
+  }
+
+  // A payload the page cannot lay out (the API takes any JSON object) still gets its card: the raw
+  // JSON as text, and a way to decline; the other cards render as usual.
+  function unshowable(interaction, error) {
+    let raw;
+    try { raw = JSON.stringify(interaction, null, 2); } catch (_) { raw = String(interaction); }
+    const node = el("article", { class: "card unshowable", "data-id": interaction.id, "data-status": interaction.status, tabindex: "0" });
+    node.append(
+      el("h3", {}, "This interaction cannot be shown"),
+      el("p", { class: "meta" }, "The page could not lay it out (" + (error && error.message) + "); here is what was sent:"),
+      el("pre", { class: "raw" }, raw),
+    );
+    const actions = Array.isArray(interaction.actions) ? interaction.actions : [];
+    if (open(interaction.status) && actions.includes("decline")) {
+      node.append(el("div", { class: "actions" }, el("button", { class: "danger", type: "button", "data-key": "d", onclick: () => respond(interaction, "decline") }, "Decline")));
+    }
+    return node;
+  }
+
+  function safeCard(interaction) {
+    try { return card(interaction); } catch (error) { return unshowable(interaction, error); }
+  }
+`;
