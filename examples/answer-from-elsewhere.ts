@@ -37,7 +37,10 @@ const answering = (async () => {
   for await (const change of person.events({ signal: watching.signal })) {
     if (change.type !== "approval_request") continue;
     console.log(`asked: ${change.interaction.title} (${change.interaction.payload.reason})`);
-    await person.respond(change.interaction.id, { action: "accept", metadata: { by: "alice" } });
+    await person.respond(change.interaction.id, {
+      action: "accept",
+      metadata: { answeredBy: "alice" },
+    });
   }
 })().catch(() => undefined);
 
@@ -48,7 +51,9 @@ try {
   console.log(`codex: ${result.finalResponse}`);
   console.log(`release.txt: ${(await readFile(path.join(workdir, "release.txt"), "utf8")).trim()}`);
   const [answered] = await person.list({ status: ["resolved"] });
-  console.log(`answered by ${answered?.response?.metadata?.by}: ${answered?.response?.action}`);
+  console.log(
+    `answered by ${answered?.response?.metadata?.answeredBy}: ${answered?.response?.action}`,
+  );
 } finally {
   watching.abort();
   await answering;

@@ -21,6 +21,11 @@ export interface ChannelsApprovalsOptions extends ChannelsClientOptions {
   timeoutMs?: number;
   /** `source.name` of the interactions (default `codex-harness`). */
   source?: string;
+  /**
+   * `source.project`: the project the agent works on (e.g. its folder), which the inbox shows to
+   * group requests, also those that carry no folder of their own (questions, file changes).
+   */
+  project?: string;
   /** Routing hints stored with each interaction, for backends. */
   routing?: Record<string, unknown>;
 }
@@ -45,6 +50,7 @@ export function channelsApprovals(options: ChannelsApprovalsOptions): Approvals 
     ask(client, request, context, {
       timeoutMs,
       source: options.source ?? "codex-harness",
+      ...(options.project ? { project: options.project } : {}),
       ...(options.routing ? { routing: options.routing } : {}),
     });
   // Each kind's handler gets its own kind of request; `ask` maps the answer to that kind's decision.
@@ -56,12 +62,17 @@ async function ask(
   client: ChannelsClient,
   request: BridgedRequest,
   { signal }: ApprovalContext,
-  options: { timeoutMs: number; source: string; routing?: Record<string, unknown> },
+  options: {
+    timeoutMs: number;
+    source: string;
+    project?: string;
+    routing?: Record<string, unknown>;
+  },
 ): Promise<BridgedDecision> {
   const deadline = Date.now() + options.timeoutMs;
   const created = await client.create(
     {
-      ...interactionFor(request, options.source),
+      ...interactionFor(request, options.source, options.project),
       timeoutMs: options.timeoutMs,
       ...(options.routing ? { routing: options.routing } : {}),
     },

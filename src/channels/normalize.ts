@@ -36,10 +36,14 @@ const ACTIONS: Record<InteractionKind, ResponseAction[]> = {
   progress_update: ["accept"],
 };
 
-/** The interaction for one of codex's requests. The payload is the request itself (snake_case). */
+/**
+ * The interaction for one of codex's requests. The payload is the request itself (snake_case);
+ * `project` (`source.project`) tells people where it comes from.
+ */
 export function interactionFor(
   request: BridgedRequest,
   source = "codex-harness",
+  project?: string,
 ): InteractionInput {
   const kind = BRIDGED_KINDS[request.kind];
   const codex = {
@@ -50,7 +54,7 @@ export function interactionFor(
   };
   return {
     kind,
-    source: { name: source },
+    source: { name: source, ...(project ? { project } : {}) },
     codex,
     title: titleOf(request),
     payload: { ...request } as Record<string, unknown>,

@@ -110,7 +110,10 @@ describe("channels with the real codex (ScriptedModel)", () => {
         execCommand("echo yes > approved.txt", { escalated: true, justification: "write it" }),
         reply("ok"),
       ],
-      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+      {
+        config: {},
+        codex: { approvals: channelsApprovals({ url, token, source: "ci-bot", project: "shop" }) },
+      },
     );
     const turn = fixture.codex
       .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
@@ -118,6 +121,7 @@ describe("channels with the real codex (ScriptedModel)", () => {
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
     assert.equal(asked.kind, "approval_request");
+    assert.deepEqual(asked.source, { name: "ci-bot", project: "shop" }, "where it comes from");
     assert.match(String(asked.payload.command), /approved\.txt/);
     assert.equal(asked.payload.reason, "write it");
     await client.respond(asked.id, { action: "accept" });

@@ -131,6 +131,10 @@ describe("interactionFor", () => {
 
   it("names the source when asked", () => {
     assert.deepEqual(interactionFor(command, "my-bot").source, { name: "my-bot" });
+    assert.deepEqual(interactionFor(command, "my-bot", "/srv/app").source, {
+      name: "my-bot",
+      project: "/srv/app",
+    });
   });
 
   it("maps a fileChange request to an approval_request titled by its file names", () => {
