@@ -1,4 +1,5 @@
 // Codex: the entry point, a superset of @openai/codex-sdk's, over app-server (default) or exec.
+import { type RemoteOptions, refuseLocalOptions, resolveRemote } from "./app-server/remote.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
@@ -33,6 +34,7 @@ export class Codex<M extends EventsMode = "sdk"> {
         `transport must be "app-server" or "exec", got ${JSON.stringify(options.transport)}.`,
       );
     }
+    if (options.remote !== undefined) checkRemote(options);
     const poolSize = options.poolSize ?? 1;
     if (!Number.isInteger(poolSize) || poolSize < 1) {
       throw new CodexHarnessError(
@@ -190,4 +192,24 @@ export class CodexPool<M extends EventsMode = "sdk"> extends Codex<M> {
       poolSize: options.size ?? 2,
     });
   }
+}
+
+/** A `remote` Codex: app-server only, none of the options of a local codex, a valid `remote`. */
+function checkRemote(options: CodexOptions<EventsMode>): void {
+  if (options.transport === "exec") {
+    throw new CodexHarnessError(
+      "invalid_option",
+      'remote needs transport "app-server": codex exec runs on this machine.',
+    );
+  }
+  refuseLocalOptions(options, [
+    "codexPathOverride",
+    "codexHome",
+    "config",
+    "configOverrides",
+    "baseUrl",
+    "env",
+    "onStderr",
+  ]);
+  resolveRemote(options.remote as RemoteOptions);
 }

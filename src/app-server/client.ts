@@ -1,7 +1,3 @@
-// AppServerClient: one `codex app-server` process, initialized, with a typed request() for every client method.
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { CodexHarnessError } from "../errors.js";
 import type { InitializeResponse } from "../protocol/generated/ts/InitializeResponse.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import type {
@@ -17,7 +13,6 @@ import type {
 import {
   AppServerExitedError,
   MethodNotSupportedError,
-  type ProcessExit,
   RpcErrorCodes,
   RpcLocalError,
   RpcWireError,
@@ -25,10 +20,10 @@ import {
 import { JsonRpcPeer, type RequestOptions, type ServerRequestContext } from "../rpc/peer.js";
 import type { RetryOptions } from "../rpc/retry.js";
 import { type CaptureSink, CapturingTransport, openCaptureFile } from "./capture.js";
-import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
-import { type ConfigObject, toConfigOverrides } from "./codex-config.js";
-import { CodexProcess } from "./codex-process.js";
-import { ProcessTransport } from "./process-transport.js";
+import type { CodexBinary } from "./codex-binary.js";
+import type { ConfigObject } from "./codex-config.js";
+import { type AppServerLink, remoteLink, spawnLink } from "./links.js";
+import type { RemoteOptions } from "./remote.js";
 
 /** The name and version codex-harness introduces itself with. */
 export const DEFAULT_CLIENT_INFO = {
@@ -81,6 +76,12 @@ export interface AppServerClientOptions {
    * `codex-harness replay <file>`.
    */
   capture?: string | CaptureSink;
+  /**
+   * Connect to a codex app-server running elsewhere (`ws://`, `wss://`, `unix://`) instead of
+   * spawning one. The options that set up a local codex (`codexPathOverride`, `env`,
+   * `codexHome`, `config`, `configOverrides`, `cwd`, stderr, `closeGraceMs`) are refused with it.
+   */
+  remote?: RemoteOptions;
 }
 
 /** The arguments after the method of `request()`: params (optional when the method takes none), options. */
@@ -110,14 +111,22 @@ export class AppServerClient {
 
   private constructor(
     private readonly peer: JsonRpcPeer,
-    private readonly process: CodexProcess,
-    /** Where the binary came from. */
-    readonly binary: CodexBinary,
+    private readonly link: AppServerLink,
     /** What codex answered to `initialize`. */
     readonly initializeResult: InitializeResponse,
   ) {
     // Idle until someone asks for something: an idle codex does not keep the program running.
-    process.keepAlive(false);
+    link.keepAlive(false);
+  }
+
+  /** Where the binary came from (undefined for a codex running elsewhere, see `remote`). */
+  get binary(): CodexBinary | undefined {
+    return this.link.binary;
+  }
+
+  /** Where codex runs, for messages: its process, or the remote endpoint (never a token). */
+  get endpoint(): string {
+    return this.link.endpoint;
   }
 
   /**
@@ -126,52 +135,32 @@ export class AppServerClient {
    * Requests hold it by themselves.
    */
   hold(): () => void {
-    if (this.holds++ === 0) this.process.keepAlive(true);
+    if (this.holds++ === 0) this.link.keepAlive(true);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (--this.holds === 0) this.process.keepAlive(false);
+      if (--this.holds === 0) this.link.keepAlive(false);
     };
   }
 
-  /** Spawns `codex app-server`, sends `initialize` and `initialized`, and resolves when ready. */
+  /**
+   * Spawns `codex app-server` (or, with `remote`, connects to one running elsewhere), sends
+   * `initialize` and `initialized`, and resolves when ready.
+   */
   static async start(options: AppServerClientOptions = {}): Promise<AppServerClient> {
-    const binary = findCodexBinary({
-      codexPathOverride: options.codexPathOverride,
-      env: options.env,
-    });
-    const args = ["app-server"];
-    for (const override of [
-      ...toConfigOverrides(options.config ?? {}),
-      ...(options.configOverrides ?? []),
-    ]) {
-      args.push("-c", override);
-    }
-    const env = buildEnv(options, binary);
-    // Opened before the spawn, so that a bad path fails without a process to clean up.
+    // Opened first, so that a bad path fails with nothing to clean up.
     const capture =
       typeof options.capture === "string" ? openCaptureFile(options.capture) : options.capture;
-    let child: CodexProcess;
+    let link: AppServerLink;
     try {
-      child = await CodexProcess.spawn({
-        executablePath: binary.executablePath,
-        args,
-        env,
-        cwd: options.cwd,
-        stderrTailLines: options.stderrTailLines,
-        onStderr: options.onStderr,
-      });
+      link = options.remote ? await remoteLink(options) : await spawnLink(options);
     } catch (error) {
       await capture?.close?.();
       throw error;
     }
-    const processTransport = new ProcessTransport(child, {
-      maxLineBytes: options.maxLineBytes,
-      closeGraceMs: options.closeGraceMs,
-    });
     const peer = new JsonRpcPeer(
-      capture ? new CapturingTransport(processTransport, capture) : processTransport,
+      capture ? new CapturingTransport(link.transport, capture) : link.transport,
       {
         ...(options.requestTimeoutMs === undefined
           ? {}
@@ -195,24 +184,25 @@ export class AppServerClient {
         { timeoutMs: initializeTimeoutMs },
       )) as InitializeResponse;
       await peer.notify("initialized");
-      return new AppServerClient(peer, child, binary, result);
+      return new AppServerClient(peer, link, result);
     } catch (error) {
-      // A process that died by itself explains the failure better than the write that hit it.
-      await Promise.race([child.exited, delay(200)]);
-      const exitedByItself = child.exitInfo;
+      const explained = await link.explainStartFailure(error);
       await peer.close();
-      throw explainStartFailure(error, binary.executablePath, child, exitedByItself);
+      throw explained;
     }
   }
 
-  /** The process id of codex. */
+  /** The process id of codex (undefined for a remote one). */
   get pid(): number | undefined {
-    return this.process.pid;
+    return this.link.pid;
   }
 
-  /** Resolves with the exit code/signal once the process has exited. */
+  /**
+   * Resolves with the exit code/signal once the process has exited; for a remote codex, with
+   * nulls once the connection has ended.
+   */
   get exited(): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }> {
-    return this.process.exited;
+    return this.link.ended;
   }
 
   /** Why the connection ended, once it has (an {@link AppServerExitedError} when codex died). */
@@ -296,7 +286,7 @@ export class AppServerClient {
       await this.peer.request("thread/loaded/list", {}, { timeoutMs: RESPONSIVE_WITHIN_MS });
     } catch (error) {
       if (error instanceof RpcLocalError && error.code === "timeout") {
-        this.process.kill();
+        this.link.kill();
       }
     } finally {
       this.checking = false;
@@ -312,63 +302,6 @@ export class AppServerClient {
       release();
     }
   }
-}
-
-function buildEnv(options: AppServerClientOptions, binary: CodexBinary): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.env ?? process.env)) {
-    if (value !== undefined) env[key] = value;
-  }
-  if (binary.pathDirs.length > 0) {
-    const pathKey = Object.keys(env).find((key) => key.toUpperCase() === "PATH") ?? "PATH";
-    env[pathKey] = [...binary.pathDirs, env[pathKey]].filter(Boolean).join(path.delimiter);
-  }
-  if (options.codexHome !== undefined) {
-    const home = path.resolve(options.codexHome);
-    try {
-      mkdirSync(home, { recursive: true });
-    } catch (cause) {
-      throw new CodexHarnessError(
-        "codex_home_unavailable",
-        `Cannot create CODEX_HOME ${JSON.stringify(home)}: ${(cause as Error).message}. Pick a folder you can write to (codexHome option).`,
-        { cause },
-      );
-    }
-    env.CODEX_HOME = home;
-  }
-  return env;
-}
-
-function explainStartFailure(
-  error: unknown,
-  executablePath: string,
-  child: CodexProcess,
-  exit: ProcessExit | undefined,
-): Error {
-  if (exit) {
-    return new AppServerExitedError(
-      exit,
-      child.stderr.snapshot(),
-      `${executablePath} app-server exited before answering initialize`,
-      "Is it a codex binary? Run `codex-harness doctor`.",
-    );
-  }
-  if (error instanceof RpcLocalError && error.code === "timeout") {
-    return new RpcLocalError(
-      "timeout",
-      `${executablePath} did not answer initialize in time. Is it a codex binary? Run \`codex-harness doctor\`, or raise initializeTimeoutMs.${formatTail(child.stderr.snapshot())}`,
-      { cause: error },
-    );
-  }
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-function formatTail(lines: string[]): string {
-  return lines.length > 0 ? `\nLast stderr lines:\n${lines.join("\n")}` : "";
 }
 
 /**

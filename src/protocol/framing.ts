@@ -123,7 +123,11 @@ export class LineDecoder {
   }
 }
 
-function decodeLine(
+/**
+ * Parses one message's text (a line, or a WebSocket text frame) into `onValue`, or reports why it
+ * is not one to `onError` (not JSON, nested too deep). Blank text is skipped.
+ */
+export function decodeLine(
   line: string,
   onValue: (value: unknown) => void,
   onError: (error: FramingError) => void,

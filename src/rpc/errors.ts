@@ -21,7 +21,8 @@ export type RpcLocalErrorCode =
   | "spawn_failed"
   | "process_exited"
   | "write_failed"
-  | "protocol_error";
+  | "protocol_error"
+  | "remote_disconnected";
 
 /** A request failed on our side: the connection closed, it timed out, it was aborted, … */
 export class RpcLocalError extends CodexHarnessError {
@@ -137,4 +138,28 @@ function stripMethod(message: string): string {
 /** True when `error` is a wire error with code -32001 (overloaded). */
 export function isOverloaded(error: unknown): boolean {
   return error instanceof RpcWireError && error.overloaded;
+}
+
+/**
+ * The connection to a codex app-server on another machine (WebSocket, unix socket) ended without
+ * our asking: the network, the remote side, or codex there went away. Running turns fail with it;
+ * the next use connects again.
+ */
+export class RemoteDisconnectedError extends RpcLocalError {
+  /** The WebSocket close code, when there was a close frame (1006: the connection just dropped). */
+  readonly closeCode: number | undefined;
+
+  constructor(
+    endpoint: string,
+    why: string,
+    closeCode?: number,
+    options: CodexHarnessErrorOptions = {},
+  ) {
+    super(
+      "remote_disconnected",
+      `The connection to codex app-server at ${endpoint} ended: ${why}.`,
+      options,
+    );
+    this.closeCode = closeCode;
+  }
 }

@@ -45,7 +45,8 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
   const configOverrides = [
     ...(options.configOverrides ?? []),
     ...(options.baseUrl ? toConfigOverrides({ openai_base_url: options.baseUrl }) : []),
-    ...(apiKeyOf(options) === undefined
+    // A remote codex keeps the key as its own config says (it takes no -c from us).
+    ...(apiKeyOf(options) === undefined || options.remote
       ? []
       : toConfigOverrides({ cli_auth_credentials_store: "ephemeral" })),
   ];
@@ -61,6 +62,7 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     retry: options.retry ?? DEFAULT_RETRY,
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
     ...(options.capture ? { capture: options.capture } : {}),
+    ...(options.remote ? { remote: options.remote } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 // The public option types of Codex, Thread and turns: @openai/codex-sdk's names, plus codex-harness's.
+
 import type { CaptureSink } from "../app-server/capture.js";
 import type { ConfigObject } from "../app-server/codex-config.js";
+import type { RemoteOptions } from "../app-server/remote.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
@@ -49,6 +51,14 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
   env?: Record<string, string>;
   /** `"app-server"` (default): one long-lived process shared by all threads. `"exec"`: one per turn. */
   transport?: "app-server" | "exec";
+  /**
+   * app-server: connect to a codex app-server running elsewhere instead of starting one:
+   * `{ url: "ws://host:port" | "wss://…" | "unix:///path" | "unix://", token?, tokenFile?, jwt? }`
+   * (the token defaults to `$CODEX_HARNESS_REMOTE_TOKEN`). The options that set up a local codex
+   * (`codexPathOverride`, `codexHome`, `config`, `configOverrides`, `baseUrl`, `env`, `onStderr`)
+   * are refused with it: the remote codex has its own.
+   */
+  remote?: RemoteOptions;
   /** CODEX_HOME for codex (default: codex's own). */
   codexHome?: string;
   /** app-server: the largest stdout line accepted, in bytes (default 64 MiB); longer ones are skipped. */

@@ -1,7 +1,7 @@
 // Keeps one codex app-server running: starts it on demand, restarts it after a crash with backoff, gives up when it keeps crashing.
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
-import { AppServerExitedError } from "../rpc/errors.js";
+import { AppServerExitedError, RemoteDisconnectedError } from "../rpc/errors.js";
 import { backoffDelay } from "../rpc/retry.js";
 
 /** How often a crashed app-server is restarted. */
@@ -113,7 +113,13 @@ export class AppServerSupervisor {
       throw new CodexHarnessError("codex_closed", "This Codex was closed; create a new one.");
     const client = await this.start();
     client.onClose((reason) => {
-      if (this.closed || !(reason instanceof AppServerExitedError)) return;
+      // A crash, or a remote connection lost: the next use starts (connects) again.
+      if (
+        this.closed ||
+        !(reason instanceof AppServerExitedError || reason instanceof RemoteDisconnectedError)
+      ) {
+        return;
+      }
       this.client = undefined;
       this.crashed(reason);
     });
@@ -121,7 +127,7 @@ export class AppServerSupervisor {
   }
 
   /** Records a crash; past the bound, the supervisor stays failed. */
-  private crashed(reason: AppServerExitedError): void {
+  private crashed(reason: AppServerExitedError | RemoteDisconnectedError): void {
     const now = Date.now();
     this.crashes.push(now);
     const windowMs = this.policy?.windowMs ?? 0;

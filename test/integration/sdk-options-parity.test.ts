@@ -95,7 +95,7 @@ for (const transport of TRANSPORTS) {
         assert.equal((await thread.run("hi")).finalResponse, "From PATH.");
         if (transport === "app-server") {
           const client = await fixture.codex.appServer.client();
-          assert.equal(client.binary.executablePath, path.join(bin, "codex"));
+          assert.equal(client.binary?.executablePath, path.join(bin, "codex"));
         }
       } finally {
         rmSync(bin, { recursive: true, force: true });

@@ -1,0 +1,159 @@
+// What an AppServerClient talks through: a codex app-server it spawned (stdio), or one running
+// elsewhere that it connects to (WebSocket, unix socket). Each link owns what only it knows: the
+// process's exit and stderr, or the remote endpoint, and the explanation of a failed start.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
+import { AppServerExitedError, type ProcessExit, RpcLocalError } from "../rpc/errors.js";
+import type { Transport } from "../rpc/transport.js";
+import type { AppServerClientOptions } from "./client.js";
+import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
+import { toConfigOverrides } from "./codex-config.js";
+import { CodexProcess } from "./codex-process.js";
+import { ProcessTransport } from "./process-transport.js";
+import { refuseLocalOptions, resolveRemote } from "./remote.js";
+
+/** A way to reach one codex app-server. */
+export interface AppServerLink {
+  readonly transport: Transport;
+  /** Where codex runs, for messages: its process, or the remote URL. */
+  readonly endpoint: string;
+  /** The codex binary, when this program started it. */
+  readonly binary: CodexBinary | undefined;
+  readonly pid: number | undefined;
+  /** Resolves when the process exited or the connection ended (a connection has no exit code). */
+  readonly ended: Promise<ProcessExit>;
+  /** Whether the link keeps the program running (see `AppServerClient.hold`). */
+  keepAlive(on: boolean): void;
+  /** Ends it at once, as a crash would (for a codex that stopped answering). */
+  kill(): void;
+  /** The error to report for a failed start: what went wrong, said as well as this link can. */
+  explainStartFailure(error: unknown): Promise<Error>;
+}
+
+/** Options that set up a codex this program starts, meaningless for one running elsewhere. */
+const LOCAL_ONLY = [
+  "codexPathOverride",
+  "env",
+  "codexHome",
+  "config",
+  "configOverrides",
+  "cwd",
+  "onStderr",
+  "stderrTailLines",
+  "closeGraceMs",
+] as const;
+
+/** Connects to the codex app-server of `options.remote` (the transport connects on start). */
+export async function remoteLink(options: AppServerClientOptions): Promise<AppServerLink> {
+  refuseLocalOptions(options, LOCAL_ONLY);
+  const remote = resolveRemote(options.remote as NonNullable<AppServerClientOptions["remote"]>);
+  // Loaded for the first remote connection: `ws` is not part of a local program.
+  const { WebSocketTransport } = await import("./websocket-transport.js");
+  const transport = new WebSocketTransport(remote, { maxMessageBytes: options.maxLineBytes });
+  return {
+    transport,
+    endpoint: remote.endpoint,
+    binary: undefined,
+    pid: undefined,
+    ended: transport.ended.then(() => ({ exitCode: null, signal: null })),
+    keepAlive: (on) => transport.keepAlive(on),
+    kill: () => transport.kill(),
+    explainStartFailure: async (error) =>
+      error instanceof Error ? error : new Error(String(error)),
+  };
+}
+
+/** Spawns `codex app-server` on stdio. */
+export async function spawnLink(options: AppServerClientOptions): Promise<AppServerLink> {
+  const binary = findCodexBinary({
+    codexPathOverride: options.codexPathOverride,
+    env: options.env,
+  });
+  const args = ["app-server"];
+  for (const override of [
+    ...toConfigOverrides(options.config ?? {}),
+    ...(options.configOverrides ?? []),
+  ]) {
+    args.push("-c", override);
+  }
+  const child = await CodexProcess.spawn({
+    executablePath: binary.executablePath,
+    args,
+    env: buildEnv(options, binary),
+    cwd: options.cwd,
+    stderrTailLines: options.stderrTailLines,
+    onStderr: options.onStderr,
+  });
+  return {
+    transport: new ProcessTransport(child, {
+      maxLineBytes: options.maxLineBytes,
+      closeGraceMs: options.closeGraceMs,
+    }),
+    endpoint: `${binary.executablePath} app-server (pid ${child.pid})`,
+    binary,
+    pid: child.pid,
+    ended: child.exited,
+    keepAlive: (on) => child.keepAlive(on),
+    kill: () => child.kill(),
+    explainStartFailure: async (error) => {
+      // A process that died by itself explains the failure better than the write that hit it.
+      await Promise.race([child.exited, delay(200)]);
+      return explainSpawnFailure(error, binary.executablePath, child, child.exitInfo);
+    },
+  };
+}
+
+function buildEnv(options: AppServerClientOptions, binary: CodexBinary): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.env ?? process.env)) {
+    if (value !== undefined) env[key] = value;
+  }
+  if (binary.pathDirs.length > 0) {
+    const pathKey = Object.keys(env).find((key) => key.toUpperCase() === "PATH") ?? "PATH";
+    env[pathKey] = [...binary.pathDirs, env[pathKey]].filter(Boolean).join(path.delimiter);
+  }
+  if (options.codexHome !== undefined) {
+    const home = path.resolve(options.codexHome);
+    try {
+      mkdirSync(home, { recursive: true });
+    } catch (cause) {
+      throw new CodexHarnessError(
+        "codex_home_unavailable",
+        `Cannot create CODEX_HOME ${JSON.stringify(home)}: ${(cause as Error).message}. Pick a folder you can write to (codexHome option).`,
+        { cause },
+      );
+    }
+    env.CODEX_HOME = home;
+  }
+  return env;
+}
+
+function explainSpawnFailure(
+  error: unknown,
+  executablePath: string,
+  child: CodexProcess,
+  exit: ProcessExit | undefined,
+): Error {
+  if (exit) {
+    return new AppServerExitedError(
+      exit,
+      child.stderr.snapshot(),
+      `${executablePath} app-server exited before answering initialize`,
+      "Is it a codex binary? Run `codex-harness doctor`.",
+    );
+  }
+  if (error instanceof RpcLocalError && error.code === "timeout") {
+    const tail = child.stderr.snapshot();
+    return new RpcLocalError(
+      "timeout",
+      `${executablePath} did not answer initialize in time. Is it a codex binary? Run \`codex-harness doctor\`, or raise initializeTimeoutMs.${tail.length > 0 ? `\nLast stderr lines:\n${tail.join("\n")}` : ""}`,
+      { cause: error },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

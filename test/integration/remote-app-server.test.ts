@@ -1,0 +1,276 @@
+// Codex on another machine: the real codex app-server listening on WebSocket or a unix socket
+// (started by startHost, as `codex-harness host` does), driven through `new Codex({ remote })`.
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, afterEach, describe, it } from "node:test";
+import { type Host, type HostOptions, startHost } from "../../src/app-server/host.js";
+import type { RemoteOptions } from "../../src/app-server/remote.js";
+import { Codex } from "../../src/codex.js";
+import { CodexHarnessError } from "../../src/errors.js";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
+import { RemoteDisconnectedError } from "../../src/rpc/errors.js";
+import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
+import { execCommand, reply, response, type ScriptStep } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+
+interface Remote {
+  host: Host;
+  model: ScriptedModel;
+  root: string;
+  workdir: string;
+  codex(remote?: Partial<RemoteOptions>): Codex<"extended">;
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+after(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+/** A ScriptedModel, and codex listening as `host` says with that model as its provider. */
+async function startRemote(
+  steps: ScriptStep[],
+  host: Omit<HostOptions, "codexHome" | "config"> = { listen: "ws://127.0.0.1:0" },
+): Promise<Remote> {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-remote-"));
+  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  const workdir = path.join(root, "work");
+  await mkdir(workdir);
+  const model = await ScriptedModel.start({ responses: steps });
+  cleanups.push(() => model.close());
+  const codexHome = path.join(root, "home");
+  await model.writeCodexHome(codexHome, { sandbox_mode: "workspace-write" });
+  const started = await startHost({ ...host, codexHome });
+  cleanups.push(() => started.close());
+  return {
+    host: started,
+    model,
+    root,
+    workdir,
+    codex(remote = {}) {
+      const credentials =
+        started.auth === "capability-token"
+          ? { tokenFile: started.secretFile as string }
+          : started.auth === "signed-bearer-token"
+            ? {
+                jwt: {
+                  secretFile: started.secretFile as string,
+                  issuer: started.issuer as string,
+                  audience: started.audience as string,
+                },
+              }
+            : {};
+      const codex = new Codex({
+        events: "extended",
+        remote: { url: started.url, ...credentials, ...remote },
+      });
+      cleanups.push(() => codex.close());
+      return codex;
+    },
+  };
+}
+
+async function collect(events: AsyncIterable<ExtendedThreadEvent>): Promise<ExtendedThreadEvent[]> {
+  const all: ExtendedThreadEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+describe("codex app-server on another machine (remote)", () => {
+  it("over WebSocket with a capability token: deltas, an approval and a steer", async () => {
+    const remote = await startRemote([
+      execCommand("echo remote > approved.txt", { escalated: true, justification: "write it" }),
+      response([reply("Working on it.")], { delayMs: 1_500 }),
+      (request: RecordedRequest) => reply(`Saw: ${inputTexts(request).at(-1) ?? "nothing"}`),
+    ]);
+    const asked: string[] = [];
+    const codex = remote.codex();
+    const thread = codex.startThread({
+      workingDirectory: remote.workdir,
+      skipGitRepoCheck: true,
+      approvals: {
+        commandExecution: (request) => {
+          asked.push(request.command);
+          return "accept";
+        },
+      },
+    });
+    const { events } = await thread.runStreamed("write the file, then work");
+    const all: ExtendedThreadEvent[] = [];
+    let steered = false;
+    for await (const event of events) {
+      all.push(event);
+      if (!steered && event.type === "item.completed" && event.item.type === "command_execution") {
+        steered = true;
+        await remote.model.waitForRequest(2, { timeoutMs: 20_000 });
+        await thread.steer("also do this");
+      }
+    }
+    assert.equal(asked.length, 1, "the approval reached this program");
+    assert.match(asked[0] ?? "", /approved\.txt/);
+    const command = all.find(
+      (e) => e.type === "item.completed" && e.item.type === "command_execution",
+    );
+    assert.ok(command?.type === "item.completed" && command.item.type === "command_execution");
+    assert.equal(command.item.status, "completed");
+    assert.ok(
+      all.some((e) => e.type === "item.delta"),
+      "deltas streamed over the connection",
+    );
+    const last = all.at(-1);
+    assert.equal(last?.type, "turn.completed");
+    const messages = all.flatMap((e) =>
+      e.type === "item.completed" && e.item.type === "agent_message" ? [e.item.text] : [],
+    );
+    assert.equal(messages.at(-1), "Saw: also do this");
+    assert.equal((await codex.appServer.client()).pid, undefined, "no codex process of ours");
+  });
+
+  it("with a signed bearer token (a JWT minted from the shared secret)", async () => {
+    const remote = await startRemote([reply("Signed in.")], {
+      listen: "ws://127.0.0.1:0",
+      auth: "signed-bearer-token",
+    });
+    const result = await remote
+      .codex()
+      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
+      .run("hello");
+    assert.equal(result.finalResponse, "Signed in.");
+  });
+
+  it("over a unix socket", async () => {
+    const remote = await startRemote([reply("Over the socket.")], {
+      listen: `unix://${path.join(tmpdir(), `codex-harness-${process.pid}-${Date.now()}.sock`)}`,
+    });
+    assert.match(remote.host.url, /^unix:\/\//);
+    const result = await remote
+      .codex()
+      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
+      .run("hello");
+    assert.equal(result.finalResponse, "Over the socket.");
+  });
+
+  it("a wrong or missing token is a clear error that never shows the token", async () => {
+    const remote = await startRemote([]);
+    const wrongToken = "wrong-token-1234567890";
+    for (const [credentials, code] of [
+      [{ tokenFile: undefined, token: wrongToken }, "remote_unauthorized"],
+      [{ tokenFile: undefined }, "remote_unauthorized"],
+    ] as const) {
+      const codex = remote.codex(credentials);
+      const error = await codex
+        .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
+        .run("hello")
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      assert.ok(error instanceof CodexHarnessError, String(error));
+      assert.equal(error.code, code);
+      assert.match(error.message, /HTTP 401.*Give the token it was started with/);
+      assert.ok(!error.message.includes(wrongToken), "the token is not in the message");
+    }
+  });
+
+  it("the remote codex killed mid-turn: the turn fails at once; the next one continues the thread", async () => {
+    const remote = await startRemote([
+      reply("First."),
+      response([reply("never")], { delayMs: 30_000 }),
+      (request: RecordedRequest) => reply(`Remembered: ${inputTexts(request).join(" | ")}`),
+    ]);
+    const codex = remote.codex({ connectTimeoutMs: 2_000 });
+    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    await thread.run("remember kiwi");
+    const { events } = await thread.runStreamed("slow one");
+    const seen = collect(events).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await remote.model.waitForRequest(2, { timeoutMs: 20_000 });
+    const killedAt = Date.now();
+    remote.host.process.kill();
+    const error = await seen;
+    assert.ok(Date.now() - killedAt < 1_000, `failed within 1 s (${Date.now() - killedAt} ms)`);
+    assert.ok(error instanceof RemoteDisconnectedError, String(error));
+    // The remote comes back on the same address with the same home and token.
+    const port = new URL(remote.host.url).port;
+    const again = await startHost({
+      listen: `ws://127.0.0.1:${port}`,
+      codexHome: path.join(remote.root, "home"),
+      secretFile: remote.host.secretFile as string,
+    });
+    cleanups.push(() => again.close());
+    const result = await thread.run("what did I ask first?");
+    assert.match(result.finalResponse, /remember kiwi/, "the thread's history came back");
+  });
+});
+
+describe("remote options", () => {
+  it("refuses what cannot work, saying what to change, before connecting", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-remote-opts-"));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    await writeFile(path.join(root, "token"), "  secret-token \n");
+    const cases: [() => unknown, RegExp][] = [
+      [() => new Codex({ remote: { url: "http://x:1" } }), /use ws:\/\/, wss:\/\/ or unix:\/\//],
+      [() => new Codex({ remote: { url: "unix://relative.sock" } }), /absolute path/],
+      [
+        () => new Codex({ remote: { url: "ws://10.1.2.3:4000", token: "t" } }),
+        /Refusing to send a token over plain ws:\/\/ to ws:\/\/10\.1\.2\.3:4000/,
+      ],
+      [
+        () => new Codex({ remote: { url: "ws://127.0.0.1:1" }, codexHome: root, config: {} }),
+        /codexHome, config set up a codex this program starts/,
+      ],
+      [
+        () => new Codex({ remote: { url: "ws://127.0.0.1:1" }, transport: "exec" }),
+        /transport "app-server"/,
+      ],
+      [
+        () =>
+          new Codex({ remote: { url: "ws://127.0.0.1:1", tokenFile: path.join(root, "nope") } }),
+        /Cannot read the token file .*nope \(ENOENT\)/,
+      ],
+      [
+        () =>
+          new Codex({
+            remote: {
+              url: "ws://127.0.0.1:1",
+              token: "t",
+              jwt: { secret: "s", issuer: "i", audience: "a" },
+            },
+          }),
+        /both a capability token and `jwt`/,
+      ],
+    ];
+    for (const [make, message] of cases) {
+      assert.throws(make, (error: unknown) => {
+        assert.ok(error instanceof CodexHarnessError, String(error));
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+    // Allowed: a token over ws:// to another machine when said explicitly, over wss:// always.
+    new Codex({ remote: { url: "ws://10.1.2.3:4000", token: "t", allowInsecureToken: true } });
+    new Codex({ remote: { url: "wss://codex.example.com", tokenFile: path.join(root, "token") } });
+  });
+
+  it("nothing listening is a clear error in bounded time", async () => {
+    const codex = new Codex({ remote: { url: "ws://127.0.0.1:9", connectTimeoutMs: 2_000 } });
+    cleanups.push(() => codex.close());
+    const started = Date.now();
+    await assert.rejects(codex.appServer.client(), (error: unknown) => {
+      assert.ok(error instanceof CodexHarnessError, String(error));
+      assert.equal(error.code, "remote_unreachable");
+      assert.match(
+        error.message,
+        /Cannot connect to codex app-server at ws:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/,
+      );
+      return true;
+    });
+    assert.ok(Date.now() - started < 5_000);
+  });
+});
