@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
+import { homedir } from "node:os";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { findCodexBinary } from "./codex-binary.js";
@@ -23,7 +24,7 @@ export interface HostOptions {
    */
   auth?: HostAuth;
   /**
-   * Where the token (or JWT shared secret) is kept, 0600 (default `<codexHome or cwd>/app-server-token`);
+   * Where the token (or JWT shared secret) is kept, 0600 (default `<codex home>/app-server-token`);
    * a new random one is written when the file is missing or empty, an existing one is reused.
    */
   secretFile?: string;
@@ -70,7 +71,11 @@ export async function startHost(options: HostOptions): Promise<Host> {
   const args = ["app-server", "--listen", options.listen];
   const host: Partial<Host> = { auth };
   if (auth !== "none") {
-    const base = options.codexHome ?? process.cwd();
+    // Beside the hosted codex's own files: its home, as codex itself finds it.
+    const base =
+      options.codexHome ??
+      (options.env ?? process.env).CODEX_HOME ??
+      path.join(homedir(), ".codex");
     const secretFile = path.resolve(options.secretFile ?? path.join(base, "app-server-token"));
     await mkdir(path.dirname(secretFile), { recursive: true });
     // A restarted host keeps its secret, so its clients connect again as they were.

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import { AppServerClient } from "../app-server/client.js";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
+import type { RemoteOptions } from "../app-server/remote.js";
 import { checkProvider } from "./doctor-provider.js";
 
 const run = promisify(execFile);
@@ -24,6 +25,8 @@ export interface DoctorOptions {
   codexHome?: string | undefined;
   /** How long the app-server may take to answer initialize, in ms (default 20 000). */
   timeoutMs?: number | undefined;
+  /** Check a codex app-server running elsewhere instead of the local binary. */
+  remote?: RemoteOptions | undefined;
 }
 
 /** The codex version this codex-harness release pins. */
@@ -36,6 +39,8 @@ export function pinnedCodexVersion(): string {
 
 /** Runs every check; never throws. */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorCheck[]> {
+  // A remote codex has no binary here: what it answers is what there is to check.
+  if (options.remote) return checkAppServer(options);
   const checks: DoctorCheck[] = [];
   let binary: CodexBinary;
   try {
@@ -106,6 +111,7 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
     client = await AppServerClient.start({
       ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
       ...(options.codexHome ? { codexHome: options.codexHome } : {}),
+      ...(options.remote ? { remote: options.remote } : {}),
       initializeTimeoutMs: options.timeoutMs ?? 20_000,
       clientInfo: { name: "codex_harness_doctor", version: pinnedCodexVersion() },
     });
@@ -113,10 +119,14 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
     const answered: DoctorCheck = {
       name: "app-server",
       ok: true,
-      detail: `answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
+      detail: `${options.remote ? `${client.endpoint} ` : ""}answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
     };
     const timeoutMs = options.timeoutMs ?? 20_000;
     const login = await checkLogin(client, timeoutMs);
+    if (options.remote) {
+      // Whether its provider answers is for that machine to say (doctor there).
+      return [answered, login.check];
+    }
     const provider = await checkProvider(client, login.account, process.env, timeoutMs);
     return [answered, login.check, provider];
   } catch (error) {

@@ -6,6 +6,8 @@ import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
+import { addHostCommand } from "./host.js";
+import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
 import { DEFAULT_GIVE_UP_AFTER_S, runPrompt } from "./run.js";
 import {
@@ -38,71 +40,82 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command("run")
-    .description(
-      "Run one turn with your own Codex configuration and show it; with --target, in a target's session home (no prompt: the interactive codex CLI)",
-    )
-    .argument("[prompt]", "what to ask (required without --target)")
-    .option("--json", "print the events as JSONL")
-    .option("-y, --yes", "approve every request without asking")
-    .option("-m, --model <model>", "model to use")
-    .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
-    .option("--approval-policy <policy>", "on-request | never")
-    .option(
-      "-C, --cd <dir>",
-      "working directory (default: the current one, or the --project)",
-      existingFolder,
-    )
-    .option("--resume <threadId>", "continue a saved thread")
-    .option(
-      "--skip-git-repo-check",
-      "run even when the working directory is not in a git repository",
-    )
-    .option("--transport <kind>", "app-server (default) | exec")
-    .option(
-      "--give-up-after <seconds>",
-      "stop when codex has retried its model this long with nothing back",
-      wholeNumber(1),
-      DEFAULT_GIVE_UP_AFTER_S,
-    )
-    .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
-    .option("--target <name>", "an asp-targets.toml target: run in its session home")
-    .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
-    .option(
-      "--session <id>",
-      "with --target: the session to continue (its codex thread is remembered)",
-      "default",
-    )
-    .option("--new-session", "with --target: start the session over with a new thread")
-    .option("--asp-home <dir>", "with --target: agent-spaces home (default: <project>/.asp)")
-    .option("--dry-run", "with --target: print what would run, run nothing")
-    .option("--print-command", "with --target: print the command line, run nothing")
-    .option(
-      "--yolo",
-      "with --target: no approvals and no sandbox (--dangerously-bypass-approvals-and-sandbox)",
-    )
-    .action(async (prompt: string | undefined, options: Partial<RunTargetOptions>) => {
-      const terminal = new Terminal(process.stdout, process.stdin);
-      // With --json, stdout is data only: questions to the person go to stderr.
-      const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
-      if (options.target !== undefined) {
-        process.exitCode = await runTarget(
-          prompt,
-          terminal,
-          { ...options, target: options.target },
-          prompts,
-        );
-        return;
-      }
-      if (prompt === undefined) {
-        terminal.close();
-        console.error("run: a prompt is required without --target");
-        process.exitCode = 1;
-        return;
-      }
-      process.exitCode = await runPrompt(prompt, terminal, options, prompts);
-    });
+  addRemoteFlags(
+    program
+      .command("run")
+      .description(
+        "Run one turn with your own Codex configuration and show it; with --target, in a target's session home (no prompt: the interactive codex CLI)",
+      )
+      .argument("[prompt]", "what to ask (required without --target)")
+      .option("--json", "print the events as JSONL")
+      .option("-y, --yes", "approve every request without asking")
+      .option("-m, --model <model>", "model to use")
+      .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
+      .option("--approval-policy <policy>", "on-request | never")
+      .option(
+        "-C, --cd <dir>",
+        "working directory (default: the current one, or the --project)",
+        existingFolder,
+      )
+      .option("--resume <threadId>", "continue a saved thread")
+      .option(
+        "--skip-git-repo-check",
+        "run even when the working directory is not in a git repository",
+      )
+      .option("--transport <kind>", "app-server (default) | exec")
+      .option(
+        "--give-up-after <seconds>",
+        "stop when codex has retried its model this long with nothing back",
+        wholeNumber(1),
+        DEFAULT_GIVE_UP_AFTER_S,
+      )
+      .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
+      .option("--target <name>", "an asp-targets.toml target: run in its session home")
+      .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
+      .option(
+        "--session <id>",
+        "with --target: the session to continue (its codex thread is remembered)",
+        "default",
+      )
+      .option("--new-session", "with --target: start the session over with a new thread")
+      .option("--asp-home <dir>", "with --target: agent-spaces home (default: <project>/.asp)")
+      .option("--dry-run", "with --target: print what would run, run nothing")
+      .option("--print-command", "with --target: print the command line, run nothing")
+      .option(
+        "--yolo",
+        "with --target: no approvals and no sandbox (--dangerously-bypass-approvals-and-sandbox)",
+      ),
+  ).action(async (prompt: string | undefined, options: Partial<RunTargetOptions> & RemoteFlags) => {
+    const remote = remoteOf(options, [
+      ["--codex-path", options.codexPath],
+      ["--transport exec", options.transport === "exec" || undefined],
+      ["--target (spaces install into a codex home here)", options.target],
+    ]);
+    const terminal = new Terminal(process.stdout, process.stdin);
+    // With --json, stdout is data only: questions to the person go to stderr.
+    const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
+    if (options.target !== undefined) {
+      process.exitCode = await runTarget(
+        prompt,
+        terminal,
+        { ...options, target: options.target },
+        prompts,
+      );
+      return;
+    }
+    if (prompt === undefined) {
+      terminal.close();
+      console.error("run: a prompt is required without --target");
+      process.exitCode = 1;
+      return;
+    }
+    process.exitCode = await runPrompt(
+      prompt,
+      terminal,
+      { ...options, ...(remote ? { remote } : {}) },
+      prompts,
+    );
+  });
 
   program
     .command("harnesses")
@@ -120,6 +133,7 @@ export function buildProgram(): Command {
     });
 
   addChannelsCommands(program);
+  addHostCommand(program);
 
   program
     .command("replay")
@@ -134,39 +148,47 @@ export function buildProgram(): Command {
       );
     });
 
-  program
-    .command("doctor")
-    .description(
-      "Check the codex binary, its version, and that `codex app-server` answers initialize",
-    )
-    .option(
-      "--codex-path <path>",
-      "codex executable to check (default: the bundled one)",
-      codexPath,
-    )
-    .option(
-      "--codex-home <dir>",
-      "CODEX_HOME to start app-server with (default: codex's own)",
-      existingFolder,
-    )
-    .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
-    .option("--json", "print the checks as JSON")
-    .action(
-      async (options: {
+  addRemoteFlags(
+    program
+      .command("doctor")
+      .description(
+        "Check the codex binary, its version, and that `codex app-server` answers initialize",
+      )
+      .option(
+        "--codex-path <path>",
+        "codex executable to check (default: the bundled one)",
+        codexPath,
+      )
+      .option(
+        "--codex-home <dir>",
+        "CODEX_HOME to start app-server with (default: codex's own)",
+        existingFolder,
+      )
+      .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
+      .option("--json", "print the checks as JSON"),
+  ).action(
+    async (
+      options: {
         codexPath?: string;
         codexHome?: string;
         timeout: number;
         json?: boolean;
-      }) => {
-        const checks = await runDoctor({
-          codexPathOverride: options.codexPath,
-          codexHome: options.codexHome,
-          timeoutMs: options.timeout,
-        });
-        console.log(options.json ? JSON.stringify(checks, null, 2) : formatDoctorReport(checks));
-        if (checks.some((check) => !check.ok)) process.exitCode = 1;
-      },
-    );
+      } & RemoteFlags,
+    ) => {
+      const remote = remoteOf(options, [
+        ["--codex-path", options.codexPath],
+        ["--codex-home", options.codexHome],
+      ]);
+      const checks = await runDoctor({
+        codexPathOverride: options.codexPath,
+        codexHome: options.codexHome,
+        timeoutMs: options.timeout,
+        remote,
+      });
+      console.log(options.json ? JSON.stringify(checks, null, 2) : formatDoctorReport(checks));
+      if (checks.some((check) => !check.ok)) process.exitCode = 1;
+    },
+  );
 
   program
     .command("install")

@@ -1,5 +1,6 @@
 // `codex-harness run "<prompt>"`: one turn against the user's own Codex configuration.
 import path from "node:path";
+import type { RemoteOptions } from "../app-server/remote.js";
 import { composeApprovals } from "../approvals/policies.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
@@ -32,6 +33,8 @@ export interface RunCommandOptions {
   giveUpAfter?: number;
   /** Decides before the person is asked (e.g. a target's spaces' permissions). */
   policy?: Approvals;
+  /** A codex app-server running elsewhere, instead of starting one. */
+  remote?: RemoteOptions;
   /** Called with the thread's id once codex has started (or resumed) it. */
   onThread?: (threadId: string) => Promise<void> | void;
 }
@@ -56,6 +59,7 @@ export async function runPrompt(
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),
+    ...(options.remote ? { remote: options.remote } : {}),
   });
   try {
     const threadOptions = {

@@ -1,7 +1,7 @@
 // Codex on another machine: the real codex app-server listening on WebSocket or a unix socket
 // (started by startHost, as `codex-harness host` does), driven through `new Codex({ remote })`.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -14,6 +14,7 @@ import { RemoteDisconnectedError } from "../../src/rpc/errors.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { execCommand, reply, response, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { runCli, startCli } from "../support/cli.js";
 
 interface Remote {
   host: Host;
@@ -272,5 +273,70 @@ describe("remote options", () => {
       return true;
     });
     assert.ok(Date.now() - started < 5_000);
+  });
+});
+
+describe("codex-harness host / run --remote / doctor --remote", () => {
+  it("host prints how to connect; run and doctor use it with the token file", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-host-cli-"));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const model = await ScriptedModel.start({ responses: [reply("Hello from the host.")] });
+    cleanups.push(() => model.close());
+    const home = path.join(root, "home");
+    await model.writeCodexHome(home, { sandbox_mode: "workspace-write" });
+    const host = startCli(["host", "--listen", "ws://127.0.0.1:0", "--codex-home", home]);
+    cleanups.push(async () => {
+      host.child.kill("SIGTERM");
+      await host.closed;
+    });
+    const started = Date.now();
+    while (
+      !/Connect from another machine/.test(host.output.stdout) &&
+      Date.now() - started < 20_000
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const url = /listening on (ws:\/\/\S+) /.exec(host.output.stdout)?.[1];
+    assert.ok(url, host.output.stdout + host.output.stderr);
+    const tokenFile = path.join(home, "app-server-token");
+    assert.ok(host.output.stdout.includes(`--remote-token-file <a copy of ${tokenFile}>`));
+    const token = (await readFile(tokenFile, "utf8")).trim();
+    assert.equal((await stat(tokenFile)).mode & 0o777, 0o600);
+
+    const work = path.join(root, "work");
+    await mkdir(work);
+    const run = await runCli([
+      "run",
+      "--remote",
+      url,
+      "--remote-token-file",
+      tokenFile,
+      "-C",
+      work,
+      "--skip-git-repo-check",
+      "--json",
+      "hi",
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /Hello from the host\./);
+    assert.ok(!(run.stdout + run.stderr).includes(token), "the token is never printed");
+
+    const doctor = await runCli(["doctor", "--remote", url, "--remote-token-file", tokenFile]);
+    assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+    assert.match(
+      doctor.stdout,
+      new RegExp(`✓ app-server: ${url.replaceAll(".", "\\.")} answered initialize`),
+    );
+    assert.match(doctor.stdout, /✓ login: /);
+
+    const refused = await runCli(["doctor", "--remote", url]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /✗ app-server: .*HTTP 401/);
+    const conflicting = await runCli(["run", "--remote", url, "--codex-path", "codex", "hi"]);
+    assert.equal(conflicting.code, 1);
+    assert.match(conflicting.stderr, /--remote cannot go with --codex-path/);
+
+    host.child.kill("SIGTERM");
+    assert.equal(await host.closed, 0, "a host stopped by SIGTERM ends cleanly");
   });
 });
