@@ -148,6 +148,8 @@ export function isOverloaded(error: unknown): boolean {
 export class RemoteDisconnectedError extends RpcLocalError {
   /** The WebSocket close code, when there was a close frame (1006: the connection just dropped). */
   readonly closeCode: number | undefined;
+  /** Where codex was (never with a token). */
+  readonly endpoint: string;
 
   constructor(
     endpoint: string,
@@ -161,5 +163,6 @@ export class RemoteDisconnectedError extends RpcLocalError {
       options,
     );
     this.closeCode = closeCode;
+    this.endpoint = endpoint;
   }
 }

@@ -1,18 +1,18 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
-import type { AppServerClient, AppServerClientOptions } from "../app-server/client.js";
-import { toConfigOverrides } from "../app-server/codex-config.js";
+import type { AppServerClient } from "../app-server/client.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
-import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
-import { DEFAULT_RETRY } from "../rpc/retry.js";
+import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
+import { apiKeyOf, clientOptionsOf } from "./client-options.js";
 import type { EventQueue } from "./event-queue.js";
 import { checkGitRepo } from "./git-check.js";
 import { undoLateThreadStart, undoLateTurnStart } from "./late-answers.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
+import { type RejoinHost, rejoinTurns, TurnClient } from "./rejoin.js";
 import { TurnAbortedError } from "./run-result.js";
 import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
@@ -34,47 +34,6 @@ export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
 
 /**
- * The app-server client options a `Codex` configures. The `-c` overrides come in the official
- * SDK's order: `config`, then `configOverrides`, then `openai_base_url` from `baseUrl`, so
- * `baseUrl` wins over an `openai_base_url` given either way (codex applies them in order).
- */
-export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
-  // app-server reads no key from its environment (and its shell snapshots would write one to
-  // disk): the key is given by login instead (see `connect`), kept in memory only.
-  const env = options.env;
-  const configOverrides = [
-    ...(options.configOverrides ?? []),
-    ...(options.baseUrl ? toConfigOverrides({ openai_base_url: options.baseUrl }) : []),
-    // A remote codex keeps the key as its own config says (it takes no -c from us).
-    ...(apiKeyOf(options) === undefined || options.remote
-      ? []
-      : toConfigOverrides({ cli_auth_credentials_store: "ephemeral" })),
-  ];
-  return {
-    ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
-    ...(env ? { env } : {}),
-    ...(options.codexHome ? { codexHome: options.codexHome } : {}),
-    ...(options.config ? { config: options.config } : {}),
-    ...(configOverrides.length > 0 ? { configOverrides } : {}),
-    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
-    // -32001 (overloaded) is retried with backoff and jitter unless the caller says otherwise.
-    retry: options.retry ?? DEFAULT_RETRY,
-    ...(options.onStderr ? { onStderr: options.onStderr } : {}),
-    ...(options.capture ? { capture: options.capture } : {}),
-    ...(options.remote ? { remote: options.remote } : {}),
-  };
-}
-
-/**
- * The API key to authenticate with, as `codex exec` reads it: the `apiKey` option, else
- * `CODEX_API_KEY` in the `env` option. (codex app-server reads no key from its environment.)
- */
-export function apiKeyOf(options: CodexOptions): string | undefined {
-  return options.apiKey || options.env?.CODEX_API_KEY || undefined;
-}
-
-/**
  * Runs turns on one `codex app-server`, started on first use. Turns of different threads run
  * concurrently; turns of one thread run one after the other.
  */
@@ -85,6 +44,8 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly threadLocks = new Map<string, Promise<void>>();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
   private readonly supervisor: AppServerSupervisor;
+  /** The connection each running turn is on (it changes when a dropped one is rejoined). */
+  private readonly turnClients = new WeakMap<ActiveTurn, TurnClient>();
 
   /**
    * @param startInTurn pool members share one: their processes start one at a time (codex 0.163
@@ -146,11 +107,29 @@ export class AppServerTurnTransport implements TurnTransport {
       for (const listener of this.otherListeners) listener(notification);
     });
     client.onClose((reason) => {
-      // Running turns end with the reason; threads reattach lazily (the next turn resumes them).
+      // Threads reattach lazily (the next turn resumes them).
       this.loadedThreads.clear();
-      this.router.failAll(reason);
+      // A remote codex keeps running turns when the connection drops: rejoin them. Otherwise
+      // (a crash, or no running turn) they end with the reason.
+      if (reason instanceof RemoteDisconnectedError && this.router.all().length > 0) {
+        void rejoinTurns(this.rejoinHost(), reason);
+      } else this.router.failAll(reason);
     });
     return client;
+  }
+
+  /** What {@link rejoinTurns} needs of this transport. */
+  private rejoinHost(): RejoinHost {
+    return {
+      router: this.router,
+      connection: () => this.connection(),
+      attached: (turn, client) => {
+        this.loadedThreads.add(turn.threadId);
+        this.turnClients.get(turn)?.moveTo(client);
+        // Aborted while the connection was down: stop it at codex now.
+        if (turn.aborted) this.stop(client, turn);
+      },
+    };
   }
 
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
@@ -206,10 +185,13 @@ export class AppServerTurnTransport implements TurnTransport {
         request.interactive ?? true,
         this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
       );
+      const on = new TurnClient(client, unhold as () => void);
+      unhold = () => on.release();
+      this.turnClients.set(turn, on);
       const onAbort = () => {
         turn.abort(new TurnAbortedError(signal?.reason));
         // Before turn/start answered there is no turn id yet: stopped once it is known (below).
-        if (turn.turnId !== undefined) this.stop(client, turn);
+        if (turn.turnId !== undefined) this.stop(on.client, turn);
       };
       this.router.add(turn);
       turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
@@ -217,8 +199,8 @@ export class AppServerTurnTransport implements TurnTransport {
       const finish = () => {
         signal?.removeEventListener("abort", onAbort);
         // Left before codex ended the turn (break, idle timeout, process death): stop it there.
-        if (!turn.mapper.outcome && !turn.aborted && !client.closedReason) {
-          stopAtCodex(client, turn).catch((error: unknown) => warnNotStopped(error));
+        if (!turn.mapper.outcome && !turn.aborted && !on.client.closedReason) {
+          stopAtCodex(on.client, turn).catch((error: unknown) => warnNotStopped(error));
         }
         turn.close();
         this.router.remove(turn);
@@ -237,7 +219,7 @@ export class AppServerTurnTransport implements TurnTransport {
         handedOff = true;
         throw error;
       }
-      if (turn.aborted) this.stop(client, turn);
+      if (turn.aborted) this.stop(on.client, turn);
       turn.events.onFinish = finish;
       handedOff = true;
       return turn.events;

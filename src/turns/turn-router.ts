@@ -52,6 +52,8 @@ export class ActiveTurn implements ApprovalTarget {
   private stopConfirmed = false;
   /** Every command item this turn started. */
   readonly commandItemIds = new Set<string>();
+  /** Every item this turn completed (a rejoined turn completes only the ones it missed). */
+  private readonly completedItemIds = new Set<string>();
 
   /**
    * @param approvals the handlers in force for this turn
@@ -198,6 +200,33 @@ export class ActiveTurn implements ApprovalTarget {
     if (event.type === "item.started" && event.item.type === "command_execution") {
       this.commandItemIds.add(event.item.id);
     }
+    if (event.type === "item.completed") this.completedItemIds.add(event.item.id);
+  }
+
+  /**
+   * Carries on after the connection was lost and codex was reached again: `turn` is the turn as
+   * codex now has it (from `thread/resume`). The items it completed while we were away are
+   * completed here (once), and a turn that ended meanwhile ends with codex's status; one still
+   * running streams on from the new connection.
+   */
+  rejoin(
+    turn: { id: string; status: string; items: unknown[] },
+    notice: ExtendedThreadEvent,
+  ): void {
+    this.emit(notice);
+    for (const item of turn.items) {
+      const { id, status } = item as { id?: unknown; status?: unknown };
+      if (typeof id !== "string" || this.completedItemIds.has(id)) continue;
+      // An item still in progress completes on the new connection, as usual.
+      if (status === "inProgress" || status === "in_progress") continue;
+      this.receive({
+        method: "item/completed",
+        params: { threadId: this.threadId, turnId: turn.id, item },
+      });
+    }
+    if (turn.status !== "inProgress") {
+      this.receive({ method: "turn/completed", params: { threadId: this.threadId, turn } });
+    }
   }
 
   /**
@@ -254,6 +283,11 @@ export class TurnRouter {
     if (!turn) return false;
     turn.receive(notification);
     return true;
+  }
+
+  /** The running turns. */
+  all(): ActiveTurn[] {
+    return [...this.active.values()];
   }
 
   /** Ends every running turn's stream with `error` (the connection is gone). */

@@ -15,6 +15,7 @@ import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js"
 import { execCommand, reply, response, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { runCli, startCli } from "../support/cli.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 
 interface Remote {
   host: Host;
@@ -207,6 +208,72 @@ describe("codex app-server on another machine (remote)", () => {
     cleanups.push(() => again.close());
     const result = await thread.run("what did I ask first?");
     assert.match(result.finalResponse, /remember kiwi/, "the thread's history came back");
+  });
+});
+
+describe("a connection cut by the network in the middle of a turn", () => {
+  /** A remote whose clients connect through a TCP proxy that can cut them. */
+  async function behindProxy(steps: ScriptStep[]) {
+    const remote = await startRemote(steps);
+    const { hostname, port } = new URL(remote.host.url);
+    const proxy = await startTcpProxy({ host: hostname, port: Number(port) });
+    cleanups.push(() => proxy.close());
+    return { remote, proxy, codex: remote.codex({ url: proxy.url }) };
+  }
+
+  it("rejoins the turn codex kept running: it streams on, nothing lost or repeated", async () => {
+    const { remote, proxy, codex } = await behindProxy([
+      response([reply("Slow answer done.")], { delayMs: 2_500 }),
+    ]);
+    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const { events } = await thread.runStreamed("slow one");
+    const all: ExtendedThreadEvent[] = [];
+    let cut = false;
+    for await (const event of events) {
+      all.push(event);
+      if (!cut && event.type === "turn.started") {
+        await remote.model.waitForRequest(1, { timeoutMs: 20_000 });
+        cut = true;
+        proxy.cut();
+      }
+    }
+    const notices = all.flatMap((e) => (e.type === "notice" ? [e.code] : []));
+    assert.deepEqual(notices, ["connection_lost", "turn_rejoined"]);
+    assert.equal(proxy.connections, 2, "one reconnection");
+    const completed = all.flatMap((e) => (e.type === "item.completed" ? [e.item.id] : []));
+    assert.equal(new Set(completed).size, completed.length, "no item completed twice");
+    const message = all.find((e) => e.type === "item.completed" && e.item.type === "agent_message");
+    assert.ok(message?.type === "item.completed" && message.item.type === "agent_message");
+    assert.equal(message.item.text, "Slow answer done.");
+    assert.equal(all.at(-1)?.type, "turn.completed");
+    assert.equal(remote.model.modelRequests.length, 1, "codex did not run the turn twice");
+  });
+
+  it("a pending approval is cleared when its connection drops, and answered when codex asks again", async () => {
+    const { remote, proxy, codex } = await behindProxy([
+      execCommand("echo rejoined > approved.txt", { escalated: true }),
+      reply("Done."),
+    ]);
+    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const { events } = await thread.runStreamed("write it");
+    const all: ExtendedThreadEvent[] = [];
+    let asked = 0;
+    for await (const event of events) {
+      all.push(event);
+      if (event.type !== "approval.requested") continue;
+      asked++;
+      // The first time, the network drops before anyone answers; the second time, accept.
+      if (asked === 1) proxy.cut();
+      else if (event.kind === "commandExecution") event.respond("accept");
+    }
+    const resolved = all.flatMap((e) => (e.type === "approval.resolved" ? [e.decided_by] : []));
+    assert.deepEqual(resolved, ["cleared", "stream"]);
+    assert.equal(asked, 2, "codex asked again on the new connection");
+    assert.equal(
+      (await readFile(path.join(remote.workdir, "approved.txt"), "utf8")).trim(),
+      "rejoined",
+    );
+    assert.equal(all.at(-1)?.type, "turn.completed");
   });
 });
 

@@ -1,7 +1,7 @@
 // Unit tests of what the app-server transport sends: turn input, thread params, the client's -c overrides.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { clientOptionsOf } from "../../src/turns/app-server-turns.js";
+import { clientOptionsOf } from "../../src/turns/client-options.js";
 import {
   threadResumeParams,
   threadStartParams,

@@ -1,0 +1,47 @@
+// A TCP proxy for fault tests: forwards connections to a target, and cuts them on demand (the
+// network dropping a connection while both ends live on).
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+export interface TcpProxy {
+  /** `ws://127.0.0.1:PORT`, the proxy's address for a WebSocket client. */
+  url: string;
+  /** Destroys every open connection (both sides); new ones are accepted as before. */
+  cut(): void;
+  /** How many connections were made through it so far. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+/** Listens on a free loopback port and forwards each connection to `target` (`host:port`). */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<Socket>();
+  let connections = 0;
+  const server: Server = createServer((client) => {
+    connections++;
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+      socket.on("error", () => undefined);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    cut() {
+      for (const socket of open) socket.destroy();
+    },
+    get connections() {
+      return connections;
+    },
+    async close() {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
