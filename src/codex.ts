@@ -48,6 +48,10 @@ export class Codex<M extends EventsMode = "sdk"> {
         "exec",
         async () => new (await import("./turns/exec-turns.js")).ExecTurnTransport(options),
       );
+    } else if (endpointsOf(options) !== undefined) {
+      this.transport = new PoolTransport(
+        poolMembers(options, endpointsOf(options) as PoolEndpoint[], oneAtATime()),
+      );
     } else if (poolSize === 1) this.transport = new AppServerTurnTransport(options);
     else {
       const startInTurn = oneAtATime();
@@ -171,11 +175,19 @@ function oneAtATime(): <T>(job: () => Promise<T>) => Promise<T> {
   };
 }
 
+/** One member of a {@link CodexPool}: a codex app-server it starts, or one running elsewhere. */
+export type PoolEndpoint = "local" | RemoteOptions;
+
 /** Options of {@link CodexPool}. */
 export interface CodexPoolOptions<M extends EventsMode = EventsMode>
   extends Omit<CodexOptions<M>, "poolSize" | "transport"> {
   /** How many app-server processes (default 2). */
   size?: number;
+  /**
+   * The app-servers to spread threads over, instead of `size` local ones: `"local"` (started
+   * with this pool's options) or a `remote` (`{ url, token?, tokenFile?, jwt? }`), mixed freely.
+   */
+  endpoints?: PoolEndpoint[];
 }
 
 /**
@@ -185,6 +197,20 @@ export interface CodexPoolOptions<M extends EventsMode = EventsMode>
  */
 export class CodexPool<M extends EventsMode = "sdk"> extends Codex<M> {
   constructor(options: CodexPoolOptions<M> = {}) {
+    if (options.endpoints !== undefined) {
+      if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) {
+        throw new CodexHarnessError(
+          "invalid_option",
+          'endpoints must list at least one app-server: "local" or { url, token? }.',
+        );
+      }
+      if (options.size !== undefined || options.remote !== undefined) {
+        throw new CodexHarnessError(
+          "invalid_option",
+          "endpoints says which app-servers make the pool: leave out size and remote.",
+        );
+      }
+    }
     super({
       idleShutdownMs: 5 * 60_000,
       ...options,
@@ -212,4 +238,32 @@ function checkRemote(options: CodexOptions<EventsMode>): void {
     "onStderr",
   ]);
   resolveRemote(options.remote as RemoteOptions);
+}
+
+/** The endpoints a {@link CodexPool} was given (carried through `Codex`'s options). */
+function endpointsOf(options: CodexOptions<EventsMode>): PoolEndpoint[] | undefined {
+  return (options as { endpoints?: PoolEndpoint[] }).endpoints;
+}
+
+/** One transport per endpoint: local ones with the pool's options, remote ones with theirs. */
+function poolMembers(
+  options: CodexOptions<EventsMode>,
+  endpoints: PoolEndpoint[],
+  startInTurn: <T>(start: () => Promise<T>) => Promise<T>,
+): AppServerTurnTransport[] {
+  const {
+    codexPathOverride: _path,
+    codexHome: _home,
+    config: _config,
+    configOverrides: _overrides,
+    baseUrl: _baseUrl,
+    env: _env,
+    onStderr: _stderr,
+    ...shared
+  } = options;
+  return endpoints.map((endpoint) => {
+    if (endpoint === "local") return new AppServerTurnTransport(options, startInTurn);
+    resolveRemote(endpoint);
+    return new AppServerTurnTransport({ ...shared, remote: endpoint });
+  });
 }

@@ -4,6 +4,7 @@
 // codex-harness/channels, codex-harness/spaces, codex-harness/testing, codex-harness/protocol.
 
 export type { ConfigObject, ConfigValue } from "./app-server/codex-config.js";
+export type { RemoteOptions } from "./app-server/remote.js";
 export { AppServerAccess } from "./app-server-access.js";
 export {
   type PermissionsInput,
@@ -25,7 +26,7 @@ export * from "./channels/interaction-types.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./channels/progress.js";
 export { Terminal } from "./cli/terminal.js";
 export { terminalApprovals } from "./cli/terminal-approvals.js";
-export { Codex, CodexPool, type CodexPoolOptions } from "./codex.js";
+export { Codex, CodexPool, type CodexPoolOptions, type PoolEndpoint } from "./codex.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
 export { APPROVAL_KINDS, DEFAULT_APPROVAL_TIMEOUT_MS } from "./events/approval-types.js";
@@ -42,6 +43,7 @@ export {
   MethodNotSupportedError,
   OverloadedError,
   type ProcessExit,
+  RemoteDisconnectedError,
   RpcErrorCodes,
   RpcLocalError,
   type RpcLocalErrorCode,

@@ -10,6 +10,7 @@ export {
   MethodNotSupportedError,
   OverloadedError,
   type ProcessExit,
+  RemoteDisconnectedError,
   RpcErrorCodes,
   RpcLocalError,
   type RpcLocalErrorCode,
@@ -58,4 +59,7 @@ export {
   toConfigOverrides,
 } from "./codex-config.js";
 export { CodexProcess, type SpawnCodexOptions } from "./codex-process.js";
+export { type Host, type HostAuth, type HostOptions, startHost } from "./host.js";
 export { ProcessTransport } from "./process-transport.js";
+export { REMOTE_TOKEN_ENV, type RemoteOptions, resolveRemote } from "./remote.js";
+export { WebSocketTransport } from "./websocket-transport.js";

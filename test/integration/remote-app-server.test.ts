@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
 import { type Host, type HostOptions, startHost } from "../../src/app-server/host.js";
 import type { RemoteOptions } from "../../src/app-server/remote.js";
-import { Codex } from "../../src/codex.js";
+import { Codex, CodexPool } from "../../src/codex.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { RemoteDisconnectedError } from "../../src/rpc/errors.js";
@@ -208,6 +208,57 @@ describe("codex app-server on another machine (remote)", () => {
     cleanups.push(() => again.close());
     const result = await thread.run("what did I ask first?");
     assert.match(result.finalResponse, /remember kiwi/, "the thread's history came back");
+  });
+});
+
+describe("CodexPool over local and remote app-servers", () => {
+  it("routes 20 threads over one local and two remote app-servers, each thread staying on its own", async () => {
+    const echo = (name: string) => (request: RecordedRequest) =>
+      reply(`${name}: ${inputTexts(request).join(" | ")}`);
+    const steps = (name: string) => Array.from({ length: 40 }, () => echo(name));
+    const [first, second] = [
+      await startRemote(steps("remote-1")),
+      await startRemote(steps("remote-2")),
+    ];
+    const local = await ScriptedModel.start({ responses: steps("local") });
+    cleanups.push(() => local.close());
+    const localHome = path.join(first.root, "local-home");
+    await local.writeCodexHome(localHome, { sandbox_mode: "workspace-write" });
+    const pool = new CodexPool({
+      events: "extended",
+      codexHome: localHome,
+      endpoints: [
+        "local",
+        { url: first.host.url, tokenFile: first.host.secretFile as string },
+        { url: second.host.url, tokenFile: second.host.secretFile as string },
+      ],
+    });
+    cleanups.push(() => pool.close());
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, n) => {
+        const thread = pool.startThread({
+          workingDirectory: first.workdir,
+          skipGitRepoCheck: true,
+        });
+        const one = await thread.run(`thread ${n} first`);
+        const two = await thread.run(`thread ${n} second`);
+        return { n, one: one.finalResponse, two: two.finalResponse };
+      }),
+    );
+    const served = new Map<string, number>();
+    for (const { n, one, two } of results) {
+      const name = /^([a-z0-9-]+):/.exec(one)?.[1] ?? "?";
+      served.set(name, (served.get(name) ?? 0) + 1);
+      // The second turn ran where the first did, with the thread's own history.
+      assert.ok(two.startsWith(`${name}: `), `${one} / ${two}`);
+      assert.match(two, new RegExp(`thread ${n} first \\| thread ${n} second$`));
+    }
+    assert.deepEqual(
+      [...served.keys()].sort(),
+      ["local", "remote-1", "remote-2"],
+      JSON.stringify([...served]),
+    );
+    for (const count of served.values()) assert.ok(count >= 5, JSON.stringify([...served]));
   });
 });
 
