@@ -8,6 +8,7 @@ import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
 import { benchImport } from "./import.js";
+import { benchRemote } from "./remote.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
 import { benchThroughput, throughputSection } from "./throughput.js";
@@ -61,6 +62,12 @@ const BENCHES: Bench[] = [
     title: "event throughput",
     table: "main",
     run: async () => throughputSection(await benchThroughput(events, rounds)),
+  },
+  {
+    key: "remote",
+    title: "codex over WebSocket",
+    table: "main",
+    run: () => benchRemote(rounds, events),
   },
   { key: "channels", title: "channels runtime", table: "main", run: () => benchChannels(rounds) },
   {
