@@ -1,10 +1,13 @@
 // Codex on another machine: the real codex app-server listening on WebSocket or a unix socket
 // (started by startHost, as `codex-harness host` does), driven through `new Codex({ remote })`.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { findCodexBinary } from "../../src/app-server/codex-binary.js";
 import { type Host, type HostOptions, startHost } from "../../src/app-server/host.js";
 import type { RemoteOptions } from "../../src/app-server/remote.js";
 import { Codex, CodexPool } from "../../src/codex.js";
@@ -391,6 +394,30 @@ describe("remote options", () => {
       return true;
     });
     assert.ok(Date.now() - started < 5_000);
+  });
+});
+
+describe("the daemon's control socket (unix://)", () => {
+  it("run --remote unix:// reaches a daemon started by `codex app-server daemon start`", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "codex-harness-daemon-"));
+    cleanups.push(() => rm(home, { recursive: true, force: true }));
+    const model = await ScriptedModel.start({ responses: [reply("Hello from the daemon.")] });
+    cleanups.push(() => model.close());
+    await model.writeCodexHome(home, { sandbox_mode: "workspace-write" });
+    const codexPath = findCodexBinary().executablePath;
+    const env = { ...process.env, CODEX_HOME: home };
+    const daemon = (command: string) =>
+      promisify(execFile)(codexPath, ["app-server", "daemon", command], { env, timeout: 60_000 });
+    await daemon("start");
+    cleanups.push(() => daemon("stop"));
+    const work = path.join(home, "work");
+    await mkdir(work);
+    const run = await runCli(
+      ["run", "--remote", "unix://", "-C", work, "--skip-git-repo-check", "--json", "hi"],
+      { env },
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /Hello from the daemon\./);
   });
 });
 
