@@ -2,7 +2,7 @@
 // (started by startHost, as `codex-harness host` does), driven through `new Codex({ remote })`.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -77,6 +77,21 @@ async function startRemote(
       return codex;
     },
   };
+}
+
+/** SIGKILLs every process whose command line mentions `text` (Linux: reads /proc). */
+async function killProcessesMentioning(text: string): Promise<void> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const command = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (command.includes(text)) {
+      try {
+        process.kill(Number(entry), "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+  }
 }
 
 async function collect(events: AsyncIterable<ExtendedThreadEvent>): Promise<ExtendedThreadEvent[]> {
@@ -409,7 +424,11 @@ describe("the daemon's control socket (unix://)", () => {
     const daemon = (command: string) =>
       promisify(execFile)(codexPath, ["app-server", "daemon", command], { env, timeout: 60_000 });
     await daemon("start");
-    cleanups.push(() => daemon("stop"));
+    cleanups.push(async () => {
+      await daemon("stop");
+      // codex 0.169.0's daemon leaves its `pid-update-loop` helper running after stop.
+      await killProcessesMentioning(home);
+    });
     const work = path.join(home, "work");
     await mkdir(work);
     const run = await runCli(
