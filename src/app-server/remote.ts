@@ -45,6 +45,11 @@ export interface RemoteOptions {
   allowInsecureToken?: boolean;
   /** How long connecting (TCP, TLS and the upgrade) may take, in ms (default 10 000). */
   connectTimeoutMs?: number;
+  /**
+   * How often the connection is pinged, in ms (default 10 000): one that has not answered by the
+   * next ping is taken as dropped (the network went silent) and rejoined.
+   */
+  pingEveryMs?: number;
 }
 
 /** A checked `remote` option: where to connect and how to authenticate, ready for the transport. */
@@ -57,6 +62,7 @@ export interface ResolvedRemote {
   authorization: (() => Promise<string>) | undefined;
   ca: string | Buffer | undefined;
   connectTimeoutMs: number;
+  pingEveryMs: number;
 }
 
 const CODE = "invalid_remote";
@@ -95,14 +101,9 @@ export function resolveRemote(
       `Refusing to send a token over plain ws:// to ${endpoint}, which is not this machine: anyone on the way could read it. Use wss://, an SSH tunnel (ssh -L) or a unix socket, or set allowInsecureToken (--remote-insecure-token) if the network is yours.`,
     );
   }
-  const connectTimeoutMs = remote.connectTimeoutMs ?? 10_000;
-  if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
-    throw new CodexHarnessError(
-      CODE,
-      `remote.connectTimeoutMs must be a positive whole number of ms, got ${String(remote.connectTimeoutMs)}.`,
-    );
-  }
-  return { address, endpoint, authorization, ca: remote.ca, connectTimeoutMs };
+  const connectTimeoutMs = positiveMs(remote.connectTimeoutMs, 10_000, "connectTimeoutMs");
+  const pingEveryMs = positiveMs(remote.pingEveryMs, 10_000, "pingEveryMs");
+  return { address, endpoint, authorization, ca: remote.ca, connectTimeoutMs, pingEveryMs };
 }
 
 function addressOf(
@@ -208,6 +209,17 @@ function jwtMinter(jwt: NonNullable<RemoteOptions["jwt"]>): () => Promise<string
       .sign(key);
     return `Bearer ${token}`;
   };
+}
+
+function positiveMs(value: number | undefined, fallback: number, name: string): number {
+  const ms = value ?? fallback;
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new CodexHarnessError(
+      CODE,
+      `remote.${name} must be a positive whole number of ms, got ${String(value)}.`,
+    );
+  }
+  return ms;
 }
 
 function readSecret(file: string, what: string): string {

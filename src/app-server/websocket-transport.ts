@@ -10,8 +10,6 @@ import { RemoteDisconnectedError, RpcLocalError } from "../rpc/errors.js";
 import type { Transport } from "../rpc/transport.js";
 import type { ResolvedRemote } from "./remote.js";
 
-/** How often the connection is pinged; no pong by the next ping ends it as lost. */
-const PING_EVERY_MS = 10_000;
 /** How long a close handshake may take before the socket is dropped. */
 const CLOSE_WITHIN_MS = 2_000;
 
@@ -98,7 +96,8 @@ export class WebSocketTransport implements Transport {
     socket.on("pong", () => {
       this.awaitingPong = false;
     });
-    this.heartbeat = setInterval(() => this.ping(), PING_EVERY_MS);
+    // No pong by the next ping: the connection is taken as lost.
+    this.heartbeat = setInterval(() => this.ping(), remote.pingEveryMs);
     this.heartbeat.unref();
   }
 

@@ -18,6 +18,7 @@ import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js"
 import { execCommand, reply, response, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { runCli, startCli } from "../support/cli.js";
+import { repoRoot } from "../support/paths.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
 
 interface Remote {
@@ -229,6 +230,46 @@ describe("codex app-server on another machine (remote)", () => {
   });
 });
 
+describe("wss:// with a private CA", () => {
+  it("connects through TLS with `ca`, refuses an unknown certificate, and keeps the token out of captures", async () => {
+    const remote = await startRemote([reply("Over TLS.")]);
+    const { hostname, port } = new URL(remote.host.url);
+    const tls = path.join(repoRoot, "test/fixtures/tls");
+    const [key, cert] = await Promise.all([
+      readFile(path.join(tls, "localhost.key"), "utf8"),
+      readFile(path.join(tls, "localhost.crt"), "utf8"),
+    ]);
+    const proxy = await startTcpProxy(
+      { host: hostname, port: Number(port) },
+      { tls: { key, cert } },
+    );
+    cleanups.push(() => proxy.close());
+    const untrusted = remote.codex({ url: proxy.url });
+    await assert.rejects(untrusted.appServer.client(), (error: unknown) => {
+      assert.ok(error instanceof CodexHarnessError, String(error));
+      assert.equal(error.code, "remote_unreachable");
+      assert.match(error.message, /SELF_SIGNED|self.signed/i);
+      return true;
+    });
+    const capture = path.join(remote.root, "capture.jsonl");
+    const codex = new Codex({
+      events: "extended",
+      capture,
+      remote: { url: proxy.url, ca: cert, tokenFile: remote.host.secretFile as string },
+    });
+    cleanups.push(() => codex.close());
+    const result = await codex
+      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
+      .run("hello");
+    assert.equal(result.finalResponse, "Over TLS.");
+    await codex.close();
+    const token = (await readFile(remote.host.secretFile as string, "utf8")).trim();
+    const captured = await readFile(capture, "utf8");
+    assert.match(captured, /Over TLS\./, "the capture has the session");
+    assert.ok(!captured.includes(token), "and not the token");
+  });
+});
+
 describe("CodexPool over local and remote app-servers", () => {
   it("routes 20 threads over one local and two remote app-servers, each thread staying on its own", async () => {
     const echo = (name: string) => (request: RecordedRequest) =>
@@ -316,6 +357,30 @@ describe("a connection cut by the network in the middle of a turn", () => {
     assert.equal(message.item.text, "Slow answer done.");
     assert.equal(all.at(-1)?.type, "turn.completed");
     assert.equal(remote.model.modelRequests.length, 1, "codex did not run the turn twice");
+  });
+
+  it("a connection gone silent (no pong) is taken as dropped and rejoined", async () => {
+    const remote = await startRemote([response([reply("After the silence.")], { delayMs: 2_500 })]);
+    const { hostname, port } = new URL(remote.host.url);
+    const proxy = await startTcpProxy({ host: hostname, port: Number(port) });
+    cleanups.push(() => proxy.close());
+    const codex = remote.codex({ url: proxy.url, pingEveryMs: 300 });
+    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const { events } = await thread.runStreamed("slow one");
+    const all: ExtendedThreadEvent[] = [];
+    for await (const event of events) {
+      all.push(event);
+      if (event.type === "turn.started") {
+        await remote.model.waitForRequest(1, { timeoutMs: 20_000 });
+        proxy.freeze();
+      }
+    }
+    assert.deepEqual(
+      all.flatMap((e) => (e.type === "notice" ? [e.code] : [])),
+      ["connection_lost", "turn_rejoined"],
+    );
+    assert.equal(all.at(-1)?.type, "turn.completed");
+    assert.ok(JSON.stringify(all).includes("After the silence."));
   });
 
   it("a pending approval is cleared when its connection drops, and answered when codex asks again", async () => {

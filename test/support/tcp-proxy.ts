@@ -1,22 +1,31 @@
 // A TCP proxy for fault tests: forwards connections to a target, and cuts them on demand (the
 // network dropping a connection while both ends live on).
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 
 export interface TcpProxy {
-  /** `ws://127.0.0.1:PORT`, the proxy's address for a WebSocket client. */
+  /** `ws://127.0.0.1:PORT` (`wss://localhost:PORT` with `tls`), the address for a WebSocket client. */
   url: string;
   /** Destroys every open connection (both sides); new ones are accepted as before. */
   cut(): void;
+  /** Stops forwarding on the open connections without closing them (the network goes silent). */
+  freeze(): void;
   /** How many connections were made through it so far. */
   readonly connections: number;
   close(): Promise<void>;
 }
 
-/** Listens on a free loopback port and forwards each connection to `target` (`host:port`). */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/**
+ * Listens on a free loopback port and forwards each connection to `target` (`host:port`); with
+ * `tls`, it ends TLS with that key and certificate first (a TLS proxy in front of codex).
+ */
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let connections = 0;
-  const server: Server = createServer((client) => {
+  const forward = (client: Socket) => {
     connections++;
     const upstream = connect(target.port, target.host);
     for (const socket of [client, upstream]) {
@@ -28,13 +37,22 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.pipe(client);
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
-  });
+  };
+  const server: Server = options.tls
+    ? createTlsServer(options.tls, forward)
+    : createServer(forward);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: options.tls ? `wss://localhost:${port}` : `ws://127.0.0.1:${port}`,
     cut() {
       for (const socket of open) socket.destroy();
+    },
+    freeze() {
+      for (const socket of open) {
+        socket.unpipe();
+        socket.pause();
+      }
     },
     get connections() {
       return connections;
