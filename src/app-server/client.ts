@@ -19,10 +19,11 @@ import {
 } from "../rpc/errors.js";
 import { JsonRpcPeer, type RequestOptions, type ServerRequestContext } from "../rpc/peer.js";
 import type { RetryOptions } from "../rpc/retry.js";
+import type { Transport } from "../rpc/transport.js";
 import { type CaptureSink, CapturingTransport, openCaptureFile } from "./capture.js";
 import type { CodexBinary } from "./codex-binary.js";
 import type { ConfigObject } from "./codex-config.js";
-import { type AppServerLink, remoteLink, spawnLink } from "./links.js";
+import { type AppServerLink, remoteLink, spawnLink, transportLink } from "./links.js";
 import type { RemoteOptions } from "./remote.js";
 
 /** The name and version codex-harness introduces itself with. */
@@ -149,12 +150,43 @@ export class AppServerClient {
    * `initialize` and `initialized`, and resolves when ready.
    */
   static async start(options: AppServerClientOptions = {}): Promise<AppServerClient> {
+    return AppServerClient.over(
+      () => (options.remote ? remoteLink(options) : spawnLink(options)),
+      options,
+    );
+  }
+
+  /**
+   * Initializes a codex app-server reached over a transport of your own (a pipe through SSH, a
+   * socket, a test double): the same client as {@link start}'s, over `transport`. Closing the
+   * client closes the transport. `options` may set the request, initialize and capture settings.
+   */
+  static async connect(
+    transport: Transport,
+    options: Pick<
+      AppServerClientOptions,
+      | "clientInfo"
+      | "experimentalApi"
+      | "optOutNotificationMethods"
+      | "requestTimeoutMs"
+      | "initializeTimeoutMs"
+      | "retry"
+      | "capture"
+    > & { endpoint?: string } = {},
+  ): Promise<AppServerClient> {
+    return AppServerClient.over(async () => transportLink(transport, options.endpoint), options);
+  }
+
+  private static async over(
+    makeLink: () => Promise<AppServerLink>,
+    options: AppServerClientOptions,
+  ): Promise<AppServerClient> {
     // Opened first, so that a bad path fails with nothing to clean up.
     const capture =
       typeof options.capture === "string" ? openCaptureFile(options.capture) : options.capture;
     let link: AppServerLink;
     try {
-      link = options.remote ? await remoteLink(options) : await spawnLink(options);
+      link = await makeLink();
     } catch (error) {
       await capture?.close?.();
       throw error;

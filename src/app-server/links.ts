@@ -64,6 +64,40 @@ export async function remoteLink(options: AppServerClientOptions): Promise<AppSe
   };
 }
 
+/** A transport the caller made: the client only talks over it (and closes it). */
+export function transportLink(
+  transport: Transport,
+  endpoint = "a caller's transport",
+): AppServerLink {
+  let markEnded: (exit: ProcessExit) => void = () => undefined;
+  const ended = new Promise<ProcessExit>((resolve) => {
+    markEnded = resolve;
+  });
+  // The peer sets onclose before start(): note the end, then pass it on.
+  const wrapped: Transport = {
+    start: () => transport.start(),
+    send: (message) => transport.send(message),
+    close: () => transport.close(),
+  };
+  transport.onmessage = (message) => wrapped.onmessage?.(message);
+  transport.onerror = (error) => wrapped.onerror?.(error);
+  transport.onclose = (reason) => {
+    markEnded({ exitCode: null, signal: null });
+    wrapped.onclose?.(reason);
+  };
+  return {
+    transport: wrapped,
+    endpoint,
+    binary: undefined,
+    pid: undefined,
+    ended,
+    keepAlive: () => undefined,
+    kill: () => void transport.close(),
+    explainStartFailure: async (error) =>
+      error instanceof Error ? error : new Error(String(error)),
+  };
+}
+
 /** Spawns `codex app-server` on stdio. */
 export async function spawnLink(options: AppServerClientOptions): Promise<AppServerLink> {
   const binary = findCodexBinary({

@@ -1,12 +1,14 @@
 // Codex on another machine: the real codex app-server listening on WebSocket or a unix socket
 // (started by startHost, as `codex-harness host` does), driven through `new Codex({ remote })`.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { AppServerClient } from "../../src/app-server/client.js";
 import { findCodexBinary } from "../../src/app-server/codex-binary.js";
 import { type Host, type HostOptions, startHost } from "../../src/app-server/host.js";
 import type { RemoteOptions } from "../../src/app-server/remote.js";
@@ -14,6 +16,7 @@ import { Codex, CodexPool } from "../../src/codex.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { RemoteDisconnectedError } from "../../src/rpc/errors.js";
+import { StreamTransport } from "../../src/rpc/stream-transport.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { execCommand, reply, response, type ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -408,6 +411,31 @@ describe("a connection cut by the network in the middle of a turn", () => {
       "rejoined",
     );
     assert.equal(all.at(-1)?.type, "turn.completed");
+  });
+});
+
+describe("AppServerClient.connect over a transport of one's own", () => {
+  it("initializes and serves requests over a caller's StreamTransport, and closes it", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-connect-"));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    // As over `ssh host codex app-server`: the caller owns the pipe.
+    const child = spawn(findCodexBinary().executablePath, ["app-server"], {
+      env: { ...process.env, CODEX_HOME: root },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    cleanups.push(async () => child.kill("SIGKILL"));
+    const client = await AppServerClient.connect(new StreamTransport(child.stdout, child.stdin), {
+      endpoint: "ssh build-box",
+    });
+    assert.match(client.initializeResult.userAgent, /0\.169\.0/);
+    assert.equal(client.endpoint, "ssh build-box");
+    assert.equal(client.binary, undefined);
+    const { thread } = await client.request("thread/start", { cwd: root });
+    assert.match(thread.id, /\S/);
+    await client.close();
+    // Closing ended the caller's pipe: codex sees stdin close and exits.
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 0);
   });
 });
 
