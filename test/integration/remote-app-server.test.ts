@@ -30,6 +30,8 @@ interface Remote {
   root: string;
   workdir: string;
   codex(remote?: Partial<RemoteOptions>): Codex<"extended">;
+  /** A thread in the work folder, on `codex` (default: a new one with the host's credentials). */
+  thread(codex?: Codex<"extended">): ReturnType<Codex<"extended">["startThread"]>;
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -55,12 +57,12 @@ async function startRemote(
   await model.writeCodexHome(codexHome, { sandbox_mode: "workspace-write" });
   const started = await startHost({ ...host, codexHome });
   cleanups.push(() => started.close());
-  return {
+  const remote: Remote = {
     host: started,
     model,
     root,
     workdir,
-    codex(remote = {}) {
+    codex(overrides = {}) {
       const credentials =
         started.auth === "capability-token"
           ? { tokenFile: started.secretFile as string }
@@ -75,12 +77,16 @@ async function startRemote(
             : {};
       const codex = new Codex({
         events: "extended",
-        remote: { url: started.url, ...credentials, ...remote },
+        remote: { url: started.url, ...credentials, ...overrides },
       });
       cleanups.push(() => codex.close());
       return codex;
     },
+    thread(codex = remote.codex()) {
+      return codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
+    },
   };
+  return remote;
 }
 
 /** SIGKILLs every process whose command line mentions `text` (Linux: reads /proc). */
@@ -159,10 +165,7 @@ describe("codex app-server on another machine (remote)", () => {
       listen: "ws://127.0.0.1:0",
       auth: "signed-bearer-token",
     });
-    const result = await remote
-      .codex()
-      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
-      .run("hello");
+    const result = await remote.thread().run("hello");
     assert.equal(result.finalResponse, "Signed in.");
   });
 
@@ -171,10 +174,7 @@ describe("codex app-server on another machine (remote)", () => {
       listen: `unix://${path.join(tmpdir(), `codex-harness-${process.pid}-${Date.now()}.sock`)}`,
     });
     assert.match(remote.host.url, /^unix:\/\//);
-    const result = await remote
-      .codex()
-      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
-      .run("hello");
+    const result = await remote.thread().run("hello");
     assert.equal(result.finalResponse, "Over the socket.");
   });
 
@@ -186,8 +186,8 @@ describe("codex app-server on another machine (remote)", () => {
       [{ tokenFile: undefined }, "remote_unauthorized"],
     ] as const) {
       const codex = remote.codex(credentials);
-      const error = await codex
-        .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
+      const error = await remote
+        .thread(codex)
         .run("hello")
         .then(
           () => undefined,
@@ -207,7 +207,7 @@ describe("codex app-server on another machine (remote)", () => {
       (request: RecordedRequest) => reply(`Remembered: ${inputTexts(request).join(" | ")}`),
     ]);
     const codex = remote.codex({ connectTimeoutMs: 2_000 });
-    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const thread = remote.thread(codex);
     await thread.run("remember kiwi");
     const { events } = await thread.runStreamed("slow one");
     const seen = collect(events).then(
@@ -261,9 +261,7 @@ describe("wss:// with a private CA", () => {
       remote: { url: proxy.url, ca: cert, tokenFile: remote.host.secretFile as string },
     });
     cleanups.push(() => codex.close());
-    const result = await codex
-      .startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true })
-      .run("hello");
+    const result = await remote.thread(codex).run("hello");
     assert.equal(result.finalResponse, "Over TLS.");
     await codex.close();
     const token = (await readFile(remote.host.secretFile as string, "utf8")).trim();
@@ -338,7 +336,7 @@ describe("a connection cut by the network in the middle of a turn", () => {
     const { remote, proxy, codex } = await behindProxy([
       response([reply("Slow answer done.")], { delayMs: 2_500 }),
     ]);
-    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const thread = remote.thread(codex);
     const { events } = await thread.runStreamed("slow one");
     const all: ExtendedThreadEvent[] = [];
     let cut = false;
@@ -368,7 +366,7 @@ describe("a connection cut by the network in the middle of a turn", () => {
     const proxy = await startTcpProxy({ host: hostname, port: Number(port) });
     cleanups.push(() => proxy.close());
     const codex = remote.codex({ url: proxy.url, pingEveryMs: 300 });
-    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const thread = remote.thread(codex);
     const { events } = await thread.runStreamed("slow one");
     const all: ExtendedThreadEvent[] = [];
     for await (const event of events) {
@@ -391,7 +389,7 @@ describe("a connection cut by the network in the middle of a turn", () => {
       execCommand("echo rejoined > approved.txt", { escalated: true }),
       reply("Done."),
     ]);
-    const thread = codex.startThread({ workingDirectory: remote.workdir, skipGitRepoCheck: true });
+    const thread = remote.thread(codex);
     const { events } = await thread.runStreamed("write it");
     const all: ExtendedThreadEvent[] = [];
     let asked = 0;
