@@ -10,6 +10,7 @@ export interface Drivers {
   /** A CommonJS package: its `module.exports` (the `Database` class) is the default export. */
   "better-sqlite3": { default: typeof import("better-sqlite3") };
   pg: typeof import("pg");
+  "graphile-worker": typeof import("graphile-worker");
 }
 
 /** An optional driver's package name. */
@@ -18,6 +19,7 @@ export type DriverName = keyof Drivers;
 const NEEDED_BY: Record<DriverName, string> = {
   "better-sqlite3": "The SQLite interaction store",
   pg: "The PostgreSQL interaction store",
+  "graphile-worker": "The fleet (codex-harness worker)",
 };
 
 const importModule: ModuleImporter = (specifier) => import(specifier);
@@ -31,6 +33,7 @@ const importModule: ModuleImporter = (specifier) => import(specifier);
 export async function loadDriver<N extends DriverName>(
   name: N,
   importer: ModuleImporter = importModule,
+  neededBy: string = NEEDED_BY[name],
 ): Promise<Drivers[N]> {
   try {
     return (await importer(name)) as Drivers[N];
@@ -38,13 +41,13 @@ export async function loadDriver<N extends DriverName>(
     if (isMissing(error, name)) {
       throw new CodexHarnessError(
         "missing_dependency",
-        `${NEEDED_BY[name]} needs the optional package ${name}: npm install ${name}`,
+        `${neededBy} needs the optional package ${name}: npm install ${name}`,
         { cause: error },
       );
     }
     throw new CodexHarnessError(
       "driver_failed",
-      `${NEEDED_BY[name]} cannot load the package ${name}: ${(error as Error).message}`,
+      `${neededBy} cannot load the package ${name}: ${(error as Error).message}`,
       { cause: error },
     );
   }
@@ -58,4 +61,15 @@ function isMissing(error: unknown, name: string): boolean {
     typeof message === "string" &&
     message.includes(`'${name}'`)
   );
+}
+
+/** `url` without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "the given URL";
+  }
 }

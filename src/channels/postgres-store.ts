@@ -2,7 +2,7 @@
 // interactions; LISTEN/NOTIFY tells each instance of the others' changes.
 import type { Client, Pool, PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
-import { type Drivers, loadDriver } from "./drivers.js";
+import { type Drivers, loadDriver, redactUrl } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -253,16 +253,5 @@ export class PostgresInteractionStore implements InteractionStore {
     this.own.add(seq);
     await client.query("SELECT pg_notify($1, $2)", [CHANNEL, String(seq)]);
     return { seq, type, interaction };
-  }
-}
-
-/** `url` without its password. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "the given URL";
   }
 }

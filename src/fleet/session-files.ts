@@ -1,0 +1,69 @@
+// A session's thread moving between workers: its codex rollout, found in one session home after a
+// turn, stored compressed, and put back into another's before the next.
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+
+/**
+ * The rollout of `threadId` in codex home `home`: its path relative to the home (codex keeps
+ * them under `sessions/YYYY/MM/DD/`) and its content, gzip-compressed; undefined when missing.
+ */
+export async function readRollout(
+  home: string,
+  threadId: string,
+): Promise<{ relativePath: string; gzipped: Buffer } | undefined> {
+  const found = await findFile(path.join(home, "sessions"), `-${threadId}.jsonl`);
+  if (!found) return undefined;
+  return { relativePath: path.relative(home, found), gzipped: gzipSync(await readFile(found)) };
+}
+
+/**
+ * Writes a stored rollout into codex home `home` at its relative path (codex 0.169.0 resumes a
+ * thread whose rollout is in the home's `sessions/` tree; a path outside it is refused).
+ */
+export async function writeRollout(
+  home: string,
+  relativePath: string,
+  gzipped: Buffer,
+): Promise<void> {
+  const target = path.resolve(home, relativePath);
+  if (!target.startsWith(`${path.join(home, "sessions")}${path.sep}`)) {
+    throw new Error(`refusing to write a rollout outside ${home}/sessions: ${relativePath}`);
+  }
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(target, gunzipSync(gzipped), { mode: 0o600 });
+}
+
+/**
+ * A hash of what an installed home gives codex (its manifest and its merged permission rules,
+ * leaving out where the project sits on this machine): the same spaces hash the same everywhere.
+ */
+export async function manifestHash(homeDir: string): Promise<string> {
+  const { permissions: _files, ...manifest } = JSON.parse(
+    await readFile(path.join(homeDir, "manifest.json"), "utf8"),
+  ) as Record<string, unknown>;
+  const rules = await readFile(path.join(homeDir, "permissions.json"), "utf8").then(
+    (text) => (JSON.parse(text) as { permissions?: unknown }).permissions ?? null,
+    () => null,
+  );
+  return createHash("sha256").update(JSON.stringify({ manifest, rules })).digest("hex");
+}
+
+async function findFile(dir: string, suffix: string): Promise<string | undefined> {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isFile() && entry.name.endsWith(suffix)) return full;
+    if (entry.isDirectory()) {
+      const found = await findFile(full, suffix);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,188 @@
+// The fleet on a real PostgreSQL and the real codex: worker processes (`codex-harness worker`),
+// each with its own copy of the project, take the turns of many sessions from one queue.
+import assert from "node:assert/strict";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import pg from "pg";
+import { CodexHarnessError } from "../../src/errors.js";
+import { FleetStore } from "../../src/fleet/store.js";
+import { submitTurn } from "../../src/fleet/submit.js";
+import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
+import { reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
+import { type StartedCli, startCli } from "../support/cli.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+const missing = postgresMissing();
+let postgres: TestPostgres | undefined;
+let model: ScriptedModel | undefined;
+const workers: StartedCli[] = [];
+const roots: string[] = [];
+
+before(async () => {
+  if (missing) return;
+  postgres = await startPostgres();
+  // Every turn answers with the user texts it was sent: the history shows in the answer.
+  const echo = (request: RecordedRequest) =>
+    reply(
+      `seen: ${inputTexts(request)
+        .filter((text) => text.startsWith("s"))
+        .join(" | ")}`,
+    );
+  model = await ScriptedModel.start({ responses: Array.from({ length: 200 }, () => echo) });
+});
+
+after(async () => {
+  for (const worker of workers) worker.child.kill("SIGTERM");
+  await Promise.all(workers.map((worker) => worker.closed));
+  await model?.close();
+  postgres?.stop();
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+});
+
+/** A project whose space points codex at the scripted model, copied once per worker. */
+async function projectCopies(count: number): Promise<string[]> {
+  const provider = (model as ScriptedModel)
+    .configOverrides({ sandbox_mode: "read-only" })
+    .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
+    .join("\n");
+  const project = tempTree({
+    "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
+    "spaces/app/space.toml": spaceToml("app", `[codex.config]\n${provider}\n`),
+    "spaces/app/AGENTS.md": "Answer briefly.",
+  });
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-"));
+  roots.push(root);
+  const copies: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const copy = path.join(root, `machine-${n + 1}`);
+    await cp(project, copy, { recursive: true });
+    copies.push(copy);
+  }
+  return copies;
+}
+
+function startWorker(url: string, project: string, name: string): StartedCli {
+  const worker = startCli([
+    "worker",
+    "--store",
+    url,
+    "--project",
+    project,
+    "--concurrency",
+    "2",
+    "--name",
+    name,
+  ]);
+  workers.push(worker);
+  return worker;
+}
+
+describe("the fleet", { skip: missing }, () => {
+  it("3 workers run 20 sessions x 3 turns: in order, never overlapping, moving between workers", async () => {
+    const url = (postgres as TestPostgres).url;
+    const projects = await projectCopies(3);
+    projects.forEach((project, n) => startWorker(url, project, `w${n + 1}`));
+    const store = await FleetStore.open(url);
+    const submitted = await Promise.all(
+      Array.from({ length: 20 }, (_, s) =>
+        (async () => {
+          const runs = [];
+          // A session's turns are submitted in order; the sessions all at once.
+          for (let t = 1; t <= 3; t++) {
+            runs.push(
+              await submitTurn({
+                store,
+                externalSessionId: `session-${s}`,
+                externalRunId: `s${s}-t${t}`,
+                target: "dev",
+                prompt: `s${s} t${t}`,
+              }),
+            );
+          }
+          return runs;
+        })(),
+      ),
+    );
+    const results = await Promise.all(
+      submitted.map((runs) => Promise.all(runs.map((run) => run.result()))),
+    );
+    await store.close();
+    results.forEach((runs, s) => {
+      runs.forEach((result, index) => {
+        assert.equal(result.success, true, JSON.stringify(result));
+        const expected = Array.from({ length: index + 1 }, (_, t) => `s${s} t${t + 1}`).join(" | ");
+        // The model saw the session's earlier turns, in order, and nothing of other sessions.
+        assert.equal(result.finalOutput, `seen: ${expected}`);
+      });
+    });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT session_id, run_id, worker, started_at, finished_at FROM codex_harness_fleet_runs
+         ORDER BY session_id, run_id`,
+      );
+      const bySession = new Map<string, typeof rows>();
+      for (const row of rows)
+        bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), row]);
+      let moved = 0;
+      for (const [session, runs] of bySession) {
+        assert.equal(runs.length, 3, session);
+        for (let k = 1; k < runs.length; k++) {
+          assert.ok(
+            runs[k].started_at >= runs[k - 1].finished_at,
+            `${session}: turn ${k + 1} started before turn ${k} ended`,
+          );
+        }
+        if (new Set(runs.map((run) => run.worker)).size > 1) moved++;
+      }
+      assert.ok(moved >= 1, "at least one session's turns ran on two workers");
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("a repeated externalRunId is not run again: it returns the recorded result", async () => {
+    const url = (postgres as TestPostgres).url;
+    const again = await submitTurn({
+      store: url,
+      externalSessionId: "session-0",
+      externalRunId: "s0-t1",
+      target: "dev",
+      prompt: "this prompt is never run",
+    });
+    try {
+      assert.equal(again.created, false);
+      const result = await again.result();
+      assert.equal(result.finalOutput, "seen: s0 t1");
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("a bad store URL is a clear error with the password redacted", async () => {
+    await assert.rejects(
+      submitTurn({
+        store: "postgres://fleet:s3cret-pass@127.0.0.1:1/db",
+        externalSessionId: "x",
+        externalRunId: "x",
+        target: "dev",
+        prompt: "x",
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof CodexHarnessError, String(error));
+        assert.equal(error.code, "store_failed");
+        assert.match(
+          error.message,
+          /Cannot use PostgreSQL at postgres:\/\/fleet:\*\*\*@127\.0\.0\.1:1\/db/,
+        );
+        assert.ok(!error.message.includes("s3cret-pass"));
+        return true;
+      },
+    );
+  });
+});
