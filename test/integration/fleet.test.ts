@@ -85,7 +85,7 @@ describe("the fleet", { skip: missing }, () => {
   it("3 workers run 20 sessions x 3 turns: in order, never overlapping, moving between workers", async () => {
     const url = (postgres as TestPostgres).url;
     const projects = await projectCopies(3);
-    projects.forEach((project, n) => startWorker(url, project, `w${n + 1}`));
+    for (const [n, project] of projects.entries()) startWorker(url, project, `w${n + 1}`);
     const store = await FleetStore.open(url);
     const submitted = await Promise.all(
       Array.from({ length: 20 }, (_, s) =>
