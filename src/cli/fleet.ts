@@ -18,14 +18,27 @@ export function addFleetCommands(program: Command): void {
     )
     .option("--concurrency <n>", "turns run at once", wholeNumber(1), 1)
     .option("--name <name>", "the worker's name in runs and events (default host:pid)")
+    .option(
+      "--lease-ms <ms>",
+      "how long this worker may go silent before its turns go to other workers",
+      wholeNumber(1000),
+      30_000,
+    )
     .action(
-      async (flags: { store: string; project: string; concurrency: number; name?: string }) => {
+      async (flags: {
+        store: string;
+        project: string;
+        concurrency: number;
+        name?: string;
+        leaseMs: number;
+      }) => {
         // Loaded here: only the worker needs pg and graphile-worker.
         const { startFleetWorker } = await import("../fleet/worker.js");
         const worker = await startFleetWorker({
           store: flags.store,
           project: flags.project,
           concurrency: flags.concurrency,
+          leaseMs: flags.leaseMs,
           ...(flags.name ? { name: flags.name } : {}),
           onLog: (line) => console.error(line),
         });

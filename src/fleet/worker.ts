@@ -1,6 +1,7 @@
 // A fleet worker: takes turns from the PostgreSQL queue (graphile-worker; one named queue per
 // session, so a session's turns run one at a time, in order, on whichever worker is free) and
 // runs each with runTurn in this machine's copy of the project.
+import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { PoolClient } from "pg";
@@ -12,8 +13,12 @@ import { runTurn } from "../session/run-turn.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
+import { WorkerLease } from "./lease.js";
 import { manifestHash, readRollout, writeRollout } from "./session-files.js";
 import { type FleetEvent, FleetStore, type FleetTurnRequest } from "./store.js";
+
+/** How long a silent worker keeps its turns, by default. */
+export const DEFAULT_LEASE_MS = 30_000;
 
 /** The graphile-worker task that runs one turn. */
 export const TURN_TASK = "codex_harness_turn";
@@ -63,6 +68,11 @@ export interface FleetWorkerOptions {
   permissionHandler?: PermissionHandler;
   /** Answers the other requests (e.g. `channelsApprovals(…)`: a person, from the inbox). */
   approvals?: Approvals;
+  /**
+   * How long a worker may go without renewing its lease before its running turns are given to
+   * other workers (ms, default 30 000).
+   */
+  leaseMs?: number;
   /** Receives a line for each turn taken and ended (default: nothing). */
   onLog?: (line: string) => void;
 }
@@ -83,11 +93,31 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const project = path.resolve(options.project);
   const log = options.onLog ?? (() => undefined);
+  // The queue's ids of this worker's slots, for the lease (their jobs go back if we vanish).
+  const events = new EventEmitter() as import("graphile-worker").WorkerEvents;
+  const slots = new Set<string>();
+  events.on("worker:create", ({ worker }) => slots.add(worker.workerId));
+  let lost: Error | undefined;
+  const lease = await WorkerLease.start({
+    pool: store.pool,
+    name,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    queueWorkerIds: () => [...slots],
+    onLost: (error) => {
+      lost ??= new CodexHarnessError(
+        "store_lost",
+        `worker ${name} lost the database for longer than its lease (${error.message}); it stops taking turns.`,
+        { cause: error },
+      );
+      void runner.stop();
+    },
+  });
   const runner = await graphile.run({
     connectionString: options.store,
     concurrency: options.concurrency ?? 1,
     noHandleSignals: true,
     pollInterval: 1_000,
+    events,
     logger: quietLogger(graphile),
     taskList: {
       [TURN_TASK]: async (payload) => {
@@ -96,7 +126,16 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       },
     },
   });
-  const done = runner.promise.finally(() => store.close());
+  // The slots exist now: the lease names them at once.
+  await lease.renew();
+  const done = runner.promise
+    .finally(async () => {
+      await lease.end();
+      await store.close();
+    })
+    .then(() => {
+      if (lost) throw lost;
+    });
   return {
     name,
     done,

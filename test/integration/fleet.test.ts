@@ -10,7 +10,7 @@ import { CodexHarnessError } from "../../src/errors.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
-import { reply } from "../../src/testing/script.js";
+import { reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { type StartedCli, startCli } from "../support/cli.js";
@@ -35,17 +35,23 @@ before(async () => {
   model = await ScriptedModel.start({ responses: Array.from({ length: 200 }, () => echo) });
 });
 
+/** Stops the workers started so far (SIGTERM: they finish their turns and leave). */
+async function stopWorkers(): Promise<void> {
+  const stopping = workers.splice(0);
+  for (const worker of stopping) worker.child.kill("SIGTERM");
+  await Promise.all(stopping.map((worker) => worker.closed));
+}
+
 after(async () => {
-  for (const worker of workers) worker.child.kill("SIGTERM");
-  await Promise.all(workers.map((worker) => worker.closed));
+  await stopWorkers();
   await model?.close();
   postgres?.stop();
   for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
 /** A project whose space points codex at the scripted model, copied once per worker. */
-async function projectCopies(count: number): Promise<string[]> {
-  const provider = (model as ScriptedModel)
+async function projectCopies(count: number, scripted = model as ScriptedModel): Promise<string[]> {
+  const provider = scripted
     .configOverrides({ sandbox_mode: "read-only" })
     .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
     .join("\n");
@@ -65,7 +71,7 @@ async function projectCopies(count: number): Promise<string[]> {
   return copies;
 }
 
-function startWorker(url: string, project: string, name: string): StartedCli {
+function startWorker(url: string, project: string, name: string, more: string[] = []): StartedCli {
   const worker = startCli([
     "worker",
     "--store",
@@ -76,6 +82,7 @@ function startWorker(url: string, project: string, name: string): StartedCli {
     "2",
     "--name",
     name,
+    ...more,
   ]);
   workers.push(worker);
   return worker;
@@ -111,6 +118,7 @@ describe("the fleet", { skip: missing }, () => {
       submitted.map((runs) => Promise.all(runs.map((run) => run.result()))),
     );
     await store.close();
+    await stopWorkers();
     results.forEach((runs, s) => {
       runs.forEach((result, index) => {
         assert.equal(result.success, true, JSON.stringify(result));
@@ -143,6 +151,60 @@ describe("the fleet", { skip: missing }, () => {
       assert.ok(moved >= 1, "at least one session's turns ran on two workers");
     } finally {
       await client.end();
+    }
+  });
+
+  it("a worker killed mid-turn: the turn is run again elsewhere, its result recorded once", async () => {
+    const url = (postgres as TestPostgres).url;
+    const slow = await ScriptedModel.start({
+      responses: [
+        response([reply("never finished")], { delayMs: 60_000 }),
+        reply("Done on the other worker."),
+      ],
+    });
+    try {
+      const [first, second] = await projectCopies(2, slow);
+      const doomed = startWorker(url, first as string, "doomed", ["--lease-ms", "2000"]);
+      const run = await submitTurn({
+        store: url,
+        externalSessionId: "crash-session",
+        externalRunId: "crash-run",
+        target: "dev",
+        prompt: "slow turn",
+      });
+      await slow.waitForRequest(1, { timeoutMs: 30_000 }).catch((error: Error) => {
+        throw new Error(`${error.message}\nworker said: ${doomed.output.stderr}`);
+      });
+      doomed.child.kill("SIGKILL");
+      await doomed.closed;
+      startWorker(url, second as string, "survivor", ["--lease-ms", "2000"]);
+      const events = [];
+      for await (const event of run.events()) events.push(event);
+      const result = await run.result();
+      await run.close();
+      assert.equal(result.success, true, JSON.stringify(result));
+      assert.equal(result.finalOutput, "Done on the other worker.");
+      assert.ok(
+        events.some(
+          (e) =>
+            e.event.type === "log" &&
+            /retried \(attempt 2\) on worker survivor/.test(e.event.message),
+        ),
+        "the event stream says the run was retried",
+      );
+      assert.equal(events.filter((e) => e.event.type === "complete").length, 1);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          "SELECT status, attempts, worker FROM codex_harness_fleet_runs WHERE run_id = 'crash-run'",
+        );
+        assert.deepEqual(rows, [{ status: "completed", attempts: 2, worker: "survivor" }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await slow.close();
     }
   });
 
