@@ -58,3 +58,80 @@ export function addFleetCommands(program: Command): void {
       },
     );
 }
+
+interface SubmitFlags {
+  store: string;
+  target: string;
+  session: string;
+  runId?: string;
+  project?: string;
+  model?: string;
+  cd?: string;
+  json?: boolean;
+}
+
+/** Adds `submit` to the program. */
+export function addSubmitCommand(program: Command): void {
+  program
+    .command("submit")
+    .description(
+      "Queue one turn for the fleet's workers and follow it: streamed like run, exit 0 with the final answer",
+    )
+    .argument("<prompt>", "what to ask")
+    .requiredOption("--store <url>", "the fleet's PostgreSQL URL (postgres://user:pass@host/db)")
+    .requiredOption("--target <name>", "the target of the workers' project (asp-targets.toml)")
+    .requiredOption("--session <id>", "the session the turn belongs to (its turns run in order)")
+    .option("--run-id <id>", "this turn's id: submitting it again follows the first (default: new)")
+    .option("--project <dir>", "check --target against this copy of the project", existingFolder)
+    .option("-m, --model <model>", "model to use")
+    .option("-C, --cd <dir>", "the folder the agent works in, on the worker (default: its project)")
+    .option("--json", "print the run's events as JSONL")
+    .action(async (prompt: string, flags: SubmitFlags) => {
+      if (flags.project) {
+        const { readTargets } = await import("../spaces/targets.js");
+        const { targets } = readTargets(flags.project);
+        if (!(flags.target in targets)) {
+          console.error(
+            `codex-harness: --target ${flags.target} is not in ${flags.project}/asp-targets.toml; use one of ${Object.keys(targets).join(", ")}.`,
+          );
+          process.exitCode = 1;
+          return;
+        }
+      }
+      const { submitTurn } = await import("../fleet/submit.js");
+      const run = await submitTurn({
+        store: flags.store,
+        externalSessionId: flags.session,
+        externalRunId: flags.runId ?? globalThis.crypto.randomUUID(),
+        target: flags.target,
+        prompt,
+        ...(flags.model ? { model: flags.model } : {}),
+        ...(flags.cd ? { cwd: flags.cd } : {}),
+      });
+      try {
+        if (!run.created) console.error(`run ${run.runId} was submitted before: following it.`);
+        else console.error(`run ${run.runId} queued (session ${flags.session}).`);
+        for await (const recorded of run.events()) {
+          // `seq` is the run's own (across retries): resume a follower with it.
+          if (flags.json) console.log(JSON.stringify(recorded));
+          else renderFleetEvent(recorded.event as unknown as { type: string });
+        }
+        const result = await run.result();
+        if (!flags.json && result.finalOutput) console.log(result.finalOutput);
+        if (!result.success) {
+          console.error(`submit: the run failed: ${result.error?.message ?? "no reason given"}`);
+          process.exitCode = 1;
+        }
+      } finally {
+        await run.close();
+      }
+    });
+}
+
+/** What a person follows on stderr while the answer goes to stdout at the end. */
+function renderFleetEvent(event: { type: string; [key: string]: unknown }): void {
+  const worker = typeof event.worker === "string" ? ` [${event.worker}]` : "";
+  if (event.type === "state" && event.state === "running") console.error(`running${worker}…`);
+  else if (event.type === "tool_call") console.error(`$ ${String(event.toolName)}${worker}`);
+  else if (event.type === "log") console.error(`${String(event.level)}: ${String(event.message)}`);
+}

@@ -13,7 +13,7 @@ import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js"
 import { reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
-import { type StartedCli, startCli } from "../support/cli.js";
+import { runCli, type StartedCli, startCli } from "../support/cli.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
 
 const missing = postgresMissing();
@@ -204,6 +204,7 @@ describe("the fleet", { skip: missing }, () => {
         await client.end();
       }
     } finally {
+      await stopWorkers();
       await slow.close();
     }
   });
@@ -224,6 +225,48 @@ describe("the fleet", { skip: missing }, () => {
     } finally {
       await again.close();
     }
+  });
+
+  it("codex-harness submit streams a run and exits 0 with the answer, non-zero with the reason", async () => {
+    const url = (postgres as TestPostgres).url;
+    const [project] = await projectCopies(1);
+    startWorker(url, project as string, "cli-worker");
+    const submit = (...args: string[]) =>
+      runCli(["submit", "--store", url, "--target", "dev", "--session", "cli-session", ...args]);
+    const json = await submit("--json", "--run-id", "cli-1", "s-cli first");
+    assert.equal(json.code, 0, json.stdout + json.stderr);
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(lines.at(-1).event.result, {
+      success: true,
+      finalOutput: "seen: s-cli first",
+    });
+    assert.deepEqual(
+      lines.map((line: { seq: number }) => line.seq),
+      lines.map((_: unknown, k: number) => k + 1),
+    );
+    const person = await submit("s-cli second");
+    assert.equal(person.code, 0, person.stderr);
+    assert.equal(person.stdout, "seen: s-cli first | s-cli second\n", "stdout is the answer only");
+    assert.match(person.stderr, /queued \(session cli-session\)/);
+    const failing = await runCli([
+      "submit",
+      "--store",
+      url,
+      "--target",
+      "ghost",
+      "--session",
+      "cli-ghost",
+      "s-ghost",
+    ]);
+    assert.equal(failing.code, 1, failing.stdout + failing.stderr);
+    assert.match(failing.stderr, /submit: the run failed: .*ghost/);
+    const unknown = await submit("--project", project as string, "--target", "nope", "x");
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /--target nope is not in .*asp-targets\.toml; use one of dev/);
+    await stopWorkers();
   });
 
   it("a bad store URL is a clear error with the password redacted", async () => {
