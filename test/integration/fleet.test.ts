@@ -269,6 +269,29 @@ describe("the fleet", { skip: missing }, () => {
     await stopWorkers();
   });
 
+  it("a worker that loses the database stops taking turns and says why", async () => {
+    const own = await startPostgres();
+    let stopped = false;
+    try {
+      const [project] = await projectCopies(1);
+      const worker = startWorker(own.url, project as string, "cut-off", ["--lease-ms", "2000"]);
+      while (!/is taking turns/.test(worker.output.stderr)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const cutAt = Date.now();
+      own.stop();
+      stopped = true;
+      assert.equal(await worker.closed, 1);
+      assert.ok(Date.now() - cutAt < 15_000, `stopped within 15 s (${Date.now() - cutAt} ms)`);
+      assert.match(
+        worker.output.stderr,
+        /worker cut-off stopped: .*lost the database for longer than its lease \(.*ECONNREFUSED.*\); it stops taking turns/,
+      );
+    } finally {
+      if (!stopped) own.stop();
+    }
+  });
+
   it("a bad store URL is a clear error with the password redacted", async () => {
     await assert.rejects(
       submitTurn({
