@@ -19,6 +19,10 @@ export function addFleetCommands(program: Command): void {
     .option("--concurrency <n>", "turns run at once", wholeNumber(1), 1)
     .option("--name <name>", "the worker's name in runs and events (default host:pid)")
     .option(
+      "--channels <url>",
+      "ask people through this channels runtime (token: $CODEX_HARNESS_TOKEN): approvals reach the inbox from every worker",
+    )
+    .option(
       "--lease-ms <ms>",
       "how long this worker may go silent before its turns go to other workers",
       wholeNumber(1000),
@@ -31,15 +35,34 @@ export function addFleetCommands(program: Command): void {
         concurrency: number;
         name?: string;
         leaseMs: number;
+        channels?: string;
       }) => {
         // Loaded here: only the worker needs pg and graphile-worker.
         const { startFleetWorker } = await import("../fleet/worker.js");
+        let approvals: import("../events/approval-types.js").Approvals | undefined;
+        if (flags.channels !== undefined) {
+          const token = process.env.CODEX_HARNESS_TOKEN;
+          if (!token) {
+            console.error(
+              "codex-harness: --channels needs the runtime's token in CODEX_HARNESS_TOKEN (see its <data-dir>/token).",
+            );
+            process.exitCode = 1;
+            return;
+          }
+          const { channelsApprovals } = await import("../channels/bridge.js");
+          approvals = channelsApprovals({
+            url: flags.channels,
+            token,
+            source: "codex-harness worker",
+          });
+        }
         const worker = await startFleetWorker({
           store: flags.store,
           project: flags.project,
           concurrency: flags.concurrency,
           leaseMs: flags.leaseMs,
           ...(flags.name ? { name: flags.name } : {}),
+          ...(approvals ? { approvals } : {}),
           onLog: (line) => console.error(line),
         });
         console.error(`worker ${worker.name} is taking turns (concurrency ${flags.concurrency}).`);

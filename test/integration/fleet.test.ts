@@ -1,19 +1,22 @@
 // The fleet on a real PostgreSQL and the real codex: worker processes (`codex-harness worker`),
 // each with its own copy of the project, take the turns of many sessions from one queue.
 import assert from "node:assert/strict";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { startChannelsServer } from "../../src/channels/http-server.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
-import { reply, response } from "../../src/testing/script.js";
+import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { runCli, type StartedCli, startCli } from "../support/cli.js";
+import { eventually } from "../support/eventually.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
 
 const missing = postgresMissing();
@@ -71,19 +74,17 @@ async function projectCopies(count: number, scripted = model as ScriptedModel): 
   return copies;
 }
 
-function startWorker(url: string, project: string, name: string, more: string[] = []): StartedCli {
-  const worker = startCli([
-    "worker",
-    "--store",
-    url,
-    "--project",
-    project,
-    "--concurrency",
-    "2",
-    "--name",
-    name,
-    ...more,
-  ]);
+function startWorker(
+  url: string,
+  project: string,
+  name: string,
+  more: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): StartedCli {
+  const worker = startCli(
+    ["worker", "--store", url, "--project", project, "--concurrency", "2", "--name", name, ...more],
+    env,
+  );
   workers.push(worker);
   return worker;
 }
@@ -289,6 +290,52 @@ describe("the fleet", { skip: missing }, () => {
       );
     } finally {
       if (!stopped) own.stop();
+    }
+  });
+
+  it("a turn on a worker asks a person through the channels runtime on the same PostgreSQL", async () => {
+    const url = (postgres as TestPostgres).url;
+    const asking = await ScriptedModel.start({
+      responses: [
+        execCommand("echo fleet > approved.txt", { escalated: true }),
+        reply("Approved."),
+      ],
+    });
+    const dataDir = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-channels-"));
+    roots.push(dataDir);
+    const channels = await startChannelsServer({ dataDir, port: 0, storeUrl: url });
+    try {
+      const [project] = await projectCopies(1, asking);
+      startWorker(url, project as string, "asks", ["--channels", channels.url], {
+        ...process.env,
+        CODEX_HARNESS_TOKEN: channels.token,
+      });
+      const run = await submitTurn({
+        store: url,
+        externalSessionId: "ask-session",
+        externalRunId: "ask-run",
+        target: "dev",
+        prompt: "write it",
+      });
+      const person = new ChannelsClient({ url: channels.url, token: channels.token });
+      const asked = await eventually(
+        "an approval in the inbox",
+        async () => (await person.list({ status: ["pending", "delivered"] }))[0],
+      );
+      assert.match(String(asked.payload.command), /approved\.txt/);
+      assert.equal(asked.source.name, "codex-harness worker");
+      await person.respond(asked.id, { action: "accept", metadata: { answeredBy: "alice" } });
+      const result = await run.result();
+      await run.close();
+      assert.deepEqual(result, { success: true, finalOutput: "Approved." });
+      assert.equal(
+        (await readFile(path.join(project as string, "approved.txt"), "utf8")).trim(),
+        "fleet",
+      );
+    } finally {
+      await stopWorkers();
+      await channels.close();
+      await asking.close();
     }
   });
 
