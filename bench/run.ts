@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
+import { benchFleet } from "./fleet.js";
 import { benchImport } from "./import.js";
 import { benchRemote } from "./remote.js";
 import { markdownTable, type Section, textTable } from "./report.js";
@@ -70,6 +71,7 @@ const BENCHES: Bench[] = [
     run: () => benchRemote(rounds, events),
   },
   { key: "channels", title: "channels runtime", table: "main", run: () => benchChannels(rounds) },
+  { key: "fleet", title: "fleet on PostgreSQL", table: "main", run: () => benchFleet() },
   {
     key: "big-output",
     title: `big command output (${bigOutputMb} MB)`,
