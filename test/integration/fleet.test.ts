@@ -1,7 +1,7 @@
 // The fleet on a real PostgreSQL and the real codex: worker processes (`codex-harness worker`),
 // each with its own copy of the project, take the turns of many sessions from one queue.
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -337,6 +337,35 @@ describe("the fleet", { skip: missing }, () => {
       await channels.close();
       await asking.close();
     }
+  });
+
+  it("a target installed differently on the next worker is a clear error, not a drift", async () => {
+    const url = (postgres as TestPostgres).url;
+    const [first, second] = await projectCopies(2);
+    await writeFile(path.join(second as string, "spaces/app/AGENTS.md"), "Other rules.");
+    const turn = async (runId: string) => {
+      const run = await submitTurn({
+        store: url,
+        externalSessionId: "drift-session",
+        externalRunId: runId,
+        target: "dev",
+        prompt: `s-${runId}`,
+      });
+      const result = await run.result();
+      await run.close();
+      return result;
+    };
+    startWorker(url, first as string, "same");
+    assert.equal((await turn("drift-1")).success, true);
+    await stopWorkers();
+    startWorker(url, second as string, "different");
+    const drifted = await turn("drift-2");
+    await stopWorkers();
+    assert.equal(drifted.success, false);
+    assert.match(
+      drifted.error?.message ?? "",
+      /Target "dev" is installed differently on worker different than where session drift-session ran before .*install the same project on every worker/,
+    );
   });
 
   it("a bad store URL is a clear error with the password redacted", async () => {
