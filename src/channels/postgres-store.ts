@@ -1,8 +1,7 @@
 // The PostgreSQL store: several runtime instances (on several machines) share one set of
 // interactions; LISTEN/NOTIFY tells each instance of the others' changes.
 import type { Client, Pool, PoolClient } from "pg";
-import { CodexHarnessError } from "../errors.js";
-import { type Drivers, loadDriver, redactUrl } from "./drivers.js";
+import { type Drivers, loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -10,6 +9,7 @@ import type {
   InteractionFilter,
   InteractionStatus,
 } from "./interaction-types.js";
+import { inTransaction, openPool } from "./pg-pool.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -72,29 +72,7 @@ export class PostgresInteractionStore implements InteractionStore {
     options: PostgresStoreOptions = {},
   ): Promise<PostgresInteractionStore> {
     const pg = await loadDriver("pg", options.importer);
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
-    pool.on("error", () => undefined); // an idle client's error: the next query reconnects
-    try {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-        await client.query(SCHEMA);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw new CodexHarnessError(
-        "store_failed",
-        `Cannot use PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check the --store URL and that the server is up.`,
-        { cause: error },
-      );
-    }
+    const pool = await openPool(pg, url, SCHEMA, SCHEMA_LOCK);
     return new PostgresInteractionStore(pg, pool, url);
   }
 
@@ -224,19 +202,8 @@ export class PostgresInteractionStore implements InteractionStore {
     await this.pool.end();
   }
 
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 
   private async addChange(

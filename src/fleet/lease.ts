@@ -2,6 +2,7 @@
 // one whose lease ran out (killed, frozen, cut off; graphile-worker alone would wait 4 hours),
 // so another worker takes its turn over.
 import type { Pool } from "pg";
+import { inTransaction } from "../channels/pg-pool.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS codex_harness_fleet_workers (
@@ -84,9 +85,7 @@ export class WorkerLease {
    * transaction that removes their rows: each is released once, and never lost.
    */
   private async reap(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query(
         `DELETE FROM codex_harness_fleet_workers
          WHERE heartbeat_at < now() - make_interval(secs => $1::double precision / 1000)
@@ -110,12 +109,6 @@ export class WorkerLease {
       if (ids.length > 0) {
         await client.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [ids]);
       }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

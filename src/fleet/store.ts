@@ -2,6 +2,7 @@
 // read back by sequence), session records with the thread's rollout, and live workers.
 import type { Pool, PoolClient } from "pg";
 import { loadDriver, redactUrl } from "../channels/drivers.js";
+import { inTransaction, openPool } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
 import type { AgentEvent, RunResult } from "../session/agent-events.js";
 
@@ -102,29 +103,7 @@ export class FleetStore {
       );
     }
     const pg = await loadDriver("pg", undefined, "The fleet");
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
-    pool.on("error", () => undefined);
-    try {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-        await client.query(SCHEMA);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw new CodexHarnessError(
-        "store_failed",
-        `Cannot use PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}. Check the --store URL and that the server is up.`,
-        { cause: error },
-      );
-    }
+    const pool = await openPool(pg, url, SCHEMA, SCHEMA_LOCK);
     return new FleetStore(url, pool, pg);
   }
 
@@ -290,18 +269,7 @@ export class FleetStore {
     await this.pool.end().catch(() => undefined);
   }
 
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 }
