@@ -1,6 +1,6 @@
 // Benchmark: the fleet on a real PostgreSQL (Debian's, started like the tests') — turns per second
 // with 1, 2 and 4 worker processes, and what the queue adds to a turn against a direct runTurn.
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -11,37 +11,13 @@ import { reply } from "../src/testing/script.js";
 import { ScriptedModel } from "../src/testing/scripted-model.js";
 import { type StartedCli, startCli } from "../test/support/cli.js";
 import { postgresMissing, startPostgres } from "../test/support/postgres.js";
+import { scriptedProjectCopies } from "../test/support/scripted-project.js";
 import type { Row, Section } from "./report.js";
 import { formatMs, formatRatio, median, since } from "./stats.js";
 
 const SESSIONS = 8;
 const TURNS = 2;
 const LATENCY_TURNS = 6;
-
-/** A project whose space points codex at `model`, copied `count` times (one per worker). */
-async function projects(root: string, model: ScriptedModel, count: number): Promise<string[]> {
-  const provider = model
-    .configOverrides({ sandbox_mode: "read-only" })
-    .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
-    .join("\n");
-  const base = path.join(root, "base");
-  await mkdir(path.join(base, "spaces/app"), { recursive: true });
-  await writeFile(
-    path.join(base, "asp-targets.toml"),
-    'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
-  );
-  await writeFile(
-    path.join(base, "spaces/app/space.toml"),
-    `schema = 1\nid = "app"\nversion = "1.0.0"\n[codex.config]\n${provider}\n`,
-  );
-  const copies: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const copy = path.join(root, `machine-${n}`);
-    await cp(base, copy, { recursive: true });
-    copies.push(copy);
-  }
-  return copies;
-}
 
 async function startWorkers(url: string, dirs: string[]): Promise<StartedCli[]> {
   const workers = dirs.map((dir, n) =>
@@ -70,7 +46,10 @@ async function throughput(
   const model = await ScriptedModel.start({
     responses: Array.from({ length: SESSIONS * TURNS }, () => reply("ok")),
   });
-  const workers = await startWorkers(url, await projects(path.join(root, round), model, count));
+  const workers = await startWorkers(
+    url,
+    await scriptedProjectCopies(path.join(root, round), model, count),
+  );
   const store = await FleetStore.open(url);
   try {
     const start = performance.now();
@@ -105,7 +84,11 @@ async function latency(
   const model = await ScriptedModel.start({
     responses: Array.from({ length: LATENCY_TURNS * 2 }, () => reply("ok")),
   });
-  const [workerProject, directProject] = await projects(path.join(root, "latency"), model, 2);
+  const [workerProject, directProject] = await scriptedProjectCopies(
+    path.join(root, "latency"),
+    model,
+    2,
+  );
   const workers = await startWorkers(url, [workerProject as string]);
   const store = await FleetStore.open(url);
   const fleet: number[] = [];

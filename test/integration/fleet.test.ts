@@ -1,7 +1,7 @@
 // The fleet on a real PostgreSQL and the real codex: worker processes (`codex-harness worker`),
 // each with its own copy of the project, take the turns of many sessions from one queue.
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,10 +14,10 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { runCli, type StartedCli, startCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { scriptedProjectCopies } from "../support/scripted-project.js";
 
 const missing = postgresMissing();
 let postgres: TestPostgres | undefined;
@@ -52,26 +52,11 @@ after(async () => {
   for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
-/** A project whose space points codex at the scripted model, copied once per worker. */
+/** Copies of a project whose space points codex at `scripted`, one per worker "machine". */
 async function projectCopies(count: number, scripted = model as ScriptedModel): Promise<string[]> {
-  const provider = scripted
-    .configOverrides({ sandbox_mode: "read-only" })
-    .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
-    .join("\n");
-  const project = tempTree({
-    "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
-    "spaces/app/space.toml": spaceToml("app", `[codex.config]\n${provider}\n`),
-    "spaces/app/AGENTS.md": "Answer briefly.",
-  });
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-"));
   roots.push(root);
-  const copies: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const copy = path.join(root, `machine-${n + 1}`);
-    await cp(project, copy, { recursive: true });
-    copies.push(copy);
-  }
-  return copies;
+  return scriptedProjectCopies(root, scripted, count);
 }
 
 function startWorker(
