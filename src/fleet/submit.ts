@@ -73,12 +73,23 @@ function followRun(store: FleetStore, runId: string, created: boolean, owned: bo
     created,
     async *events(options = {}) {
       let last = options.since ?? 0;
+      // A NOTIFY between reading and waiting is not lost: `woken` remembers it.
+      let woken = false;
       let wake: (() => void) | undefined;
       const stop = await store.listen((id) => {
-        if (id === runId) wake?.();
+        if (id !== runId) return;
+        woken = true;
+        wake?.();
       });
+      const { signal } = options;
+      const aborted = new Promise<never>((_, reject) => {
+        if (signal?.aborted) reject(signal.reason);
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+      aborted.catch(() => undefined);
       try {
         for (;;) {
+          woken = false;
           for (const event of await store.events(runId, last)) {
             last = event.seq;
             yield event;
@@ -86,16 +97,15 @@ function followRun(store: FleetStore, runId: string, created: boolean, owned: bo
           }
           const recorded = await store.getRun(runId);
           if (recorded?.result && (await store.events(runId, last)).length === 0) return;
-          await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, POLL_MS);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-            options.signal?.addEventListener("abort", () => reject(options.signal?.reason), {
-              once: true,
-            });
-          });
+          if (woken) continue;
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, POLL_MS);
+              wake = resolve;
+            }),
+            aborted,
+          ]).finally(() => clearTimeout(timer));
         }
       } finally {
         wake = undefined;
