@@ -2,6 +2,7 @@
 import type { ExtendedFileUpdateChange } from "../events/types.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { RequestId } from "../protocol/messages.js";
+import type { ServerRequestMethod } from "../protocol/types.js";
 import type {
   ApprovalKind,
   ApprovalRequest,
@@ -9,8 +10,12 @@ import type {
   CommandExecutionRequest,
 } from "./types.js";
 
-/** Each server request method and the handler kind that answers it (v2 methods and their v1 twins). */
-export const KIND_OF_METHOD: Readonly<Record<string, ApprovalKind>> = {
+/**
+ * How codex-harness answers each server request method of the pinned codex: the handler kind that
+ * decides it (v2 methods and their v1 twins), or what the client answers by itself. The compiler
+ * refuses a generated method missing here, so a new one cannot silently get -32601.
+ */
+export const SERVER_REQUEST_ANSWERS = {
   "item/commandExecution/requestApproval": "commandExecution",
   execCommandApproval: "commandExecution",
   "item/fileChange/requestApproval": "fileChange",
@@ -20,7 +25,19 @@ export const KIND_OF_METHOD: Readonly<Record<string, ApprovalKind>> = {
   "mcpServer/elicitation/request": "elicitation",
   "item/tool/call": "dynamicTool",
   "account/chatgptAuthTokens/refresh": "tokenRefresh",
-};
+  /** Answered with this machine's clock. */
+  "currentTime/read": "client:currentTime",
+  /** Refused with a clear error: initialize says `requestAttestation: false`. */
+  "attestation/generate": "client:refused",
+} as const satisfies Record<
+  ServerRequestMethod,
+  ApprovalKind | "client:currentTime" | "client:refused"
+>;
+
+/** Each server request method a handler answers, and the handler kind. */
+export const KIND_OF_METHOD: Readonly<Record<string, ApprovalKind>> = Object.fromEntries(
+  Object.entries(SERVER_REQUEST_ANSWERS).filter(([, answer]) => !answer.startsWith("client:")),
+) as Record<string, ApprovalKind>;
 
 type Params = Record<string, unknown>;
 

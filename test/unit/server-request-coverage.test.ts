@@ -1,0 +1,40 @@
+// Every server request the pinned codex can send is answered: by a handler kind, or by the client
+// itself — checked against the generated method list, not a list of ours.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ApprovalBroker } from "../../src/approvals/broker.js";
+import { SERVER_REQUEST_ANSWERS } from "../../src/approvals/requests.js";
+import { SERVER_REQUEST_METHODS } from "../../src/protocol/method-map.js";
+
+describe("server request coverage", () => {
+  it("the broker registers a handler for every generated server request method", async () => {
+    const handlers = new Map<string, (params: unknown, context: unknown) => unknown>();
+    new ApprovalBroker(
+      {
+        setRequestHandler: ((
+          method: string,
+          handler: (params: unknown, context: unknown) => unknown,
+        ) => {
+          handlers.set(method, handler);
+          return () => handlers.delete(method);
+        }) as never,
+        onNotification: (() => () => undefined) as never,
+      },
+      () => undefined,
+      () => undefined,
+    );
+    assert.deepEqual([...handlers.keys()].sort(), [...SERVER_REQUEST_METHODS].sort());
+    assert.deepEqual(
+      Object.keys(SERVER_REQUEST_ANSWERS).sort(),
+      [...SERVER_REQUEST_METHODS].sort(),
+    );
+    const now = (await handlers.get("currentTime/read")?.({ threadId: "t" }, {})) as {
+      currentTimeAt: number;
+    };
+    assert.ok(Math.abs(now.currentTimeAt - Date.now() / 1000) < 5);
+    assert.throws(
+      () => handlers.get("attestation/generate")?.({}, {}),
+      /does not generate attestations/,
+    );
+  });
+});
