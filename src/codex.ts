@@ -1,5 +1,10 @@
 // Codex: the entry point, a superset of @openai/codex-sdk's, over app-server (default) or exec.
-import { type RemoteOptions, refuseLocalOptions, resolveRemote } from "./app-server/remote.js";
+import {
+  LOCAL_CODEX_OPTIONS,
+  type RemoteOptions,
+  refuseLocalOptions,
+  resolveRemote,
+} from "./app-server/remote.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
@@ -220,6 +225,9 @@ export class CodexPool<M extends EventsMode = "sdk"> extends Codex<M> {
   }
 }
 
+/** The options of a codex this program starts (a remote one has its own). */
+const LOCAL_OPTIONS = [...LOCAL_CODEX_OPTIONS, "baseUrl"] as const;
+
 /** A `remote` Codex: app-server only, none of the options of a local codex, a valid `remote`. */
 function checkRemote(options: CodexOptions<EventsMode>): void {
   if (options.transport === "exec") {
@@ -228,15 +236,7 @@ function checkRemote(options: CodexOptions<EventsMode>): void {
       'remote needs transport "app-server": codex exec runs on this machine.',
     );
   }
-  refuseLocalOptions(options, [
-    "codexPathOverride",
-    "codexHome",
-    "config",
-    "configOverrides",
-    "baseUrl",
-    "env",
-    "onStderr",
-  ]);
+  refuseLocalOptions(options, LOCAL_OPTIONS);
   resolveRemote(options.remote as RemoteOptions);
 }
 
@@ -251,16 +251,8 @@ function poolMembers(
   endpoints: PoolEndpoint[],
   startInTurn: <T>(start: () => Promise<T>) => Promise<T>,
 ): AppServerTurnTransport[] {
-  const {
-    codexPathOverride: _path,
-    codexHome: _home,
-    config: _config,
-    configOverrides: _overrides,
-    baseUrl: _baseUrl,
-    env: _env,
-    onStderr: _stderr,
-    ...shared
-  } = options;
+  const shared: CodexOptions<EventsMode> = { ...options };
+  for (const key of LOCAL_OPTIONS) delete shared[key];
   return endpoints.map((endpoint) => {
     if (endpoint === "local") return new AppServerTurnTransport(options, startInTurn);
     resolveRemote(endpoint);

@@ -11,7 +11,7 @@ import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
 import { toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
 import { ProcessTransport } from "./process-transport.js";
-import { refuseLocalOptions, resolveRemote } from "./remote.js";
+import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
 
 /** A way to reach one codex app-server. */
 export interface AppServerLink {
@@ -32,17 +32,7 @@ export interface AppServerLink {
 }
 
 /** Options that set up a codex this program starts, meaningless for one running elsewhere. */
-const LOCAL_ONLY = [
-  "codexPathOverride",
-  "env",
-  "codexHome",
-  "config",
-  "configOverrides",
-  "cwd",
-  "onStderr",
-  "stderrTailLines",
-  "closeGraceMs",
-] as const;
+const LOCAL_ONLY = [...LOCAL_CODEX_OPTIONS, "cwd", "stderrTailLines", "closeGraceMs"] as const;
 
 /** Connects to the codex app-server of `options.remote` (the transport connects on start). */
 export async function remoteLink(options: AppServerClientOptions): Promise<AppServerLink> {
@@ -52,15 +42,9 @@ export async function remoteLink(options: AppServerClientOptions): Promise<AppSe
   const { WebSocketTransport } = await import("./websocket-transport.js");
   const transport = new WebSocketTransport(remote, { maxMessageBytes: options.maxLineBytes });
   return {
-    transport,
-    endpoint: remote.endpoint,
-    binary: undefined,
-    pid: undefined,
-    ended: transport.ended.then(() => ({ exitCode: null, signal: null })),
+    ...transportLink(transport, remote.endpoint),
     keepAlive: (on) => transport.keepAlive(on),
     kill: () => transport.kill(),
-    explainStartFailure: async (error) =>
-      error instanceof Error ? error : new Error(String(error)),
   };
 }
 

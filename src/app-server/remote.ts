@@ -242,6 +242,16 @@ function nonEmpty(value: string, what: string): string {
   return trimmed;
 }
 
+/** Options of both `Codex` and `AppServerClient` that set up a codex this program starts. */
+export const LOCAL_CODEX_OPTIONS = [
+  "codexPathOverride",
+  "codexHome",
+  "config",
+  "configOverrides",
+  "env",
+  "onStderr",
+] as const;
+
 /**
  * Refuses the options among `keys` that are given alongside `remote`: they set up a codex this
  * program would start, and the remote one has its own. Throws `invalid_option` naming them.

@@ -3,7 +3,7 @@ import { CodexHarnessError } from "../errors.js";
 import {
   readSessionRecord,
   type SessionRecord,
-  writeSessionRecord,
+  saveCodexSessionRecord,
 } from "../session/session-store.js";
 
 /**
@@ -41,13 +41,9 @@ export class TargetSession {
 
   /** Records `threadId` as the session's thread (the next turn continues it). */
   async remember(threadId: string): Promise<void> {
-    const now = new Date().toISOString();
-    await writeSessionRecord(this.aspHome, {
-      ...(this.record ?? { createdAt: now }),
+    await saveCodexSessionRecord(this.aspHome, this.record, {
       externalSessionId: this.sessionId,
-      harness: "codex",
       harnessSessionId: threadId,
-      updatedAt: now,
     });
   }
 }

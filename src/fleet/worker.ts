@@ -44,11 +44,8 @@ export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest)
 
 /** Creates graphile-worker's tables when missing (submitters and workers both need them). */
 export async function migrateQueue(store: string): Promise<void> {
-  const { runMigrations } = await loadDriver("graphile-worker", undefined, "The fleet");
-  await runMigrations({
-    connectionString: store,
-    logger: quietLogger(await loadDriver("graphile-worker")),
-  });
+  const graphile = await loadDriver("graphile-worker", undefined, "The fleet");
+  await graphile.runMigrations({ connectionString: store, logger: quietLogger(graphile) });
 }
 
 /** Options of {@link startFleetWorker}. */

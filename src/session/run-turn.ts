@@ -17,7 +17,7 @@ import {
 import type { AttachmentInput } from "./attachments.js";
 import { CodexSession } from "./codex-session.js";
 import { listCodexModels } from "./harness-definition.js";
-import { readSessionRecord, type SessionRecord, writeSessionRecord } from "./session-store.js";
+import { readSessionRecord, type SessionRecord, saveCodexSessionRecord } from "./session-store.js";
 import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
 
 /** Which spaces a turn runs with: a target of `<targetDir>/asp-targets.toml`, or space refs. */
@@ -299,19 +299,15 @@ async function startSession(session: CodexSession, threadId: string | undefined)
   }
 }
 
-async function saveRecord(
+function saveRecord(
   request: RunTurnRequest,
   previous: SessionRecord | null,
   response: RunTurnResponse,
 ): Promise<void> {
-  const now = new Date().toISOString();
-  await writeSessionRecord(request.aspHome, {
+  return saveCodexSessionRecord(request.aspHome, previous, {
     externalSessionId: request.externalSessionId,
-    harness: "codex",
     ...(response.harnessSessionId ? { harnessSessionId: response.harnessSessionId } : {}),
     ...(response.model ? { model: response.model } : {}),
-    createdAt: previous?.createdAt ?? now,
-    updatedAt: now,
   });
 }
 

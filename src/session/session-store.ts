@@ -70,6 +70,27 @@ export async function writeSessionRecord(aspHome: string, record: SessionRecord)
   }
 }
 
+/**
+ * Records that `externalSessionId` runs on codex thread `harnessSessionId` (with `model`), keeping
+ * when `previous` (the record read before the turn) was created.
+ */
+export async function saveCodexSessionRecord(
+  aspHome: string,
+  previous: SessionRecord | null,
+  session: { externalSessionId: string; harnessSessionId?: string; model?: string },
+): Promise<void> {
+  const now = new Date().toISOString();
+  const model = session.model ?? previous?.model;
+  await writeSessionRecord(aspHome, {
+    externalSessionId: session.externalSessionId,
+    harness: "codex",
+    ...(session.harnessSessionId ? { harnessSessionId: session.harnessSessionId } : {}),
+    ...(model ? { model } : {}),
+    createdAt: previous?.createdAt ?? now,
+    updatedAt: now,
+  });
+}
+
 function damaged(file: string, id: string, why: string, cause: unknown): CodexHarnessError {
   return new CodexHarnessError(
     "invalid_session_record",

@@ -160,6 +160,28 @@ describe("codex app-server on another machine (remote)", () => {
     assert.equal((await codex.appServer.client()).pid, undefined, "no codex process of ours");
   });
 
+  it("interrupts a remote turn: the stream ends interrupted and codex stops", async () => {
+    const remote = await startRemote([response([reply("never")], { delayMs: 20_000 })]);
+    const thread = remote.thread();
+    const { events } = await thread.runStreamed("long task");
+    const all: ExtendedThreadEvent[] = [];
+    const startedAt = Date.now();
+    for await (const event of events) {
+      all.push(event);
+      if (event.type === "turn.started") {
+        await remote.model.waitForRequest(1, { timeoutMs: 20_000 });
+        await thread.interrupt();
+      }
+    }
+    const last = all.at(-1);
+    assert.ok(
+      last?.type === "turn.completed" && last.status === "interrupted",
+      JSON.stringify(last),
+    );
+    assert.ok(Date.now() - startedAt < 10_000, "long before the model would have answered");
+    assert.equal(remote.model.modelRequests.length, 1);
+  });
+
   it("with a signed bearer token (a JWT minted from the shared secret)", async () => {
     const remote = await startRemote([reply("Signed in.")], {
       listen: "ws://127.0.0.1:0",
