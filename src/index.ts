@@ -4,6 +4,11 @@
 // codex-harness/channels, codex-harness/spaces, codex-harness/testing, codex-harness/protocol.
 
 export type { ConfigObject, ConfigValue } from "./app-server/codex-config.js";
+export {
+  AppServerExitedError,
+  CodexExitedError,
+  type ProcessExit,
+} from "./app-server/process-errors.js";
 export type { RemoteOptions } from "./app-server/remote.js";
 export { AppServerAccess } from "./app-server-access.js";
 export {
@@ -37,12 +42,9 @@ export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
 export type * from "./protocol/types.js";
 export {
-  AppServerExitedError,
-  CodexExitedError,
   isOverloaded,
   MethodNotSupportedError,
   OverloadedError,
-  type ProcessExit,
   RemoteDisconnectedError,
   RpcErrorCodes,
   RpcLocalError,

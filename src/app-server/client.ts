@@ -11,7 +11,6 @@ import type {
   ServerRequestResult,
 } from "../protocol/types.js";
 import {
-  AppServerExitedError,
   MethodNotSupportedError,
   RpcErrorCodes,
   RpcLocalError,
@@ -24,6 +23,7 @@ import { type CaptureSink, CapturingTransport, openCaptureFile } from "./capture
 import type { CodexBinary } from "./codex-binary.js";
 import type { ConfigObject } from "./codex-config.js";
 import { type AppServerLink, remoteLink, spawnLink, transportLink } from "./links.js";
+import { AppServerExitedError } from "./process-errors.js";
 import type { RemoteOptions } from "./remote.js";
 
 /** The name and version codex-harness introduces itself with. */

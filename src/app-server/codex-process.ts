@@ -2,8 +2,8 @@
 // it is gone, what it left running is ended too.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
-import type { ProcessExit } from "../rpc/errors.js";
 import { RpcLocalError } from "../rpc/errors.js";
+import type { ProcessExit } from "./process-errors.js";
 import { endMarkedProcesses, isStopped, newOwnerMark, OWNER_ENV } from "./process-sweep.js";
 import { StderrTail } from "./stderr-tail.js";
 

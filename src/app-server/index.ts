@@ -4,12 +4,9 @@ export type * as Protocol from "../protocol/generated/ts/index.js";
 export type { RequestId, RpcMessage, RpcNotification } from "../protocol/messages.js";
 export type * from "../protocol/types.js";
 export {
-  AppServerExitedError,
-  CodexExitedError,
   isOverloaded,
   MethodNotSupportedError,
   OverloadedError,
-  type ProcessExit,
   RemoteDisconnectedError,
   RpcErrorCodes,
   RpcLocalError,
@@ -60,6 +57,7 @@ export {
 } from "./codex-config.js";
 export { CodexProcess, type SpawnCodexOptions } from "./codex-process.js";
 export { type Host, type HostAuth, type HostOptions, startHost } from "./host.js";
+export { AppServerExitedError, CodexExitedError, type ProcessExit } from "./process-errors.js";
 export { ProcessTransport } from "./process-transport.js";
 export { REMOTE_TOKEN_ENV, type RemoteOptions, resolveRemote } from "./remote.js";
 export { WebSocketTransport } from "./websocket-transport.js";

@@ -4,12 +4,13 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
-import { AppServerExitedError, type ProcessExit, RpcLocalError } from "../rpc/errors.js";
+import { RpcLocalError } from "../rpc/errors.js";
 import type { Transport } from "../rpc/transport.js";
 import type { AppServerClientOptions } from "./client.js";
 import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
 import { toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
+import { AppServerExitedError, type ProcessExit } from "./process-errors.js";
 import { ProcessTransport } from "./process-transport.js";
 import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
 

@@ -1,9 +1,10 @@
 // A transport over a codex child's stdio that reports the process's exit (code, signal, stderr) as its close reason.
 import type { RpcMessage } from "../protocol/messages.js";
-import { AppServerExitedError, RpcLocalError } from "../rpc/errors.js";
+import { RpcLocalError } from "../rpc/errors.js";
 import { StreamTransport } from "../rpc/stream-transport.js";
 import type { Transport } from "../rpc/transport.js";
 import type { CodexProcess } from "./codex-process.js";
+import { AppServerExitedError } from "./process-errors.js";
 
 /** How long to let stdout drain after the process exited before the connection is declared closed. */
 const DRAIN_AFTER_EXIT_MS = 50;

@@ -1,7 +1,7 @@
 // One `codex exec` child process: spawn, prompt on stdin, stdout as decoded JSONL lines, stderr tail, bounded kill.
 import { CodexProcess } from "../app-server/codex-process.js";
+import type { ProcessExit } from "../app-server/process-errors.js";
 import { type DecodedLine, LineDecoder } from "../protocol/framing.js";
-import type { ProcessExit } from "../rpc/errors.js";
 
 /** What {@link ExecProcess.start} needs. */
 export interface ExecProcessOptions {

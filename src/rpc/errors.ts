@@ -40,47 +40,6 @@ export class RpcLocalError extends CodexHarnessError {
   }
 }
 
-/** How a child process ended. */
-export interface ProcessExit {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** A codex process ended: names the exit code or signal and carries the last lines of stderr. */
-export class CodexExitedError extends RpcLocalError {
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stderrTail: string[];
-
-  /**
-   * @param context what ended, e.g. "codex app-server exited"
-   * @param stderrTail the last stderr lines; an `Error: …` line among them leads the message
-   * @param hint what to check when stderr has no `Error: …` line
-   */
-  constructor(exit: ProcessExit, stderrTail: string[], context: string, hint = "") {
-    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.exitCode)}`;
-    const errorLine = stderrTail.find((line) => line.startsWith("Error:"));
-    const tail = stderrTail.length > 0 ? `\nLast stderr lines:\n${stderrTail.join("\n")}` : "";
-    const detail = errorLine ? `: ${errorLine}` : `.${hint ? ` ${hint}` : ""}`;
-    super("process_exited", `${context} (${how})${detail}${tail}`);
-    this.exitCode = exit.exitCode;
-    this.signal = exit.signal;
-    this.stderrTail = stderrTail;
-  }
-}
-
-/** The `codex app-server` process ended. */
-export class AppServerExitedError extends CodexExitedError {
-  constructor(
-    exit: ProcessExit,
-    stderrTail: string[],
-    context = "codex app-server exited",
-    hint = "",
-  ) {
-    super(exit, stderrTail, context, hint);
-  }
-}
-
 /** The other side answered a request with a JSON-RPC error. */
 export class RpcWireError extends Error {
   /** The JSON-RPC error code (e.g. -32001 overloaded, -32601 method not found). */

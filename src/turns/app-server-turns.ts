@@ -1,5 +1,6 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import type { AppServerClient } from "../app-server/client.js";
+import { AppServerSupervisor } from "../app-server/supervisor.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
@@ -14,7 +15,6 @@ import { undoLateThreadStart, undoLateTurnStart } from "./late-answers.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { type RejoinHost, rejoinTurns, TurnClient } from "./rejoin.js";
 import { TurnAbortedError } from "./run-result.js";
-import { AppServerSupervisor } from "./supervisor.js";
 import { threadNotFound } from "./thread-errors.js";
 import {
   threadResumeParams,

@@ -2,6 +2,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
+import { CodexExitedError } from "../app-server/process-errors.js";
 import { CodexHarnessError } from "../errors.js";
 import { execLineToEvents, execThreadIdOf } from "../events/exec-events.js";
 import type { WithRaw } from "../events/raw.js";
@@ -18,7 +19,7 @@ import {
   writeOutputSchemaFile,
 } from "../exec/exec-args.js";
 import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
-import { CodexExitedError, RpcLocalError } from "../rpc/errors.js";
+import { RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
 import { observe } from "./observed-stream.js";
 import type { CodexOptions } from "./options.js";

@@ -3,10 +3,10 @@
 import type { CaptureSink } from "../app-server/capture.js";
 import type { ConfigObject } from "../app-server/codex-config.js";
 import type { RemoteOptions } from "../app-server/remote.js";
+import type { RestartPolicy } from "../app-server/supervisor.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
-import type { RestartPolicy } from "./supervisor.js";
 
 /** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
 export type ApprovalMode = "never" | "on-request" | "on-failure" | "untrusted";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { AppServerExitedError } from "../../src/rpc/errors.js";
+import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import {
   applyPatch,
   execCommand,

@@ -5,8 +5,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { AppServerClient } from "../../src/app-server/client.js";
 import { CODEX_PATH_ENV } from "../../src/app-server/codex-binary.js";
+import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import { CodexHarnessError } from "../../src/errors.js";
-import { AppServerExitedError, RpcLocalError } from "../../src/rpc/errors.js";
+import { RpcLocalError } from "../../src/rpc/errors.js";
 import { repoRoot } from "../support/paths.js";
 
 let scratch: string;

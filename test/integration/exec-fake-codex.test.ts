@@ -5,12 +5,12 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CodexExitedError } from "../../src/app-server/process-errors.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { WithRaw } from "../../src/events/raw.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { ORIGINATOR_ENV } from "../../src/exec/exec-args.js";
 import { FramingError } from "../../src/protocol/framing.js";
-import { CodexExitedError } from "../../src/rpc/errors.js";
 import { ExecTurnTransport, type ExecTurnTransportOptions } from "../../src/turns/exec-turns.js";
 import type {
   CodexOptions,

@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
+import { CodexExitedError } from "../../src/app-server/process-errors.js";
 import type { WithRaw } from "../../src/events/raw.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
-import { CodexExitedError } from "../../src/rpc/errors.js";
 import {
   applyPatch,
   execCommand,

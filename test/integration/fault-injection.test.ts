@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import { Codex } from "../../src/codex.js";
 import type { CodexHarnessError } from "../../src/errors.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
-import { AppServerExitedError, OverloadedError } from "../../src/rpc/errors.js";
+import { OverloadedError } from "../../src/rpc/errors.js";
 import type { CodexOptions } from "../../src/turns/options.js";
 import { collect } from "../support/codex-api-fixture.js";
 import { repoRoot } from "../support/paths.js";

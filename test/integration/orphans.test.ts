@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { AppServerExitedError } from "../../src/rpc/errors.js";
+import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 import { codexGone } from "../support/codex-processes.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
+import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
-import { AppServerExitedError } from "../../src/rpc/errors.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 

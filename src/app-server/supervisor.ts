@@ -1,8 +1,10 @@
 // Keeps one codex app-server running: starts it on demand, restarts it after a crash with backoff, gives up when it keeps crashing.
-import type { AppServerClient } from "../app-server/client.js";
+
 import { CodexHarnessError } from "../errors.js";
-import { AppServerExitedError, RemoteDisconnectedError } from "../rpc/errors.js";
+import { RemoteDisconnectedError } from "../rpc/errors.js";
 import { backoffDelay } from "../rpc/retry.js";
+import type { AppServerClient } from "./client.js";
+import { AppServerExitedError } from "./process-errors.js";
 
 /** How often a crashed app-server is restarted. */
 export interface RestartPolicy {
