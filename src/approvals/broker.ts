@@ -9,6 +9,14 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type DecisionOf,
 } from "../events/approval-types.js";
+import {
+  CLIENT_ANSWERS,
+  isDecision,
+  KIND_OF_METHOD,
+  notADecision,
+  toApprovalRequest,
+  toWireResult,
+} from "../events/server-requests/index.js";
 import type {
   ApprovalRequestedEvent,
   ApprovalResolvedEvent,
@@ -16,10 +24,8 @@ import type {
   ExtendedThreadEvent,
 } from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
-import type { ServerRequestMethod } from "../protocol/types.js";
+import type { ServerRequestMethod, ServerRequestResult } from "../protocol/types.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
-import { isDecision, notADecision, toWireResult } from "./decisions.js";
-import { KIND_OF_METHOD, toApprovalRequest } from "./requests.js";
 import { waitFor } from "./wait.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS };
@@ -64,22 +70,16 @@ export class ApprovalBroker {
     private readonly targetOf: (threadId: string | null) => ApprovalTarget | undefined,
     private readonly fallback: () => Approvals | undefined,
   ) {
-    for (const method of Object.keys(KIND_OF_METHOD)) {
+    for (const method of KIND_OF_METHOD.keys()) {
+      // The spec of `method` shapes the result for `method`: the wire type is the spec's.
       client.setRequestHandler(
         method as ServerRequestMethod,
-        ((params: unknown, context: ServerRequestContext) =>
-          this.answer(method, params, context)) as never,
+        (params, context) =>
+          this.answer(method, params, context) as Promise<ServerRequestResult<ServerRequestMethod>>,
       );
     }
-    client.setRequestHandler("currentTime/read", () => ({
-      currentTimeAt: Math.floor(Date.now() / 1000),
-    }));
-    client.setRequestHandler("attestation/generate", () => {
-      throw new CodexHarnessError(
-        "unsupported_request",
-        "codex-harness does not generate attestations.",
-      );
-    });
+    client.setRequestHandler("currentTime/read", CLIENT_ANSWERS["currentTime/read"]);
+    client.setRequestHandler("attestation/generate", CLIENT_ANSWERS["attestation/generate"]);
     client.onNotification("serverRequest/resolved", ({ requestId }) => {
       this.pending.get(key(requestId))?.clear();
     });

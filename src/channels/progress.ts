@@ -1,4 +1,5 @@
 // Optional progress updates: a turn's notable events as `progress_update` interactions, so the
+import { everyCaseHandled } from "../events/exhaustive.js";
 // people watching the inbox (or a webhook) follow what an agent does, not only what it asks.
 import type { ThreadEvent } from "../events/sdk-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
@@ -59,7 +60,20 @@ export function progressOf(
         title: `Turn failed: ${event.error.message}`,
         payload: { event: "turn_failed", error: event.error },
       };
+    case "thread.started":
+    case "item.started":
+    case "item.updated":
+    case "item.delta":
+    case "turn.diff.updated":
+    case "turn.plan.updated":
+    case "error":
+    case "approval.requested":
+    case "approval.resolved":
+    case "notice":
+    case "notification":
+      return undefined;
     default:
+      everyCaseHandled(event);
       return undefined;
   }
 }

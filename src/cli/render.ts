@@ -1,4 +1,5 @@
 // Renders a turn's events for a person reading a terminal.
+import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import type { Terminal } from "./terminal.js";
 
@@ -70,6 +71,18 @@ export class EventRenderer {
         if (warning !== undefined) t.line(t.style("yellow", `warning: ${warning}`));
         break;
       }
+      case "notice":
+        t.line(t.style("yellow", `notice: ${event.message}`));
+        break;
+      // Shown by what they update (items), or asked by the terminal's own handlers (approvals).
+      case "item.updated":
+      case "turn.diff.updated":
+      case "turn.plan.updated":
+      case "approval.requested":
+      case "approval.resolved":
+        break;
+      default:
+        everyCaseHandled(event);
     }
   }
 

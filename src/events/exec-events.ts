@@ -1,5 +1,7 @@
 // Maps `codex exec --experimental-json` JSONL objects to extended events (pure functions).
+import { everyCaseHandled } from "./exhaustive.js";
 import { type WithRaw, withRaw } from "./raw.js";
+import type { ThreadEvent } from "./sdk-types.js";
 import type {
   ExtendedThreadEvent,
   ExtendedThreadItem,
@@ -45,7 +47,9 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Exte
   const event = (value: ExtendedThreadEvent): WithRaw<ExtendedThreadEvent>[] => [
     withRaw(value, line),
   ];
-  switch (line.type) {
+  // exec prints the official SDK's events; a type a newer codex adds falls through to `notification`.
+  const type = line.type as ThreadEvent["type"];
+  switch (type) {
     case "thread.started": {
       const id = typeof line.thread_id === "string" && line.thread_id ? line.thread_id : threadId;
       if (id === undefined) break;
@@ -80,7 +84,7 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Exte
       return event({
         ...line,
         ...scope,
-        type: line.type,
+        type,
         item: { ...item } as unknown as ExtendedThreadItem,
       });
     }
@@ -91,6 +95,8 @@ export function execLineToEvents(line: unknown, threadId?: string): WithRaw<Exte
         type: "error",
         message: messageOf(line.message, "codex exec reported an error"),
       });
+    default:
+      everyCaseHandled(type);
   }
   return [notification(line.type, line, threadId)];
 }

@@ -1,4 +1,5 @@
 // Canonical thread events -> agent-spaces' UnifiedSessionEvent: the one mapping every session path uses.
+import { everyCaseHandled } from "../events/exhaustive.js";
 import { rawOf } from "../events/raw.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
 import type {
@@ -90,7 +91,13 @@ export function toUnifiedEvents(
       return [notice("warn", event.code, event.message, payload)];
     case "notification":
       return fromNotification(event.method, event.params, payload);
+    case "thread.started":
+    case "item.updated":
+    case "approval.requested":
+    case "approval.resolved":
+      return [];
     default:
+      everyCaseHandled(event);
       return [];
   }
 }

@@ -1,5 +1,7 @@
 // Drains a turn's events into the result of `run()`, and the error a failed turn rejects with.
+
 import { CodexHarnessError } from "../errors.js";
+import { everyCaseHandled } from "../events/exhaustive.js";
 import type { RunResult, ThreadEvent } from "../events/sdk-types.js";
 import type {
   ExtendedThreadError,
@@ -105,6 +107,19 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       case "turn.plan.updated":
         result.plan = { explanation: event.explanation, plan: event.plan };
         break;
+      case "thread.started":
+      case "turn.started":
+      case "item.started":
+      case "item.updated":
+      case "item.delta":
+      case "error":
+      case "approval.requested":
+      case "approval.resolved":
+      case "notice":
+      case "notification":
+        break;
+      default:
+        everyCaseHandled(event);
     }
   }
 

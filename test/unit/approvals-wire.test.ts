@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AppServerClient } from "../../src/app-server/client.js";
 import { ApprovalBroker, type ApprovalTarget } from "../../src/approvals/broker.js";
-import { isDecision, toWireResult } from "../../src/approvals/decisions.js";
 import { mergeApprovals } from "../../src/approvals/merge.js";
-import { toApprovalRequest } from "../../src/approvals/requests.js";
 import { APPROVAL_KINDS, type Approvals } from "../../src/events/approval-types.js";
+import {
+  isDecision,
+  toApprovalRequest,
+  toWireResult,
+} from "../../src/events/server-requests/index.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { threadStartParams } from "../../src/turns/thread-params.js";
 
@@ -130,11 +133,19 @@ describe("request objects", () => {
       command: ["git", "status"],
       cwd: "/w",
       reason: null,
-      parsedCmd: [],
+      parsedCmd: [
+        { type: "list_files", cmd: "ls src", path: "src" },
+        { type: "unknown", cmd: "git status" },
+      ],
     });
     assert.ok(
       v1?.kind === "commandExecution" && v1.command === "git status" && v1.thread_id === "c",
     );
+    // v1's parsed commands become v2 command actions (`cmd` -> `command`), as policies read them.
+    assert.deepEqual(v1.command_actions, [
+      { type: "listFiles", command: "ls src", path: "src" },
+      { type: "unknown", command: "git status" },
+    ]);
   });
 
   it("gives a file change the files of its item", () => {

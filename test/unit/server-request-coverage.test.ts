@@ -3,7 +3,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ApprovalBroker } from "../../src/approvals/broker.js";
-import { SERVER_REQUEST_ANSWERS } from "../../src/approvals/requests.js";
+import {
+  CLIENT_ANSWERS,
+  EVERY_SERVER_REQUEST_ANSWERED,
+  KIND_OF_METHOD,
+} from "../../src/events/server-requests/index.js";
 import { SERVER_REQUEST_METHODS } from "../../src/protocol/method-map.js";
 
 describe("server request coverage", () => {
@@ -24,10 +28,12 @@ describe("server request coverage", () => {
       () => undefined,
     );
     assert.deepEqual([...handlers.keys()].sort(), [...SERVER_REQUEST_METHODS].sort());
+    // Each method has exactly one spec: a handler kind's or the client's own answer.
     assert.deepEqual(
-      Object.keys(SERVER_REQUEST_ANSWERS).sort(),
+      [...KIND_OF_METHOD.keys(), ...Object.keys(CLIENT_ANSWERS)].sort(),
       [...SERVER_REQUEST_METHODS].sort(),
     );
+    assert.equal(EVERY_SERVER_REQUEST_ANSWERED, true);
     const now = (await handlers.get("currentTime/read")?.({ threadId: "t" }, {})) as {
       currentTimeAt: number;
     };
