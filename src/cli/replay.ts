@@ -1,9 +1,14 @@
 // `codex-harness replay <file>`: renders a captured app-server session the way `run` shows a turn.
 import { type CaptureRecord, readCapture } from "../app-server/capture.js";
-import { AppServerTurnMapper } from "../events/app-server-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { classifyMessage, type RequestId, type RpcNotification } from "../protocol/messages.js";
-import { threadIdOf, turnIdOf } from "../turns/turn-router.js";
+import {
+  type RoutedTurn,
+  TurnRoute,
+  TurnRouter,
+  threadIdOf,
+  turnIdOf,
+} from "../turns/turn-route.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
 
@@ -25,10 +30,30 @@ export type ReplayEntry =
 
 type Params = Record<string, unknown>;
 
-interface TurnState {
-  mapper: AppServerTurnMapper;
-  /** Notifications that came before the turn id was known (`turn/start` sent, not answered). */
-  pending: RpcNotification[] | undefined;
+/** A captured turn, routed as a live one is: its events go to the replay's entries. */
+class ReplayedTurn implements RoutedTurn {
+  private readonly route: TurnRoute;
+
+  constructor(
+    readonly threadId: string,
+    private readonly emit: (events: ExtendedThreadEvent[]) => void,
+    private readonly ended: (turn: ReplayedTurn) => void,
+  ) {
+    this.route = new TurnRoute(threadId);
+  }
+
+  /** The turn id is known (`turn/start` answered, or `turn/started`): what was kept is taken. */
+  start(turnId: string): void {
+    if (this.route.turnId !== undefined) return;
+    for (const notification of this.route.start(turnId)) this.receive(notification);
+  }
+
+  receive(notification: RpcNotification): void {
+    const events = this.route.take(notification);
+    if (!events) return;
+    this.emit(events);
+    if (this.route.over) this.ended(this);
+  }
 }
 
 /** Reads a capture file and prints it; resolves with the exit code (1 when a turn failed). */
@@ -85,7 +110,7 @@ function formatAnswer(answer: unknown): string {
 export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] {
   const entries: ReplayEntry[] = [];
   const announced = new Set<string>();
-  const turns = new Map<string, TurnState>();
+  const turns = new TurnRouter<ReplayedTurn>();
   const sent = new Map<RequestId, { method: string; params: Params }>();
   const answers = answersOfServerRequests(records);
 
@@ -103,23 +128,10 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
   const emit = (events: ExtendedThreadEvent[]) => {
     for (const event of events) entries.push({ kind: "event", event });
   };
-  const deliver = (threadId: string, turn: TurnState, notification: RpcNotification) => {
-    if (turn.pending) {
-      turn.pending.push(notification);
-      return;
-    }
-    const turnId = turnIdOf(notification);
-    if (turnId !== undefined && turnId !== turn.mapper.turnId) return;
-    emit(turn.mapper.map(notification));
-    if (turn.mapper.outcome) turns.delete(threadId);
-  };
-  const startTurn = (threadId: string, turnId: string) => {
-    const turn = turns.get(threadId);
-    if (!turn?.pending) return;
-    turn.mapper.turnId = turnId;
-    const early = turn.pending;
-    turn.pending = undefined;
-    for (const notification of early) deliver(threadId, turn, notification);
+  const startTurn = (threadId: string) => {
+    if (turns.get(threadId)) return;
+    announce(threadId);
+    turns.add(new ReplayedTurn(threadId, emit, (turn) => turns.remove(turn)));
   };
 
   for (const [index, record] of records.entries()) {
@@ -134,10 +146,7 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
       const params = (classified.message.params ?? {}) as Params;
       sent.set(id, { method, params });
       const threadId = typeof params.threadId === "string" ? params.threadId : undefined;
-      if (method === "turn/start" && threadId !== undefined && !turns.has(threadId)) {
-        announce(threadId);
-        turns.set(threadId, { mapper: new AppServerTurnMapper(threadId), pending: [] });
-      }
+      if (method === "turn/start" && threadId !== undefined) startTurn(threadId);
       continue;
     }
     switch (classified.kind) {
@@ -148,9 +157,8 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
         sent.delete(classified.message.id ?? "");
         const threadId = request.params.threadId;
         if (classified.kind === "error") {
-          if (request.method === "turn/start" && typeof threadId === "string") {
-            turns.delete(threadId);
-          }
+          const turn = typeof threadId === "string" ? turns.get(threadId) : undefined;
+          if (request.method === "turn/start" && turn) turns.remove(turn);
           emit([
             {
               type: "error",
@@ -165,7 +173,7 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
         if (typeof thread?.id === "string") announce(thread.id, thread);
         const turn = result.turn as Params | undefined;
         if (request.method === "turn/start" && typeof threadId === "string") {
-          if (typeof turn?.id === "string") startTurn(threadId, turn.id);
+          if (typeof turn?.id === "string") turns.get(threadId)?.start(turn.id);
         }
         break;
       }
@@ -177,16 +185,11 @@ export function replayEntries(records: readonly CaptureRecord[]): ReplayEntry[] 
           announce(threadId, (notification.params as Params).thread as Params);
           break;
         }
-        if (notification.method === "turn/started" && !turns.has(threadId)) {
-          announce(threadId);
-          turns.set(threadId, { mapper: new AppServerTurnMapper(threadId), pending: [] });
-        }
-        const turn = turns.get(threadId);
-        if (!turn) break;
-        deliver(threadId, turn, notification);
+        if (notification.method === "turn/started") startTurn(threadId);
+        turns.route(notification);
         const turnId = turnIdOf(notification);
         if (notification.method === "turn/started" && turnId !== undefined) {
-          startTurn(threadId, turnId);
+          turns.get(threadId)?.start(turnId);
         }
         break;
       }

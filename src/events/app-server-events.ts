@@ -1,6 +1,7 @@
 // Maps the app-server notifications of one turn to extended events (pure; one mapper per turn).
 import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsageBreakdown.js";
 import type { RpcNotification } from "../protocol/messages.js";
+import { DELTA_STREAM_OF_METHOD } from "./delta-streams.js";
 import { snakeStatus, toCanonicalItem } from "./items.js";
 import { type WithRaw, withRaw } from "./raw.js";
 import { zeroUsage } from "./turn-events.js";
@@ -17,16 +18,6 @@ import type {
 } from "./types.js";
 
 type Params = Record<string, unknown>;
-
-/** Delta notifications and the stream each one extends. */
-const DELTA_STREAMS = new Map<string, DeltaStream>([
-  ["item/agentMessage/delta", "agent_message"],
-  ["item/reasoning/textDelta", "reasoning"],
-  ["item/reasoning/summaryTextDelta", "reasoning_summary"],
-  ["item/commandExecution/outputDelta", "command_output"],
-  ["item/fileChange/outputDelta", "file_change_output"],
-  ["item/plan/delta", "plan"],
-]);
 
 /** What the turn ended as, for `run()`. */
 export interface TurnOutcome {
@@ -61,7 +52,7 @@ export class AppServerTurnMapper {
   /** The extended events for one notification of this turn. */
   map(notification: RpcNotification): WithRaw<ExtendedThreadEvent>[] {
     const params = (notification.params ?? {}) as Params;
-    const stream = DELTA_STREAMS.get(notification.method);
+    const stream = DELTA_STREAM_OF_METHOD.get(notification.method);
     // Deltas come by the hundred thousand: built directly, and `rawOf()` rebuilds their message.
     if (stream !== undefined) return [this.delta(stream, params)];
     const scope = this.scope();

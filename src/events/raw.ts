@@ -1,4 +1,5 @@
 // Keeps the wire message an event came from reachable: a non-enumerable `raw`, read with `rawOf()`.
+import { DELTA_METHOD_OF_STREAM } from "./delta-streams.js";
 import type { ExtendedThreadEvent } from "./types.js";
 
 /** An event with the wire message it was made from. */
@@ -9,16 +10,6 @@ export function withRaw<T extends object>(event: T, raw: unknown): WithRaw<T> {
   Object.defineProperty(event, "raw", { value: raw, enumerable: false, writable: false });
   return event as WithRaw<T>;
 }
-
-/** The app-server notification each delta stream comes from. */
-const DELTA_METHODS: Record<string, string> = {
-  agent_message: "item/agentMessage/delta",
-  reasoning: "item/reasoning/textDelta",
-  reasoning_summary: "item/reasoning/summaryTextDelta",
-  command_output: "item/commandExecution/outputDelta",
-  file_change_output: "item/fileChange/outputDelta",
-  plan: "item/plan/delta",
-};
 
 /**
  * The wire message an event came from, if the transport kept one. `item.delta` events, which come
@@ -31,7 +22,7 @@ export function rawOf(event: object): unknown {
   const delta = event as ExtendedThreadEvent;
   if (delta.type !== "item.delta" || delta.turn_id === undefined) return undefined;
   return {
-    method: DELTA_METHODS[delta.stream],
+    method: DELTA_METHOD_OF_STREAM[delta.stream],
     params: {
       threadId: delta.thread_id,
       turnId: delta.turn_id,

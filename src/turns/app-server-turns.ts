@@ -8,6 +8,7 @@ import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
+import { ActiveTurn, ActiveTurns } from "./active-turn.js";
 import { apiKeyOf, clientOptionsOf } from "./client-options.js";
 import type { EventQueue } from "./event-queue.js";
 import { checkGitRepo } from "./git-check.js";
@@ -23,7 +24,6 @@ import {
   turnStartParams,
 } from "./thread-params.js";
 import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
-import { ActiveTurn, TurnRouter } from "./turn-router.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
 
@@ -39,7 +39,7 @@ export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
  */
 export class AppServerTurnTransport implements TurnTransport {
   readonly kind = "app-server" as const;
-  private readonly router = new TurnRouter();
+  private readonly router = new ActiveTurns();
   private readonly loadedThreads = new Set<string>();
   private readonly threadLocks = new Map<string, Promise<void>>();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();

@@ -21,10 +21,10 @@ import {
 import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
 import { RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
-import { observe } from "./observed-stream.js";
 import type { CodexOptions } from "./options.js";
 import { TurnAbortedError } from "./run-result.js";
 import { threadNotFound } from "./thread-errors.js";
+import { TurnStream } from "./turn-stream.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
 
 /** Extra settings of {@link ExecTurnTransport} that are not `Codex` options. */
@@ -119,7 +119,7 @@ export class ExecTurnTransport implements TurnTransport {
 
   /** Runs one turn; see the class comment. Checks the request before spawning anything. */
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
-    return observe(() => this.turn(request), request.observer);
+    return new TurnStream(this.turn(request), request.observer);
   }
 
   private async *turn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {

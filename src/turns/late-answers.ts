@@ -2,13 +2,13 @@
 // we reported as failed must not run, a thread nobody will use is unloaded.
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
+import { ActiveTurn, type ActiveTurns } from "./active-turn.js";
 import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
-import { ActiveTurn, type TurnRouter } from "./turn-router.js";
 
 /** The `onLateAnswer` of a `turn/start` on `threadId`: stops the turn codex started late. */
 export function undoLateTurnStart(
   client: AppServerClient,
-  router: TurnRouter,
+  router: ActiveTurns,
   threadId: string,
 ): (result: unknown) => void {
   return (result) => {
@@ -36,7 +36,7 @@ export function undoLateThreadStart(client: AppServerClient): (result: unknown) 
  */
 function stopLateTurn(
   client: AppServerClient,
-  router: TurnRouter,
+  router: ActiveTurns,
   threadId: string,
   turnId: string,
 ): void {

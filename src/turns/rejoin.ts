@@ -5,7 +5,7 @@ import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { RemoteDisconnectedError } from "../rpc/errors.js";
-import type { ActiveTurn, TurnRouter } from "./turn-router.js";
+import type { ActiveTurn, ActiveTurns } from "./active-turn.js";
 
 /** How long a dropped connection may take to come back before its running turns fail. */
 export const REJOIN_WITHIN_MS = 30_000;
@@ -31,7 +31,7 @@ export class TurnClient {
 
 /** What {@link rejoinTurns} needs of the transport. */
 export interface RejoinHost {
-  router: TurnRouter;
+  router: ActiveTurns;
   /** The (new) connection; rejects while codex cannot be reached. */
   connection(): Promise<AppServerClient>;
   /** The turn's thread is loaded on `client`: route, hold and stop the turn there from now on. */

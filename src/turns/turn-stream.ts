@@ -2,14 +2,17 @@
 import type { EventQueue } from "./event-queue.js";
 
 /** Watches a turn stream: its opening (may refuse by throwing), each event, and its end. */
-export interface StreamWatcher<T> {
+export interface StreamObserver<T> {
+  /** The consumer started reading (first `next()`); throw to refuse the turn. */
   onOpen(): void;
+  /** An event is handed to the consumer. */
   onEvent(event: T): void;
+  /** An opened stream ended, failed or was abandoned (once). */
   onEnd(): void;
 }
 
 /**
- * Yields what `setup` yields; when `setup` returns a queue, reads that queue directly, so each
+ * The one observed turn stream of both transports. Yields what `setup` yields; when `setup` returns a queue, reads that queue directly, so each
  * event of a long turn costs no more than the queue's own `next()` (the watcher is told of
  * queue events as the queue hands them out). `return()` reaches whichever phase is running, so the
  * setup's `finally` or the queue's `onFinish` cleans up.
@@ -20,8 +23,8 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
   private ended = false;
 
   constructor(
-    private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined, unknown>,
-    private readonly watcher?: StreamWatcher<T>,
+    private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined | void, unknown>,
+    private readonly watcher?: StreamObserver<T>,
   ) {}
 
   next(): Promise<IteratorResult<T, void>> {

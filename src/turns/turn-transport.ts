@@ -2,6 +2,7 @@
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
+import type { StreamObserver } from "./turn-stream.js";
 
 /** One turn to run. */
 export interface TurnRequest {
@@ -21,14 +22,7 @@ export interface TurnRequest {
 }
 
 /** What the Thread layer watches on a turn's stream. */
-export interface TurnObserver {
-  /** The consumer started reading (first `next()`); throw to refuse the turn. */
-  onOpen(): void;
-  /** An event is handed to the consumer. */
-  onEvent(event: ExtendedThreadEvent): void;
-  /** An opened stream ended, failed or was abandoned (once). */
-  onEnd(): void;
-}
+export type TurnObserver = StreamObserver<ExtendedThreadEvent>;
 
 /**
  * Runs turns. `runTurn` yields the turn's events: `thread.started` first (with the thread id),

@@ -7,7 +7,7 @@ import { toCanonicalItem } from "../../src/events/items.js";
 import { rawOf } from "../../src/events/raw.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import type { RpcNotification } from "../../src/protocol/messages.js";
-import { ActiveTurn } from "../../src/turns/turn-router.js";
+import { ActiveTurn } from "../../src/turns/active-turn.js";
 import { repoRoot } from "../support/paths.js";
 
 /** A real turn recorded from codex 0.169.0: reasoning, a command, a patch, a reply, 4 model requests. */

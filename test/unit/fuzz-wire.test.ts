@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { JsonRpcPeer } from "../../src/rpc/peer.js";
 import { StreamTransport } from "../../src/rpc/stream-transport.js";
-import { ActiveTurn, TurnRouter } from "../../src/turns/turn-router.js";
+import { ActiveTurn, ActiveTurns } from "../../src/turns/active-turn.js";
 import { fuzzSeeds, whatEscapes } from "../support/fuzz.js";
 import { seededRandom } from "../support/seeded-random.js";
 
@@ -127,7 +127,7 @@ async function fuzz(seed: number): Promise<void> {
       newline = buffered.indexOf("\n");
     }
   });
-  const router = new TurnRouter();
+  const router = new ActiveTurns();
   const turn = new ActiveTurn(THREAD);
   turn.start(TURN);
   router.add(turn);

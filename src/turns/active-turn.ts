@@ -1,40 +1,22 @@
-// Routes app-server notifications to the running turn of their thread, by threadId/turnId only.
+// The running turns of a connection: each turn's events queue, its stop and its watchdog.
 
 import type { ApprovalTarget } from "../approvals/broker.js";
 import { CodexHarnessError } from "../errors.js";
-import { AppServerTurnMapper } from "../events/app-server-events.js";
+import type { AppServerTurnMapper } from "../events/app-server-events.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { EventQueue } from "./event-queue.js";
-
-type Params = Record<string, unknown>;
-
-/** The thread a notification belongs to, if any. */
-export function threadIdOf(notification: RpcNotification): string | undefined {
-  const params = (notification.params ?? {}) as Params;
-  if (typeof params.threadId === "string") return params.threadId;
-  const thread = params.thread as Params | undefined;
-  return typeof thread?.id === "string" ? thread.id : undefined;
-}
-
-/** The turn a notification belongs to, if it names one. */
-export function turnIdOf(notification: RpcNotification): string | undefined {
-  const params = (notification.params ?? {}) as Params;
-  if (typeof params.turnId === "string") return params.turnId;
-  const turn = params.turn as Params | undefined;
-  return typeof turn?.id === "string" ? turn.id : undefined;
-}
+import { type RoutedTurn, TurnRoute, TurnRouter } from "./turn-route.js";
 
 /**
  * One running turn: its event queue and mapper. Notifications that arrive before `turn/start`
  * answered (so before the turn id is known) are kept and replayed once it is.
  */
-export class ActiveTurn implements ApprovalTarget {
+export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   readonly events = new EventQueue<WithRaw<ExtendedThreadEvent>>();
-  readonly mapper: AppServerTurnMapper;
-  private pending: RpcNotification[] | undefined = [];
+  private readonly route: TurnRoute;
   private readonly end = new AbortController();
   private readonly stopping = new AbortController();
   /** Notifications received so far; the watchdog notes when it last saw this change. */
@@ -65,7 +47,7 @@ export class ActiveTurn implements ApprovalTarget {
     readonly interactive = false,
     private readonly maxQueuedDeltaChars = Number.POSITIVE_INFINITY,
   ) {
-    this.mapper = new AppServerTurnMapper(threadId);
+    this.route = new TurnRoute(threadId);
     this.events.onTake = (event) => {
       if (event.type === "item.delta") this.queuedDeltaChars -= event.delta.length;
     };
@@ -161,28 +143,25 @@ export class ActiveTurn implements ApprovalTarget {
   }
 
   get turnId(): string | undefined {
-    return this.mapper.turnId;
+    return this.route.turnId;
+  }
+
+  /** The turn's mapper (its outcome, diff, plan and file changes). */
+  get mapper(): AppServerTurnMapper {
+    return this.route.mapper;
   }
 
   /** Sets the turn id from the `turn/start` response and replays what arrived before it. */
   start(turnId: string): void {
-    this.mapper.turnId = turnId;
-    const early = this.pending ?? [];
-    this.pending = undefined;
-    for (const notification of early) this.receive(notification);
+    for (const notification of this.route.start(turnId)) this.receive(notification);
   }
 
   /** Takes a notification of this thread; one of another turn is ignored. */
   receive(notification: RpcNotification): void {
     this.activity++;
-    if (this.pending) {
-      this.pending.push(notification);
-      return;
-    }
-    const turnId = turnIdOf(notification);
-    if (turnId !== undefined && turnId !== this.turnId) return;
     if (this.events.closed) return;
-    const events = this.mapper.map(notification);
+    const events = this.route.take(notification);
+    if (!events) return;
     // The turn is over: clear what is still pending first, so those reports precede its end.
     if (this.mapper.outcome) this.close();
     for (const event of events) {
@@ -258,44 +237,13 @@ export class ActiveTurn implements ApprovalTarget {
   }
 }
 
-/** Holds the running turn of each thread and delivers notifications to it. */
-export class TurnRouter {
-  private readonly active = new Map<string, ActiveTurn>();
-
-  /** Registers the running turn of a thread (one at a time per thread). */
-  add(turn: ActiveTurn): void {
-    this.active.set(turn.threadId, turn);
-  }
-
-  /** The running turn of a thread, if any. */
-  get(threadId: string): ActiveTurn | undefined {
-    return this.active.get(threadId);
-  }
-
-  remove(turn: ActiveTurn): void {
-    if (this.active.get(turn.threadId) === turn) this.active.delete(turn.threadId);
-  }
-
-  /** Delivers a notification; returns false when no running turn took it. */
-  route(notification: RpcNotification): boolean {
-    const threadId = threadIdOf(notification);
-    const turn = threadId === undefined ? undefined : this.active.get(threadId);
-    if (!turn) return false;
-    turn.receive(notification);
-    return true;
-  }
-
-  /** The running turns. */
-  all(): ActiveTurn[] {
-    return [...this.active.values()];
-  }
-
+/** The running turns of a connection, by thread. */
+export class ActiveTurns extends TurnRouter<ActiveTurn> {
   /** Ends every running turn's stream with `error` (the connection is gone). */
   failAll(error: Error): void {
-    for (const turn of this.active.values()) {
+    for (const turn of this.clear()) {
       turn.events.fail(error);
       turn.close();
     }
-    this.active.clear();
   }
 }
