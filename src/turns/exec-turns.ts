@@ -122,7 +122,9 @@ export class ExecTurnTransport implements TurnTransport {
     return new TurnStream(this.turn(request), request.observer);
   }
 
-  private async *turn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
+  private async *turn(
+    request: TurnRequest,
+  ): AsyncGenerator<WithRaw<ExtendedThreadEvent>, undefined> {
     this.assertOpen();
     execRunFor(request);
     const signal = request.turnOptions.signal;

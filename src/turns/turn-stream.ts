@@ -23,7 +23,7 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
   private ended = false;
 
   constructor(
-    private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined | void, unknown>,
+    private readonly setup: AsyncGenerator<T, EventQueue<T> | undefined, unknown>,
     private readonly watcher?: StreamObserver<T>,
   ) {}
 
