@@ -1,6 +1,8 @@
 // The channels contract over HTTP: codex's numeric request ids come back as numbers (through the
 // SQLite store, a restart, the client and the bridge), a title may be left out, bad ids get a 400.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
@@ -9,6 +11,7 @@ import type { Interaction } from "../../src/channels/interaction-types.js";
 import type { CommandExecutionRequest } from "../../src/events/approval-types.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { eventually } from "../support/eventually.js";
+import { repoRoot } from "../support/paths.js";
 
 const { dataDir, servers } = channelsTestDirs("channels-contract-test-");
 
@@ -97,6 +100,20 @@ describe("channels contract over HTTP", () => {
       "Progress update",
     );
     assert.equal(await derived({ ...command(1), title: "Given" }), "Given", "a given title wins");
+  });
+
+  it("takes the README's example body as documented", async () => {
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("Creating one from your own program"));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(example, "the README shows a POST body");
+    const server = await start();
+    const reply = await call(server, "POST", "/v1/interactions", JSON.parse(example));
+    assert.equal(reply.status, 201, JSON.stringify(reply.body));
+    assert.equal(reply.body.title, "Run npm publish");
+    assert.equal(reply.body.status, "pending");
+    assert.equal(requestIdOf(reply.body), 7);
+    assert.deepEqual(reply.body.actions, ["accept", "decline", "cancel"]);
   });
 
   it("refuses a requestId that is not codex's with one 400 naming the field", async () => {
