@@ -1,13 +1,17 @@
 // Backends: where the runtime sends interactions (a webhook, a chat bot, a pager). The interface is
 // small on purpose, so Slack/Discord/Telegram backends can live outside the core; answers come back
 // through the runtime's API (or `respond`).
-import type { Interaction, InteractionChange, InteractionResponse } from "./interaction-types.js";
+import type {
+  Interaction,
+  InteractionChange,
+  InteractionResponseInput,
+} from "./interaction-types.js";
 import type { ChannelsRuntime } from "./runtime.js";
 
 /** What a backend can do besides receiving: answer an interaction it delivered. */
 export interface BackendContext {
   /** Answers an interaction (the first answer wins; a later one throws `conflict`). */
-  respond(id: string, response: Omit<InteractionResponse, "respondedAt">): Promise<Interaction>;
+  respond(id: string, response: InteractionResponseInput): Promise<Interaction>;
   /** Aborts when the runtime closes. */
   signal: AbortSignal;
 }

@@ -8,7 +8,7 @@ import type {
   InteractionFilter,
   InteractionInput,
   InteractionPage,
-  InteractionResponse,
+  InteractionResponseInput,
 } from "./interaction-types.js";
 
 /** Where the runtime is and how to prove who we are. */
@@ -70,7 +70,7 @@ export class ChannelsClient {
     });
   }
 
-  respond(id: string, response: Omit<InteractionResponse, "respondedAt">): Promise<Interaction> {
+  respond(id: string, response: InteractionResponseInput): Promise<Interaction> {
     return this.call("POST", `/v1/interactions/${encodeURIComponent(id)}/respond`, response);
   }
 

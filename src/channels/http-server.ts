@@ -233,7 +233,7 @@ class Api {
     if (id === undefined) {
       if (method === "POST") {
         const body = parseBody(createBody, await readJson(request, this.maxBodyBytes));
-        return send(response, 201, await runtime.create(body as never));
+        return send(response, 201, await runtime.create(body));
       }
       if (method === "GET") {
         return send(response, 200, await runtime.page(filterOf(url)));
@@ -247,7 +247,7 @@ class Api {
       const action = parts[3];
       if (action === "respond") {
         const body = parseBody(respondBody, await readJson(request, this.maxBodyBytes));
-        return send(response, 200, await runtime.respond(id, body as never));
+        return send(response, 200, await runtime.respond(id, body));
       }
       if (action === "cancel") {
         const body = parseBody(cancelBody, await readJson(request, this.maxBodyBytes, true));

@@ -2,6 +2,7 @@
 // a short title, the full command wrapped below it, coloured diffs, questions with their options
 // as buttons, and the history in words ("Accepted for this session by alice, 12:52"). Every
 // value from the API becomes a text node; nothing is parsed as HTML.
+import { programOf, shortTitle } from "./titles.js";
 
 /**
  * Browser code defining `el`, `open`, `CHOICES`, `shortTitle`, `originOf`, `originLine`, `card` and
@@ -54,24 +55,9 @@ export const INBOX_VIEW_JS = String.raw`
     return choicesOf(interaction).find((c) => c.action === response.action && (!c.scopes || c.scopes.includes(scope)));
   }
 
-  // "bash -lc 'npm test'" -> "npm": the program a command runs, for its title.
-  function programOf(command) {
-    let text = command.trim();
-    const shell = /^(?:\S*\/)?(?:ba|z|da)?sh\s+-l?c\s+(['"]?)([\s\S]*)\1$/.exec(text);
-    if (shell) text = shell[2].trim();
-    return (text.split(/\s+/)[0] || "").split("/").pop().slice(0, 40);
-  }
-
-  function shortTitle(interaction) {
-    const p = interaction.payload || {};
-    if (typeof p.command === "string") {
-      const program = programOf(p.command);
-      return program ? "Run " + program : "Run a command";
-    }
-    const first = String(interaction.title).split("\n")[0];
-    if (Array.isArray(p.changes) && p.changes.length > 1 && first.length > 80) return "Change " + p.changes.length + " files";
-    return first.length > 80 ? first.slice(0, 79) + "…" : first;
-  }
+  // The short title of a card (shared with Node code, see titles.ts).
+  ${programOf}
+  ${shortTitle}
 
   // Which agent asks: its source, its project (the cwd) and its codex thread.
   function originOf(interaction) {

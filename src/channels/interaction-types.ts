@@ -1,35 +1,36 @@
 // The interaction model of the channels runtime: what a person is asked, and what they answered.
-// Backends and HTTP clients see only these shapes, never codex's wire protocol.
+// Backends and HTTP clients see only these shapes, never codex's wire protocol. What clients send
+// is declared once, as the zod schemas of `schemas.ts`; the types here are derived from them
+// (type-only imports: importing this module loads no zod).
+import type { z } from "zod";
+import type { correlation, createBody, respondBody, responseMetadata } from "./schemas.js";
 
-/** What an interaction asks for. */
-export type InteractionKind =
-  | "approval_request"
-  | "permissions_request"
-  | "user_input_request"
-  | "elicitation_request"
-  | "progress_update";
-
-export const INTERACTION_KINDS: readonly InteractionKind[] = [
+/** The kinds of interaction: what an interaction asks for. */
+export const INTERACTION_KINDS = [
   "approval_request",
   "permissions_request",
   "user_input_request",
   "elicitation_request",
   "progress_update",
-];
+] as const;
+
+/** What an interaction asks for. */
+export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
 /** Default time an interaction waits for an answer (10 minutes, like approvals). */
 export const DEFAULT_INTERACTION_TIMEOUT_MS = 10 * 60_000;
 
-/** pending -> delivered -> resolved | cancelled | errored. */
-export type InteractionStatus = "pending" | "delivered" | "resolved" | "cancelled" | "errored";
-
-export const INTERACTION_STATUSES: readonly InteractionStatus[] = [
+/** Every status, in lifecycle order. */
+export const INTERACTION_STATUSES = [
   "pending",
   "delivered",
   "resolved",
   "cancelled",
   "errored",
-];
+] as const;
+
+/** pending -> delivered -> resolved | cancelled | errored. */
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 
 /** Statuses an interaction cannot leave. */
 export const FINAL_STATUSES: ReadonlySet<InteractionStatus> = new Set([
@@ -38,46 +39,33 @@ export const FINAL_STATUSES: ReadonlySet<InteractionStatus> = new Set([
   "errored",
 ]);
 
+/** Every action a response can take. */
+export const RESPONSE_ACTIONS = ["accept", "decline", "cancel", "text"] as const;
+
 /** What a response does. */
-export type ResponseAction = "accept" | "decline" | "cancel" | "text";
+export type ResponseAction = (typeof RESPONSE_ACTIONS)[number];
 
-export const RESPONSE_ACTIONS: readonly ResponseAction[] = ["accept", "decline", "cancel", "text"];
+/**
+ * Where an interaction comes from, and which codex request it stands for: `threadId`, `turnId`,
+ * `requestId` (codex's `RequestId`, a string or a number, kept as given), `itemId`.
+ */
+export type Correlation = z.output<typeof correlation>;
 
-/** Where an interaction comes from, and which codex request it stands for. */
-export interface Correlation {
-  threadId?: string;
-  turnId?: string;
-  /** The JSON-RPC id of codex's server request (as a string). */
-  requestId?: string;
-  /** The item the request is about (a command, a patch). */
-  itemId?: string;
-}
+/**
+ * An interaction as clients create it (the body of `POST /v1/interactions`): `kind`, `source`
+ * (`{name, …}`), `codex` ({@link Correlation}), `title` (optional: derived from the payload when
+ * absent), `payload`, `actions`, `routing`, `timeoutMs`.
+ */
+export type InteractionInput = z.input<typeof createBody>;
 
-/** An interaction as clients create it. */
-export interface InteractionInput {
-  kind: InteractionKind;
-  /** Who asks: `source.name` is e.g. `codex-harness`, or your integration's name. */
-  source: { name: string; [key: string]: unknown };
-  codex?: Correlation;
-  /** One line for lists and notifications. */
-  title: string;
-  /** What is asked, for people and backends: command, cwd, reason, changes, questions, … */
-  payload: Record<string, unknown>;
-  /** Which actions make sense (a hint for UIs; the runtime checks responses against it). */
-  actions?: ResponseAction[];
-  /** Routing hints for backends (e.g. which channel, who). Stored as given. */
-  routing?: Record<string, unknown>;
-  /** After this long without an answer the interaction ends `errored` (default 10 minutes). */
-  timeoutMs?: number;
-}
+/**
+ * A response as clients send it (the body of `POST /v1/interactions/:id/respond`): `action`,
+ * `values`, `metadata`.
+ */
+export type InteractionResponseInput = z.input<typeof respondBody>;
 
-/** A person's (or a program's) answer. */
-export interface InteractionResponse {
-  action: ResponseAction;
-  /** e.g. `{scope: "session"}`, `{answers: {q1: ["yes"]}}`, `{text: "…"}`, `{content: {…}}`. */
-  values?: Record<string, unknown>;
-  /** Who answered, from where; stored as given (`answeredBy` checked to be a string). */
-  metadata?: ResponseMetadata;
+/** A person's (or a program's) answer, as stored: what was sent, and when. */
+export interface InteractionResponse extends z.output<typeof respondBody> {
   /** ISO 8601; set by the runtime. */
   respondedAt: string;
 }
@@ -86,11 +74,7 @@ export interface InteractionResponse {
  * Who answered and from where. `answeredBy` names the person (the inbox's "Answer as", the CLI's
  * login name); `via` the way (`web-inbox`, `cli`). Anything else is kept as given.
  */
-export interface ResponseMetadata {
-  answeredBy?: string;
-  via?: string;
-  [key: string]: unknown;
-}
+export type ResponseMetadata = z.output<typeof responseMetadata>;
 
 /**
  * The name of whoever answered: `metadata.answeredBy`, or for responses recorded before it
@@ -113,8 +97,10 @@ export interface InteractionEnd {
 }
 
 /** An interaction as the runtime stores and serves it. */
-export interface Interaction extends Omit<InteractionInput, "timeoutMs" | "actions"> {
+export interface Interaction extends Omit<InteractionInput, "timeoutMs" | "actions" | "title"> {
   id: string;
+  /** One line for lists and notifications: as created, or derived from the payload. */
+  title: string;
   status: InteractionStatus;
   actions: ResponseAction[];
   createdAt: string;

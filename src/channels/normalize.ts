@@ -9,6 +9,7 @@ import type {
   InteractionResponse,
   ResponseAction,
 } from "./interaction-types.js";
+import { titleOf } from "./titles.js";
 
 /** The request kinds a person answers through channels, and the interaction kind of each. */
 export const BRIDGED_KINDS = {
@@ -37,8 +38,9 @@ const ACTIONS: Record<InteractionKind, ResponseAction[]> = {
 };
 
 /**
- * The interaction for one of codex's requests. The payload is the request itself (snake_case);
- * `project` (`source.project`) tells people where it comes from.
+ * The interaction for one of codex's requests. The payload is the request itself (snake_case),
+ * the title derived from it ({@link titleOf}), `codex.requestId` codex's id as it came (a string
+ * or a number); `project` (`source.project`) tells people where it comes from.
  */
 export function interactionFor(
   request: BridgedRequest,
@@ -49,36 +51,18 @@ export function interactionFor(
   const codex = {
     ...(request.thread_id ? { threadId: request.thread_id } : {}),
     ...(request.turn_id ? { turnId: request.turn_id } : {}),
-    requestId: String(request.request_id),
+    requestId: request.request_id,
     ...(request.item_id ? { itemId: request.item_id } : {}),
   };
+  const payload: Record<string, unknown> = { ...request };
   return {
     kind,
     source: { name: source, ...(project ? { project } : {}) },
     codex,
-    title: titleOf(request),
-    payload: { ...request } as Record<string, unknown>,
+    title: titleOf(kind, payload),
+    payload,
     actions: actionsOf(kind),
   };
-}
-
-function titleOf(request: ApprovalRequest): string {
-  switch (request.kind) {
-    case "commandExecution":
-      return `Run ${request.command}`;
-    case "fileChange": {
-      const files = request.changes.map((change) => change.path.split("/").at(-1));
-      return files.length > 0 ? `Change ${files.join(", ")}` : "Change files";
-    }
-    case "permissions":
-      return `Grant permissions${request.reason ? `: ${request.reason}` : ""}`;
-    case "userInput":
-      return request.questions.map((question) => question.question).join(" / ") || "Answer";
-    case "elicitation":
-      return `${request.server_name}: ${request.message ?? "asks for input"}`;
-    default:
-      return request.kind;
-  }
 }
 
 /** The actions an interaction kind allows (its `actions` when created, else the kind's). */

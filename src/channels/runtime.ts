@@ -9,11 +9,12 @@ import {
   type InteractionFilter,
   type InteractionInput,
   type InteractionPage,
-  type InteractionResponse,
+  type InteractionResponseInput,
   type InteractionStatus,
 } from "./interaction-types.js";
 import { actionsOf, checkResponse } from "./normalize.js";
 import type { InteractionStore } from "./store.js";
+import { titleOf } from "./titles.js";
 
 const OPEN: InteractionStatus[] = ["pending", "delivered"];
 
@@ -41,13 +42,17 @@ export class ChannelsRuntime {
     this.unwatch = options.store.watch?.((change) => this.publish(change));
   }
 
-  /** Creates an interaction from `input` (already validated in shape). */
+  /**
+   * Creates an interaction from `input` (already validated in shape); without a `title`, one is
+   * derived from the payload ({@link titleOf}).
+   */
   async create(input: InteractionInput): Promise<Interaction> {
     const now = this.now();
     const timeoutMs = input.timeoutMs ?? DEFAULT_INTERACTION_TIMEOUT_MS;
     const { timeoutMs: _, ...rest } = input;
     const interaction: Interaction = {
       ...rest,
+      title: input.title ?? titleOf(input.kind, input.payload),
       actions: input.actions ?? actionsOf(input.kind),
       id: `int_${randomUUID()}`,
       status: "pending",
@@ -93,10 +98,7 @@ export class ChannelsRuntime {
   }
 
   /** Records a response; the first one wins, a later one is `conflict` (409). */
-  async respond(
-    id: string,
-    response: Omit<InteractionResponse, "respondedAt">,
-  ): Promise<Interaction> {
+  async respond(id: string, response: InteractionResponseInput): Promise<Interaction> {
     const interaction = await this.get(id);
     try {
       checkResponse(interaction, response);

@@ -1,28 +1,51 @@
-// Validation of what HTTP clients send, at the boundary (zod), with messages that say what to fix.
+// The interaction model's one declaration: the zod schemas of what clients send. The API validates
+// bodies with them and `interaction-types.ts` derives the public types from them (`z.input` /
+// `z.output`), so a field is declared once. Messages say what to fix, naming the field.
 import { z } from "zod";
 import { CodexHarnessError } from "../errors.js";
 import { INTERACTION_KINDS, RESPONSE_ACTIONS } from "./interaction-types.js";
 
-const kind = z.enum(INTERACTION_KINDS as [string, ...string[]]);
-const action = z.enum(RESPONSE_ACTIONS as [string, ...string[]]);
+const kind = z.enum(INTERACTION_KINDS);
+const action = z.enum(RESPONSE_ACTIONS);
 const object = z.record(z.string(), z.unknown());
+const name = z.string().max(200);
 
-/** POST /v1/interactions */
+/**
+ * codex's `RequestId` (`string | number`), kept as given: a number stays a number. Whole numbers
+ * only (codex's are 64-bit integers); a test checks this is exactly the generated `RequestId`.
+ */
+export const requestId = z.union([z.string().max(200), z.int()], {
+  error: "give codex's request id: a string (up to 200 characters) or an integer",
+});
+
+/** Where an interaction comes from, and which codex request it stands for. */
+export const correlation = z.strictObject({
+  threadId: name.optional(),
+  turnId: name.optional(),
+  /** The JSON-RPC id of codex's server request, as codex sent it (string or number). */
+  requestId: requestId.optional(),
+  /** The item the request is about (a command, a patch). */
+  itemId: name.optional(),
+});
+
+/** POST /v1/interactions: an interaction as clients create it. */
 export const createBody = z.strictObject({
   kind,
+  /** Who asks: `source.name` is e.g. `codex-harness`, or your integration's name. */
   source: z.looseObject({ name: z.string().min(1).max(200) }),
-  codex: z
-    .strictObject({
-      threadId: z.string().max(200).optional(),
-      turnId: z.string().max(200).optional(),
-      requestId: z.string().max(200).optional(),
-      itemId: z.string().max(200).optional(),
-    })
-    .optional(),
-  title: z.string().min(1).max(2_000),
+  codex: correlation.optional(),
+  /**
+   * One line for lists and notifications. Optional: when absent the runtime derives it from the
+   * payload ("Run <command>", "Change <files>", the question, the form's message, else the kind).
+   */
+  title: z.string().min(1).max(2_000).optional(),
+  /** What is asked, for people and backends: command, cwd, reason, changes, questions, … */
   payload: object,
+  /** Which actions make sense (a hint for UIs; the runtime checks responses against it). */
   actions: z.array(action).min(1).optional(),
+  /** Routing hints for backends (e.g. which channel, who). Stored as given. */
   routing: object.optional(),
+  /** After this long without an answer the interaction ends `errored` (default 10 minutes). */
   timeoutMs: z
     .number()
     .int()
@@ -31,16 +54,22 @@ export const createBody = z.strictObject({
     .optional(),
 });
 
-/** POST /v1/interactions/:id/respond */
+/**
+ * Who answered and from where. `answeredBy` names the person (the inbox's "Answer as", the CLI's
+ * login name); `via` the way (`web-inbox`, `cli`). Anything else is kept as given.
+ */
+export const responseMetadata = z.looseObject({
+  answeredBy: z.string().min(1).max(200).optional(),
+  via: name.optional(),
+});
+
+/** POST /v1/interactions/:id/respond: a person's (or a program's) answer. */
 export const respondBody = z.strictObject({
   action,
+  /** e.g. `{scope: "session"}`, `{answers: {q1: ["yes"]}}`, `{text: "…"}`, `{content: {…}}`. */
   values: object.optional(),
-  metadata: z
-    .looseObject({
-      answeredBy: z.string().min(1).max(200).optional(),
-      via: z.string().max(200).optional(),
-    })
-    .optional(),
+  /** Who answered, from where; stored as given (`answeredBy` checked to be a string). */
+  metadata: responseMetadata.optional(),
 });
 
 /** POST /v1/interactions/:id/cancel */
@@ -50,7 +79,7 @@ export const cancelBody = z.strictObject({
 });
 
 /** Parses `value` with `schema`, or throws `invalid_request` naming each bad field. */
-export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map(

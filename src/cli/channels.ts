@@ -10,7 +10,7 @@ import {
   type Interaction,
   type InteractionChange,
   type InteractionKind,
-  type InteractionResponse,
+  type InteractionResponseInput,
   type InteractionStatus,
 } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
@@ -230,7 +230,7 @@ interface RespondFlags {
 }
 
 /** The response the flags ask for; exactly one of the action flags. */
-export function responseOf(flags: RespondFlags): Omit<InteractionResponse, "respondedAt"> {
+export function responseOf(flags: RespondFlags): InteractionResponseInput {
   const chosen = [
     flags.accept && "--accept",
     flags.acceptSession && "--accept-session",

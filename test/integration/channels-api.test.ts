@@ -256,12 +256,19 @@ describe("channels API: access", () => {
 
   it("names the bad fields of a body that does not fit the schema (400)", async () => {
     const server = await start();
-    const { title: _, ...noTitle } = approval();
     assertError(
-      await call(server, "POST", "/v1/interactions", { body: noTitle }),
+      await call(server, "POST", "/v1/interactions", { body: { ...approval(), title: "" } }),
       400,
       "invalid_request",
       /\btitle\b/,
+    );
+    assertError(
+      await call(server, "POST", "/v1/interactions", {
+        body: { ...approval(), codex: { requestId: { id: 1 } } },
+      }),
+      400,
+      "invalid_request",
+      /\bcodex\.requestId\b/,
     );
     assertError(
       await create(server, approval({ timeoutMs: "soon" as unknown as number })),
@@ -485,7 +492,7 @@ describe("channels API: interactions", () => {
     assert.deepEqual(item.codex, {
       threadId: "thr_q",
       turnId: "turn_q",
-      requestId: "42",
+      requestId: 42,
       itemId: "item_q",
     });
     assertError(

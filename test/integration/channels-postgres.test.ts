@@ -119,6 +119,30 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
     assert.equal(seen[0], made.at(-1), "newest first");
   });
 
+  it("keeps codex's numeric requestId a number, read on another instance and from SSE", async () => {
+    const a = await instance();
+    const b = await instance();
+    const watching = new AbortController();
+    const streamB = b.client.events({ signal: watching.signal });
+    const first = streamB.next();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const created = await a.client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      codex: { threadId: "thr_numeric", requestId: 42 },
+      payload: { command: "make" },
+    });
+    const streamed = (await first).value as InteractionChange;
+    assert.equal(streamed.interaction.codex?.requestId, 42, "the NOTIFY'd change");
+    const read = await b.client.get(created.id);
+    assert.equal(typeof read.codex?.requestId, "number", "read back from PostgreSQL");
+    assert.equal(read.codex?.requestId, 42);
+    assert.equal(read.title, "Run make", "a title derived from the payload");
+    const answered = await b.client.respond(created.id, { action: "accept" });
+    assert.equal(answered.codex?.requestId, 42, "kept through an update");
+    watching.abort();
+  });
+
   it("racing answers on two instances: exactly one wins", async () => {
     const a = await instance();
     const b = await instance();

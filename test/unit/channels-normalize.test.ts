@@ -121,10 +121,10 @@ describe("interactionFor", () => {
     assert.deepEqual(input.codex, {
       threadId: "thr_1",
       turnId: "turn_1",
-      requestId: "7",
+      requestId: 7,
       itemId: "item_1",
     });
-    assert.equal(typeof input.codex?.requestId, "string");
+    assert.equal(typeof input.codex?.requestId, "number", "codex's id keeps its type");
     assert.deepEqual(input.payload, { ...command });
     assert.deepEqual(input.actions, ["accept", "decline", "cancel"]);
   });
@@ -159,7 +159,7 @@ describe("interactionFor", () => {
     assert.deepEqual(input.codex, {
       threadId: "thr_3",
       turnId: "turn_3",
-      requestId: "9",
+      requestId: 9,
       itemId: "item_3",
     });
     assert.deepEqual(input.payload, { ...permissions });
@@ -174,7 +174,7 @@ describe("interactionFor", () => {
     assert.deepEqual(input.codex, {
       threadId: "thr_4",
       turnId: "turn_4",
-      requestId: "12",
+      requestId: 12,
       itemId: "item_4",
     });
     assert.deepEqual(input.payload, { ...twoQuestions });
