@@ -115,14 +115,20 @@ export class AppServerTurnMapper {
   }
 
   private delta(stream: DeltaStream, params: Params): ItemDeltaEvent {
-    const event: ItemDeltaEvent = {
-      type: "item.delta",
-      thread_id: this.threadId,
-      item_id: String(params.itemId ?? ""),
-      stream,
-      delta: typeof params.delta === "string" ? params.delta : "",
-    };
-    if (this.turnId !== undefined) event.turn_id = this.turnId;
+    const item_id = String(params.itemId ?? "");
+    const delta = typeof params.delta === "string" ? params.delta : "";
+    // One literal per shape (no property added later): deltas stay cheap for the engine.
+    const event: ItemDeltaEvent =
+      this.turnId === undefined
+        ? { type: "item.delta", thread_id: this.threadId, item_id, stream, delta }
+        : {
+            type: "item.delta",
+            thread_id: this.threadId,
+            turn_id: this.turnId,
+            item_id,
+            stream,
+            delta,
+          };
     if (typeof params.summaryIndex === "number") event.summary_index = params.summaryIndex;
     if (typeof params.contentIndex === "number") event.content_index = params.contentIndex;
     return event;

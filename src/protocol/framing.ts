@@ -152,7 +152,8 @@ export function decodeLine(
     );
     return;
   }
-  if (nestsDeeperThan(value)) {
+  // Nesting past the limit takes more than twice as many brackets: short lines (deltas) cannot.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value)) {
     onError(
       new FramingError(
         "too_deep",
