@@ -2,6 +2,7 @@
 // the decision each kind takes. Pure: the runtime checks responses with it, the bridge maps them.
 import { CodexHarnessError } from "../errors.js";
 import type { ApprovalKind, ApprovalRequest, DecisionOf } from "../events/approval-types.js";
+import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type {
   Interaction,
   InteractionInput,
@@ -130,7 +131,8 @@ export function decisionFor(
       return { answers: answersOf(request.questions, action, values) };
     case "elicitation": {
       if (action !== "accept") throw invalidResponse(`answer with "accept", "decline" or "cancel"`);
-      return { accept: (values.content ?? {}) as never };
+      // values came from a JSON body, so its content is JSON.
+      return { accept: (values.content ?? {}) as JsonValue };
     }
   }
   throw invalidResponse(
