@@ -1,6 +1,6 @@
 // Files of the runtime's data directory stay the owner's: the folder 0700, its files 0600, even
 // when they already exist with wider modes (chmod, not only a creation mode).
-import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 
@@ -12,6 +12,13 @@ import { CodexHarnessError } from "../errors.js";
 export function ensurePrivateDir(dir: string): void {
   try {
     makeDir(path.resolve(dir));
+    const mode = statSync(dir).mode;
+    // A folder others write to (/tmp, 1777) is not ours to close: that would lock them out.
+    if ((mode & STICKY) !== 0 || (mode & 0o002) !== 0) {
+      throw new Error(
+        `it is shared with other users (mode ${(mode & 0o7777).toString(8)}), so it is not made private; give a folder of its own, e.g. ${path.join(dir, "codex-harness")}`,
+      );
+    }
     chmodSync(dir, 0o700);
   } catch (error) {
     throw new CodexHarnessError(
@@ -21,6 +28,8 @@ export function ensurePrivateDir(dir: string): void {
     );
   }
 }
+
+const STICKY = 0o1000;
 
 function makeDir(dir: string): void {
   try {

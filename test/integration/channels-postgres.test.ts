@@ -58,15 +58,20 @@ async function nextChange(
   }
 }
 
+/** Two runtimes on one database, B's change stream open: its first change then comes from A via NOTIFY. */
+async function pairWatchedByB() {
+  const a = await instance();
+  const b = await instance();
+  const watching = new AbortController();
+  const streamB = b.client.events({ signal: watching.signal });
+  const first = streamB.next();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { a, b, watching, streamB, first };
+}
+
 describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () => {
   it("two runtimes share interactions: created on one, streamed and answered on the other", async () => {
-    const a = await instance();
-    const b = await instance();
-    const watching = new AbortController();
-    const streamB = b.client.events({ signal: watching.signal });
-    // Wait until B's stream is open: its first change then comes from A via NOTIFY.
-    const first = streamB.next();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { a, b, watching, streamB, first } = await pairWatchedByB();
     const created = await a.client.create({
       kind: "approval_request",
       source: { name: "test" },
@@ -120,12 +125,7 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
   });
 
   it("keeps codex's numeric requestId a number, read on another instance and from SSE", async () => {
-    const a = await instance();
-    const b = await instance();
-    const watching = new AbortController();
-    const streamB = b.client.events({ signal: watching.signal });
-    const first = streamB.next();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { a, b, watching, streamB, first } = await pairWatchedByB();
     const created = await a.client.create({
       kind: "approval_request",
       source: { name: "test" },
