@@ -125,7 +125,7 @@ describe("PostgreSQL store (real server, LISTEN/NOTIFY)", { skip: missing }, () 
   });
 
   it("keeps codex's numeric requestId a number, read on another instance and from SSE", async () => {
-    const { a, b, watching, streamB, first } = await pairWatchedByB();
+    const { a, b, watching, first } = await pairWatchedByB();
     const created = await a.client.create({
       kind: "approval_request",
       source: { name: "test" },
