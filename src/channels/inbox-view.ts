@@ -2,10 +2,11 @@
 // a short title, the full command wrapped below it, coloured diffs, questions with their options
 // as buttons, and the history in words ("Accepted for this session by alice, 12:52"). Every
 // value from the API becomes a text node; nothing is parsed as HTML.
+import { CHOICES, choicesOf, chosenOf, DONE, outcomeWords } from "./choices.js";
 import { programOf, shortTitle } from "./titles.js";
 
 /**
- * Browser code defining `el`, `open`, `CHOICES`, `shortTitle`, `originOf`, `originLine`, `card` and
+ * Browser code defining `el`, `open`, `CHOICES` (from choices.ts), `shortTitle`, `originOf`, `originLine`, `card` and
  * `safeCard` inside the script's closure; cards call back into `respond`, `collectAnswers` and
  * `showError` there.
  */
@@ -25,35 +26,12 @@ export const INBOX_VIEW_JS = String.raw`
 
   const open = (status) => status === "pending" || status === "delivered";
 
-  // What a person can answer, per kind: the button, its key, what it sends, and the history's words.
-  const DECLINE = { label: "Decline", key: "d", action: "decline", cls: "danger", done: "Declined" };
-  const INTERRUPT = { label: "Interrupt the turn", key: "i", action: "cancel", done: "Declined and interrupted the turn" };
-  const CHOICES = {
-    approval_request: [
-      { label: "Accept", key: "a", action: "accept", values: {}, scopes: [undefined, "once"], cls: "primary", done: "Accepted" },
-      { label: "Accept for this session", key: "s", action: "accept", values: { scope: "session" }, scopes: ["session"], done: "Accepted for this session" },
-      DECLINE, INTERRUPT,
-    ],
-    permissions_request: [
-      { label: "Grant for this turn", key: "a", action: "accept", values: { scope: "turn" }, scopes: [undefined, "turn"], cls: "primary", done: "Granted for this turn" },
-      { label: "Grant for this session", key: "s", action: "accept", values: { scope: "session" }, scopes: ["session"], done: "Granted for this session" },
-      DECLINE,
-    ],
-    user_input_request: [{ label: "Answer", key: "a", action: "text", answers: true, cls: "primary", done: "Answered" }, DECLINE, INTERRUPT],
-    elicitation_request: [{ label: "Submit", key: "a", action: "accept", form: true, cls: "primary", done: "Submitted" }, DECLINE, INTERRUPT],
-    progress_update: [{ label: "Acknowledge", key: "a", action: "accept", values: {}, cls: "primary", done: "Acknowledged" }],
-  };
-  const DONE = { accept: "Accepted", decline: "Declined", cancel: "Interrupted the turn", text: "Answered" };
-
-  function choicesOf(interaction) {
-    const allowed = new Set(interaction.actions || []);
-    return (CHOICES[interaction.kind] || CHOICES.progress_update).filter((choice) => allowed.has(choice.action));
-  }
-
-  function chosenOf(interaction, response) {
-    const scope = response.values ? response.values.scope : undefined;
-    return choicesOf(interaction).find((c) => c.action === response.action && (!c.scopes || c.scopes.includes(scope)));
-  }
+  // What a person can answer, per kind, and the history's words (shared with Node code, see choices.ts).
+  const CHOICES = ${JSON.stringify(CHOICES)};
+  const DONE = ${JSON.stringify(DONE)};
+  ${choicesOf}
+  ${chosenOf}
+  ${outcomeWords}
 
   // The short title of a card (shared with Node code, see titles.ts).
   ${programOf}
@@ -152,7 +130,7 @@ export const INBOX_VIEW_JS = String.raw`
 
   function buttons(interaction, node) {
     return choicesOf(interaction).map((choice) =>
-      el("button", { class: choice.cls || "", type: "button", "data-key": choice.key, "aria-keyshortcuts": choice.key, onclick: () => {
+      el("button", { class: choice.style || "", type: "button", "data-key": choice.key, "aria-keyshortcuts": choice.key, onclick: () => {
         let values;
         try { values = choice.answers ? { answers: collectAnswers(node, interaction) } : choice.form ? formContent(node) : choice.values; }
         catch (error) { showError(error.message); return; }
@@ -175,20 +153,11 @@ export const INBOX_VIEW_JS = String.raw`
   }
 
   function outcome(interaction) {
+    const words = outcomeWords(interaction);
+    if (words === undefined) return null;
     const response = interaction.response;
-    if (response) {
-      const meta = response.metadata || {};
-      const who = [meta.answeredBy, meta.user, meta.by].find((v) => typeof v === "string" && v);
-      const chosen = chosenOf(interaction, response);
-      const words = (chosen ? chosen.done : DONE[response.action] || response.action) + (who ? " by " + who : "");
-      return el("p", { class: "outcome", title: typeof meta.via === "string" ? "via " + meta.via : null }, words + ", " + clock(response.respondedAt));
-    }
-    const end = interaction.end;
-    if (!end) return null;
-    const words = end.reason === "cleared" ? "Withdrawn by codex (answered elsewhere, or the turn ended)"
-      : end.reason === "timeout" ? "Expired: nobody answered in time"
-      : (end.reason === "cancelled" ? "Cancelled" : "Ended (" + end.reason + ")") + (end.message ? ": " + end.message : "");
-    return el("p", { class: "outcome" }, words + ", " + clock(end.at));
+    const via = response && response.metadata && typeof response.metadata.via === "string" ? "via " + response.metadata.via : null;
+    return el("p", { class: "outcome", title: via }, words + ", " + clock(response ? response.respondedAt : interaction.end.at));
   }
 
   function card(interaction) {
