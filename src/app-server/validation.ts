@@ -118,7 +118,8 @@ export class ValidationIssues {
       }
     }
     if (this.option || issue.mode !== "warn") return;
-    const key = `${issue.kind} ${issue.method} ${issue.path}`;
+    // Array indices left out: one warning per field, however many elements share the fault.
+    const key = `${issue.kind} ${issue.method} ${issue.path.replace(/\[\d+\]/g, "[]")}`;
     if (this.warned.has(key)) return;
     this.warned.add(key);
     process.emitWarning(issue.message, { code: "CODEX_HARNESS_INVALID_MESSAGE" });
