@@ -1,6 +1,7 @@
 // Benchmark 3: delta events per second and heap use, codex-harness runStreamed() vs a bare line reader, on flood-server.mjs.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ValidateMode } from "../src/app-server/validation.js";
 import { Codex } from "../src/codex.js";
 import { RawClient } from "./raw-client.js";
 import type { Row, Section } from "./report.js";
@@ -28,23 +29,38 @@ export interface ThroughputResult {
   events: number;
   harness: FloodRun[];
   raw: FloodRun[];
+  /** codex-harness with each `validate` mode given explicitly (the `harness` runs take the default). */
+  validation: Record<ValidateMode, FloodRun[]>;
   /** Runs with fewer events, to see whether the peak grows with the event count. */
   small: { events: number; harness: FloodRun; raw: FloodRun };
 }
 
 type Consume = (events: number, onDelta: () => void) => Promise<void>;
 
-/** codex-harness: the Thread API's event stream, counting `item.delta`. */
-const harness: Consume = async (events, onDelta) => {
-  const env = { ...definedEnv(), FLOOD_EVENTS: String(events) };
-  const codex = new Codex({ events: "extended", codexPathOverride: FLOOD_SERVER, env });
-  try {
-    const { events: stream } = await codex.startThread().runStreamed("flood");
-    for await (const event of stream) if (event.type === "item.delta") onDelta();
-  } finally {
-    await codex.close();
-  }
-};
+/** codex-harness: the Thread API's event stream, counting `item.delta`, with `validate` if given. */
+const harnessWith =
+  (validate?: ValidateMode): Consume =>
+  async (events, onDelta) => {
+    const env = { ...definedEnv(), FLOOD_EVENTS: String(events) };
+    const codex = new Codex({
+      events: "extended",
+      codexPathOverride: FLOOD_SERVER,
+      env,
+      ...(validate === undefined ? {} : { validate }),
+    });
+    try {
+      const { events: stream } = await codex.startThread().runStreamed("flood");
+      for await (const event of stream) if (event.type === "item.delta") onDelta();
+    } finally {
+      await codex.close();
+    }
+  };
+const harness = harnessWith();
+const MODES: ValidateMode[] = ["off", "warn", "strict"];
+const validating = Object.fromEntries(MODES.map((mode) => [mode, harnessWith(mode)])) as Record<
+  ValidateMode,
+  Consume
+>;
 
 /** The floor: the same requests by hand, stdout split on "\n" and JSON.parse'd. */
 const raw: Consume = async (events, onDelta) => {
@@ -94,12 +110,24 @@ async function measureRun(consume: Consume, events: number): Promise<FloodRun> {
 export async function benchThroughput(events: number, rounds: number): Promise<ThroughputResult> {
   await measureRun(harness, 20_000);
   await measureRun(raw, 20_000);
-  const result: ThroughputResult = { events, harness: [], raw: [], small: undefined as never };
+  for (const mode of MODES) await measureRun(validating[mode], 20_000);
+  const result: ThroughputResult = {
+    events,
+    harness: [],
+    raw: [],
+    validation: { off: [], warn: [], strict: [] },
+    small: undefined as never,
+  };
+  // Each round in another order (rotated), so that no variant always runs first or last.
+  const variants: [Consume, FloodRun[]][] = [
+    [harness, result.harness],
+    [raw, result.raw],
+    ...MODES.map((mode): [Consume, FloodRun[]] => [validating[mode], result.validation[mode]]),
+  ];
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ([harness, raw] as const) : ([raw, harness] as const);
-    for (const consume of order) {
-      const run = await measureRun(consume, events);
-      (consume === harness ? result.harness : result.raw).push(run);
+    const shift = round % variants.length;
+    for (const [consume, runs] of [...variants.slice(shift), ...variants.slice(0, shift)]) {
+      runs.push(await measureRun(consume, events));
     }
   }
   const small = Math.round(events / 4);
@@ -131,6 +159,8 @@ function definedEnv(): Record<string, string> {
 const FLAT_FACTOR = 1.5;
 const FLAT_SLACK_BYTES = 2 * 1024 * 1024;
 export const THROUGHPUT_TARGET = 0.7;
+/** `validate: "off"` must cost nothing: at least this share of the default's rate (noise allowed). */
+export const VALIDATE_OFF_TARGET = 0.9;
 
 /** The table rows and details of a throughput result. */
 export function throughputSection(result: ThroughputResult): Section {
@@ -170,6 +200,24 @@ export function throughputSection(result: ThroughputResult): Section {
       target: "",
       pass: undefined,
     },
+    // Side by side with the default (the first row): "off" must cost nothing; the others, for
+    // information, cost what checking every notification against the schema costs.
+    ...MODES.map((mode): Row => {
+      const rate = medianRate(result.validation[mode]);
+      const vsDefault = formatRatio(rate, harnessRate);
+      return {
+        benchmark,
+        variant: `codex-harness, validate: "${mode}"`,
+        median: formatRate(rate),
+        best: formatRate(best(result.validation[mode])),
+        vsFloor: formatRatio(rate, rawRate),
+        target:
+          mode === "off"
+            ? `>= ${VALIDATE_OFF_TARGET.toFixed(2)}x default (${vsDefault})`
+            : `(${vsDefault} default)`,
+        pass: mode === "off" ? rate / harnessRate >= VALIDATE_OFF_TARGET : undefined,
+      };
+    }),
     memoryRow("codex-harness runStreamed()", result.harness, result.small.harness),
     memoryRow("raw line reader (floor)", result.raw, result.small.raw),
   ];
@@ -183,6 +231,7 @@ export function throughputSection(result: ThroughputResult): Section {
   const notes = [
     describe("codex-harness", result.harness),
     describe("raw", result.raw),
+    ...MODES.map((mode) => describe(`validate: "${mode}"`, result.validation[mode])),
     describe("codex-harness", [result.small.harness]),
     describe("raw", [result.small.raw]),
   ];

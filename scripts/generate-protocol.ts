@@ -140,6 +140,10 @@ async function renderMethodMap(
   const clientLines = clientRequests.map(
     (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOf(entry, types))};`,
   );
+  const resultSchemaLines = clientRequests.map(
+    (entry) =>
+      `  ${JSON.stringify(entry.method)}: ${JSON.stringify(types.get(resultTypeOf(entry, types)))},`,
+  );
   const serverLines = serverRequests.map(
     (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOf(entry, types))};`,
   );
@@ -162,6 +166,14 @@ async function renderMethodMap(
     "export interface ClientRequestResults {",
     ...clientLines,
     "}",
+    "",
+    "/**",
+    " * Client request method -> where its result type is in the JSON Schema bundle, under `definitions`",
+    " * (`v2/X` is `definitions.v2.X`): what a run-time check of results compiles.",
+    " */",
+    "export const CLIENT_REQUEST_RESULT_SCHEMAS = {",
+    ...resultSchemaLines,
+    "} as const satisfies { [M in keyof ClientRequestResults]: string };",
     "",
     "/** Server request method -> the type of the client's response. */",
     "export interface ServerRequestResults {",

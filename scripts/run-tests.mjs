@@ -5,19 +5,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 const suites = process.argv.slice(2);
-const roots = (suites.length > 0 ? suites : ["unit", "integration", "examples"]).map((suite) =>
-  path.join("build", "test", suite),
-);
-const files = roots
-  .filter((root) => existsSync(root))
-  .flatMap((root) =>
-    readdirSync(root, { recursive: true })
-      .map(String)
-      .filter((file) => file.endsWith(".test.js"))
-      .map((file) => path.join(root, file)),
-  )
-  .sort();
-if (files.length === 0) {
+const chosen = suites.length > 0 ? suites : ["unit", "integration", "examples"];
+const roots = chosen.map((suite) => path.join("build", "test", suite));
+/** The compiled test files of some suites. */
+const filesOf = (names) =>
+  names
+    .map((suite) => path.join("build", "test", suite))
+    .filter((root) => existsSync(root))
+    .flatMap((root) =>
+      readdirSync(root, { recursive: true })
+        .map(String)
+        .filter((file) => file.endsWith(".test.js"))
+        .map((file) => path.join(root, file)),
+    )
+    .sort();
+if (filesOf(chosen).length === 0) {
   console.error(`No compiled tests under ${roots.join(", ")}: run \`npm run build\` first.`);
   process.exit(1);
 }
@@ -25,10 +27,23 @@ if (files.length === 0) {
 // keeps the tests from depending on them (pyenv's rehash, killed mid-run by a test that stops a
 // turn, leaves a lock that makes every later shell wait 60 s).
 const home = mkdtempSync(path.join(tmpdir(), "codex-harness-test-home-"));
-const result = spawnSync(
-  process.execPath,
-  ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
-  { stdio: "inherit", env: { ...process.env, HOME: home } },
-);
+// The integration tests check everything codex sends against its schema (`validate: "strict"`,
+// unless CODEX_HARNESS_VALIDATE says otherwise); the unit tests and examples run with the default.
+const runs = [
+  { files: filesOf(chosen.filter((suite) => suite !== "integration")), env: {} },
+  {
+    files: filesOf(chosen.filter((suite) => suite === "integration")),
+    env: { CODEX_HARNESS_VALIDATE: process.env.CODEX_HARNESS_VALIDATE ?? "strict" },
+  },
+];
+let status = 0;
+for (const run of runs.filter((run) => run.files.length > 0)) {
+  const result = spawnSync(
+    process.execPath,
+    ["--test", "--test-concurrency=2", "--test-timeout=120000", ...run.files],
+    { stdio: "inherit", env: { ...process.env, HOME: home, ...run.env } },
+  );
+  if (result.status !== 0) status = result.status ?? 1;
+}
 rmSync(home, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+process.exit(status);

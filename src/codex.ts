@@ -5,6 +5,7 @@ import {
   refuseLocalOptions,
   resolveRemote,
 } from "./app-server/remote.js";
+import { validateModeOf } from "./app-server/validation.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
@@ -27,7 +28,9 @@ export class Codex<M extends EventsMode = "sdk"> {
   private readonly events: EventsMode;
   private closed = false;
 
-  constructor(options: CodexOptions<M> = {}) {
+  constructor(given: CodexOptions<M> = {}) {
+    // Settled now (a bad $CODEX_HARNESS_VALIDATE fails here), not when codex first starts.
+    const options: CodexOptions<M> = { ...given, validate: validateModeOf(given.validate) };
     this.events = checkEventsMode(options.events) ?? "sdk";
     if (
       options.transport !== undefined &&

@@ -10,6 +10,13 @@ export {
   type ProcessExit,
 } from "./app-server/process-errors.js";
 export type { RemoteOptions } from "./app-server/remote.js";
+export {
+  InvalidMessageError,
+  type MessageKind,
+  VALIDATE_ENV,
+  type ValidateMode,
+  type ValidationIssue,
+} from "./app-server/validation.js";
 export { AppServerAccess } from "./app-server-access.js";
 export {
   type PermissionsInput,

@@ -25,6 +25,13 @@ import type { ConfigObject } from "./codex-config.js";
 import { type AppServerLink, remoteLink, spawnLink, transportLink } from "./links.js";
 import { AppServerExitedError } from "./process-errors.js";
 import type { RemoteOptions } from "./remote.js";
+import {
+  startValidation,
+  type ValidateMode,
+  type ValidationIssue,
+  ValidationIssues,
+  validateModeOf,
+} from "./validation.js";
 
 /** The name and version codex-harness introduces itself with. */
 export const DEFAULT_CLIENT_INFO = {
@@ -83,6 +90,19 @@ export interface AppServerClientOptions {
    * `codexHome`, `config`, `configOverrides`, `cwd`, stderr, `closeGraceMs`) are refused with it.
    */
   remote?: RemoteOptions;
+  /**
+   * Check what codex sends (notifications, server requests, results) against the pinned
+   * protocol's JSON Schema: `"off"` (default: nothing checked or loaded), `"warn"` (reported, then
+   * delivered as usual), `"strict"` (refused: a result rejects with `invalid_message`, a server
+   * request is answered with an error and never approved, a notification is dropped and reported
+   * to `onError`). Default: `$CODEX_HARNESS_VALIDATE`, else `"off"`. See {@link ValidateMode}.
+   */
+  validate?: ValidateMode;
+  /**
+   * Receives each finding of `validate` (method, field, message). Without it, `"warn"` findings
+   * become process warnings (`CODEX_HARNESS_INVALID_MESSAGE`), once per method and field.
+   */
+  onValidationIssue?: (issue: ValidationIssue) => void;
 }
 
 /** The arguments after the method of `request()`: params (optional when the method takes none), options. */
@@ -115,6 +135,9 @@ export class AppServerClient {
     private readonly link: AppServerLink,
     /** What codex answered to `initialize`. */
     readonly initializeResult: InitializeResponse,
+    /** Whether what codex sends is checked against the schema (the `validate` option in force). */
+    readonly validate: ValidateMode,
+    private readonly issues: ValidationIssues,
   ) {
     // Idle until someone asks for something: an idle codex does not keep the program running.
     link.keepAlive(false);
@@ -172,6 +195,8 @@ export class AppServerClient {
       | "initializeTimeoutMs"
       | "retry"
       | "capture"
+      | "validate"
+      | "onValidationIssue"
     > & { endpoint?: string } = {},
   ): Promise<AppServerClient> {
     return AppServerClient.over(async () => transportLink(transport, options.endpoint), options);
@@ -181,7 +206,11 @@ export class AppServerClient {
     makeLink: () => Promise<AppServerLink>,
     options: AppServerClientOptions,
   ): Promise<AppServerClient> {
-    // Opened first, so that a bad path fails with nothing to clean up.
+    // Settled first, so that a bad mode or a missing schema fails with nothing to clean up.
+    const validate = validateModeOf(options.validate);
+    const issues = new ValidationIssues(options.onValidationIssue);
+    const check = await startValidation(validate, issues.report);
+    // Opened next, so that a bad path fails with nothing to clean up.
     const capture =
       typeof options.capture === "string" ? openCaptureFile(options.capture) : options.capture;
     let link: AppServerLink;
@@ -198,6 +227,7 @@ export class AppServerClient {
           ? {}
           : { requestTimeoutMs: options.requestTimeoutMs }),
         ...(options.retry === undefined ? {} : { retry: options.retry }),
+        ...(check === undefined ? {} : { check }),
       },
     );
     try {
@@ -216,7 +246,7 @@ export class AppServerClient {
         { timeoutMs: initializeTimeoutMs },
       )) as InitializeResponse;
       await peer.notify("initialized");
-      return new AppServerClient(peer, link, result);
+      return new AppServerClient(peer, link, result, validate, issues);
     } catch (error) {
       const explained = await link.explainStartFailure(error);
       await peer.close();
@@ -292,6 +322,11 @@ export class AppServerClient {
     return this.peer.setRequestHandler(method, (params, context) =>
       handler(params as ServerRequestParams<M>, context),
     );
+  }
+
+  /** Listens to the findings of `validate` (see {@link AppServerClientOptions.validate}). */
+  onValidationIssue(listener: (issue: ValidationIssue) => void): () => void {
+    return this.issues.subscribe(listener);
   }
 
   /** Errors that do not end the connection (unreadable lines, stray responses, failing handlers). */

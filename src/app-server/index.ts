@@ -16,6 +16,7 @@ export {
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   JsonRpcPeer,
+  type MessageCheck,
   type PeerOptions,
   type RequestHandler,
   type RequestOptions,
@@ -60,4 +61,12 @@ export { type Host, type HostAuth, type HostOptions, startHost } from "./host.js
 export { AppServerExitedError, CodexExitedError, type ProcessExit } from "./process-errors.js";
 export { ProcessTransport } from "./process-transport.js";
 export { REMOTE_TOKEN_ENV, type RemoteOptions, resolveRemote } from "./remote.js";
+export {
+  InvalidMessageError,
+  type MessageKind,
+  VALIDATE_ENV,
+  type ValidateMode,
+  type ValidationIssue,
+  validateModeOf,
+} from "./validation.js";
 export { WebSocketTransport } from "./websocket-transport.js";

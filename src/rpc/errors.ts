@@ -22,6 +22,7 @@ export type RpcLocalErrorCode =
   | "process_exited"
   | "write_failed"
   | "protocol_error"
+  | "invalid_message"
   | "remote_disconnected";
 
 /** A request failed on our side: the connection closed, it timed out, it was aborted, … */

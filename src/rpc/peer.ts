@@ -14,8 +14,11 @@ import {
   RpcLocalError,
   RpcWireError,
 } from "./errors.js";
+import type { MessageCheck } from "./message-check.js";
 import { backoffDelay, DEFAULT_RETRY, type RetryOptions, sleep } from "./retry.js";
 import type { Transport } from "./transport.js";
+
+export type { MessageCheck } from "./message-check.js";
 
 /** Per-request options. */
 export interface RequestOptions {
@@ -52,6 +55,8 @@ export interface PeerOptions {
   requestTimeoutMs?: number;
   /** Retry overloaded requests by default with these settings (default: no retry). */
   retry?: RetryOptions;
+  /** Checks what the other side sends before anyone sees it (default: none, nothing is checked). */
+  check?: MessageCheck;
 }
 
 /** The default per-request timeout. */
@@ -87,6 +92,7 @@ export class JsonRpcPeer {
   private closeReason: Error | undefined;
   private readonly requestTimeoutMs: number;
   private readonly retry: RetryOptions | undefined;
+  private readonly check: MessageCheck | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -94,6 +100,7 @@ export class JsonRpcPeer {
   ) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.retry = options.retry;
+    this.check = options.check;
     transport.onmessage = (message) => this.receive(message);
     transport.onerror = (error) => this.reportError(error);
     transport.onclose = (reason) =>
@@ -311,8 +318,13 @@ export class JsonRpcPeer {
           return;
         }
         this.pending.delete(id as number);
-        if (classified.kind === "response") pending.resolve(classified.message.result);
-        else pending.reject(wireError(classified.message.error, pending.method));
+        if (classified.kind === "error") {
+          pending.reject(wireError(classified.message.error, pending.method));
+          return;
+        }
+        const refused = this.check?.result(pending.method, classified.message.result);
+        if (refused) pending.reject(refused);
+        else pending.resolve(classified.message.result);
         return;
       }
       case "invalid":
@@ -324,6 +336,13 @@ export class JsonRpcPeer {
   }
 
   private dispatchNotification(notification: RpcNotification): void {
+    if (this.check) {
+      const refused = this.check.notification(notification.method, notification.params);
+      if (refused) {
+        this.reportError(refused);
+        return;
+      }
+    }
     const listeners = this.notificationListeners.get(notification.method);
     if (listeners) {
       for (const listener of listeners) {
@@ -352,6 +371,16 @@ export class JsonRpcPeer {
           code: RpcErrorCodes.MethodNotFound,
           message: `No handler for ${request.method} on this client.`,
         },
+      });
+      return;
+    }
+    const refused = this.check?.request(request.method, request.params);
+    if (refused) {
+      // Never answered by its handler (so never approved): the params are not what they claim.
+      this.reportError(refused);
+      await this.reply({
+        id: request.id,
+        error: { code: RpcErrorCodes.InvalidParams, message: refused.message },
       });
       return;
     }

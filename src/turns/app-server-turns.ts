@@ -26,6 +26,7 @@ import {
 import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
+import { applyValidationIssue } from "./validation-notices.js";
 
 /** How long a turn may go without any event from codex (approvals waiting excepted). */
 export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
@@ -102,6 +103,7 @@ export class AppServerTurnTransport implements TurnTransport {
       (threadId) => (threadId === null ? undefined : this.router.get(threadId)),
       () => this.options.approvals,
     );
+    client.onValidationIssue((issue) => applyValidationIssue(this.router, issue));
     client.onAnyNotification((notification) => {
       if (this.router.route(notification)) return;
       for (const listener of this.otherListeners) listener(notification);

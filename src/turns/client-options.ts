@@ -34,6 +34,8 @@ export function clientOptionsOf(options: CodexOptions): AppServerClientOptions {
     ...(options.onStderr ? { onStderr: options.onStderr } : {}),
     ...(options.capture ? { capture: options.capture } : {}),
     ...(options.remote ? { remote: options.remote } : {}),
+    ...(options.validate ? { validate: options.validate } : {}),
+    ...(options.onValidationIssue ? { onValidationIssue: options.onValidationIssue } : {}),
   };
 }
 

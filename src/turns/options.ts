@@ -4,6 +4,7 @@ import type { CaptureSink } from "../app-server/capture.js";
 import type { ConfigObject } from "../app-server/codex-config.js";
 import type { RemoteOptions } from "../app-server/remote.js";
 import type { RestartPolicy } from "../app-server/supervisor.js";
+import type { ValidateMode, ValidationIssue } from "../app-server/validation.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
@@ -98,6 +99,20 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
    * unanswered requests are declined (app-server transport; `codex exec` never asks).
    */
   approvals?: Approvals;
+  /**
+   * app-server: check what codex sends against the pinned protocol's JSON Schema. `"off"`
+   * (default): nothing is checked or loaded. `"warn"`: the turn's stream gets a `notice` (code
+   * `invalid_message`, naming the method and the field) and `onValidationIssue` the finding.
+   * `"strict"`: the message is refused and the turn fails with an `InvalidMessageError`; a
+   * request's result that does not fit rejects it. Default: `$CODEX_HARNESS_VALIDATE` (read when
+   * the Codex is made), else `"off"`. Local and remote codex alike; `codex exec` is not checked.
+   */
+  validate?: ValidateMode;
+  /**
+   * app-server: receives every finding of `validate`. Without it, `"warn"` findings also become
+   * process warnings (`CODEX_HARNESS_INVALID_MESSAGE`), once per method and field.
+   */
+  onValidationIssue?: (issue: ValidationIssue) => void;
 }
 
 /** Options of a thread: `@openai/codex-sdk`'s names, plus codex-harness's. */

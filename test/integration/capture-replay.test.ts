@@ -163,6 +163,9 @@ describe("protocol capture (real codex, ScriptedModel)", () => {
       configOverrides: [`replay_capture=${JSON.stringify(file)}`],
       requestTimeoutMs: 10_000,
       closeGraceMs: 500,
+      // A capture is redacted: a config origin under a key that names a token reads "[REDACTED]"
+      // where codex sent an enum value, so the replayed messages need not fit the schema.
+      validate: "off",
     });
     try {
       const notifications = new NotificationLog(client);
