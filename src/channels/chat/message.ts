@@ -1,0 +1,129 @@
+// An interaction as a chat message: its title, what is asked in a few lines, its buttons (the
+// shared choices) and, once it ended, how.
+import { type Choice, choicesOf, outcomeWords } from "../choices.js";
+import type { Interaction } from "../interaction-types.js";
+
+/** What a chat message shows; each backend lays it out in its own markup. */
+export interface ChatMessage {
+  title: string;
+  /** Plain lines: the command and its folder, the reason, the files, the questions. */
+  details: string[];
+  /** The buttons while it is open (a question's options first, then the kind's choices). */
+  buttons: ChatButton[];
+  /** How it ended ("Accepted by alice"), once it did. */
+  outcome?: string;
+}
+
+/** One button: its label and the data the platform sends back when it is clicked. */
+export interface ChatButton {
+  label: string;
+  /** `<interaction id>:<index>`, at most 64 bytes (Telegram's limit; Slack and Discord allow more). */
+  data: string;
+  style?: "primary" | "danger";
+}
+
+/** The answer a button stands for. */
+export interface ChatAnswer {
+  action: Interaction["actions"][number];
+  values?: Record<string, unknown>;
+}
+
+const open = (status: string) => status === "pending" || status === "delivered";
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/** The message for an interaction as it is now. */
+export function chatMessage(interaction: Interaction): ChatMessage {
+  const outcome = outcomeWords(interaction);
+  return {
+    title: interaction.title,
+    details: detailsOf(interaction.payload),
+    buttons: open(interaction.status) ? buttonsOf(interaction) : [],
+    ...(outcome === undefined ? {} : { outcome }),
+  };
+}
+
+/** The answer of a clicked button, or undefined for data that is not one of this interaction's. */
+export function answerOf(interaction: Interaction, data: string): ChatAnswer | undefined {
+  const [id, index] = splitData(data);
+  if (id !== interaction.id || index === undefined) return undefined;
+  const answer = answersOf(interaction)[index];
+  if (!answer) return undefined;
+  return { action: answer.action, ...(answer.values ? { values: answer.values } : {}) };
+}
+
+/** The interaction id a button's data names (to load it before {@link answerOf}). */
+export function interactionIdOf(data: string): string | undefined {
+  return splitData(data)[0];
+}
+
+function splitData(data: string): [string | undefined, number | undefined] {
+  const match = /^(int_[A-Za-z0-9-]{1,60}):(\d{1,2})$/.exec(data);
+  return match ? [match[1], Number(match[2])] : [undefined, undefined];
+}
+
+/**
+ * What each button answers, in button order: for a single question with options, one per option
+ * (`text` with the option's label); then the kind's choices that need nothing typed.
+ */
+function answersOf(
+  interaction: Interaction,
+): (ChatAnswer & { label: string; style?: Choice["style"] })[] {
+  const answers: (ChatAnswer & { label: string; style?: Choice["style"] })[] = [];
+  const questions = Array.isArray(interaction.payload.questions)
+    ? (interaction.payload.questions as { options?: unknown }[])
+    : [];
+  const options =
+    questions.length === 1 && Array.isArray(questions[0]?.options)
+      ? (questions[0].options as { label?: unknown }[])
+      : [];
+  if (interaction.actions.includes("text")) {
+    for (const option of options) {
+      const label = text(option.label);
+      if (label) answers.push({ label, action: "text", values: { text: label } });
+    }
+  }
+  for (const choice of choicesOf(interaction)) {
+    if (choice.answers || choice.form) continue;
+    answers.push({
+      label: choice.label,
+      action: choice.action,
+      ...(choice.values ? { values: choice.values } : {}),
+      ...(choice.style ? { style: choice.style } : {}),
+    });
+  }
+  return answers;
+}
+
+function buttonsOf(interaction: Interaction): ChatButton[] {
+  return answersOf(interaction).map((answer, index) => ({
+    label: answer.label,
+    data: `${interaction.id}:${index}`,
+    ...(answer.style ? { style: answer.style } : {}),
+  }));
+}
+
+function detailsOf(payload: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  const command = text(payload.command);
+  if (command) lines.push(`$ ${command}`);
+  const cwd = text(payload.cwd);
+  if (cwd) lines.push(`in ${cwd}`);
+  const reason = text(payload.reason);
+  if (reason) lines.push(`why: ${reason}`);
+  if (Array.isArray(payload.changes)) {
+    for (const change of payload.changes as { path?: unknown; kind?: unknown }[]) {
+      const file = text(change?.path);
+      if (file) lines.push(`${text(change.kind) ?? "update"} ${file}`);
+    }
+  }
+  if (Array.isArray(payload.questions)) {
+    for (const question of payload.questions as { question?: unknown; options?: unknown }[]) {
+      const asked = text(question?.question);
+      if (asked) lines.push(`? ${asked}`);
+    }
+  }
+  const message = text(payload.message);
+  if (message) lines.push(message);
+  return lines;
+}

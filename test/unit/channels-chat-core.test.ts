@@ -1,0 +1,109 @@
+// What every chat backend shares: the message of an interaction, its buttons' answers, who may answer, secrets.
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { answerOf, chatMessage, interactionIdOf } from "../../src/channels/chat/message.js";
+import { parsePeople } from "../../src/channels/chat/people.js";
+import { readSecret } from "../../src/channels/chat/secrets.js";
+import type { Interaction } from "../../src/channels/interaction-types.js";
+
+const base = {
+  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
+  source: { name: "test" },
+  status: "delivered",
+  createdAt: "2026-11-22T10:00:00.000Z",
+  updatedAt: "2026-11-22T10:00:00.000Z",
+  expiresAt: "2026-11-22T10:10:00.000Z",
+} as const;
+
+const approval = {
+  ...base,
+  kind: "approval_request",
+  title: "Run npm test",
+  payload: { command: "npm test", cwd: "/work/app", reason: "run the tests" },
+  actions: ["accept", "decline", "cancel"],
+} as unknown as Interaction;
+
+describe("chat messages", () => {
+  it("shows what is asked and one button per choice, each answering as the inbox does", () => {
+    const message = chatMessage(approval);
+    assert.equal(message.title, "Run npm test");
+    assert.deepEqual(message.details, ["$ npm test", "in /work/app", "why: run the tests"]);
+    assert.deepEqual(
+      message.buttons.map((button) => button.label),
+      ["Accept", "Accept for this session", "Decline", "Interrupt the turn"],
+    );
+    const [accept, session, decline, interrupt] = message.buttons.map((b) => b.data);
+    assert.ok(message.buttons.every((b) => Buffer.byteLength(b.data) <= 64));
+    assert.equal(interactionIdOf(accept ?? ""), approval.id);
+    assert.deepEqual(answerOf(approval, accept ?? ""), { action: "accept", values: {} });
+    assert.deepEqual(answerOf(approval, session ?? ""), {
+      action: "accept",
+      values: { scope: "session" },
+    });
+    assert.deepEqual(answerOf(approval, decline ?? ""), { action: "decline" });
+    assert.deepEqual(answerOf(approval, interrupt ?? ""), { action: "cancel" });
+    assert.equal(answerOf(approval, `${approval.id}:9`), undefined);
+    assert.equal(answerOf(approval, "int_other:0"), undefined);
+    assert.equal(interactionIdOf("<script>"), undefined);
+  });
+
+  it("offers a single question's options as buttons, and says how it ended once it did", () => {
+    const question = {
+      ...base,
+      kind: "user_input_request",
+      title: "Which branch?",
+      payload: {
+        questions: [
+          { id: "q", question: "Which branch?", options: [{ label: "main" }, { label: "dev" }] },
+        ],
+      },
+      actions: ["text", "decline", "cancel"],
+    } as unknown as Interaction;
+    const message = chatMessage(question);
+    assert.deepEqual(
+      message.buttons.map((b) => b.label),
+      ["main", "dev", "Decline", "Interrupt the turn"],
+    );
+    assert.deepEqual(answerOf(question, message.buttons[1]?.data ?? ""), {
+      action: "text",
+      values: { text: "dev" },
+    });
+    const answered = {
+      ...approval,
+      status: "resolved",
+      response: { action: "decline", metadata: { answeredBy: "bob" }, respondedAt: base.createdAt },
+    } as unknown as Interaction;
+    assert.deepEqual(chatMessage(answered).buttons, []);
+    assert.equal(chatMessage(answered).outcome, "Declined by bob");
+  });
+});
+
+describe("who may answer", () => {
+  it("reads id=name pairs and refuses what is not one", () => {
+    assert.deepEqual(
+      [...parsePeople("U1=alice, 42=bob", "--slack-people")],
+      [
+        ["U1", "alice"],
+        ["42", "bob"],
+      ],
+    );
+    assert.throws(
+      () => parsePeople("alice", "--slack-people"),
+      /--slack-people: "alice" is not id=name/,
+    );
+    assert.throws(() => parsePeople(" , ", "X"), /names nobody/);
+  });
+});
+
+describe("secrets", () => {
+  it("come from the environment or a file it names, and a missing one names both variables", () => {
+    assert.equal(readSecret({ TOKEN: "abc" }, "TOKEN", "Slack"), "abc");
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "codex-harness-secret-")), "token");
+    writeFileSync(file, "from-file\n");
+    assert.equal(readSecret({ TOKEN_FILE: file }, "TOKEN", "Slack"), "from-file");
+    assert.throws(() => readSecret({}, "TOKEN", "Slack"), /Slack needs TOKEN \(or TOKEN_FILE/);
+  });
+});
