@@ -126,3 +126,30 @@ export class RemoteDisconnectedError extends RpcLocalError {
     this.endpoint = endpoint;
   }
 }
+
+/** The error for a JSON-RPC error answer to `method` (overloaded, or any other). */
+export function wireError(error: RpcErrorObject, method: string): RpcWireError {
+  return error.code === RpcErrorCodes.Overloaded
+    ? new OverloadedError(error, method)
+    : new RpcWireError(error, method);
+}
+
+/** A request aborted by its signal. */
+export function abortedError(method: string, reason: unknown): RpcLocalError {
+  return new RpcLocalError("aborted", `${method} was aborted.`, { method, cause: reason });
+}
+
+/** Any thrown value as an Error. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(describeError(value));
+}
+
+/** What went wrong, in words, from any thrown value; never throws itself. */
+export function describeError(value: unknown): string {
+  try {
+    const message = value instanceof Error ? value.message : String(value);
+    return typeof message === "string" && message !== "" ? message : "the request handler failed";
+  } catch {
+    return "the request handler failed (its error could not be read)";
+  }
+}

@@ -2,17 +2,20 @@
 import {
   classifyMessage,
   type RequestId,
-  type RpcErrorObject,
   type RpcErrorResponse,
   type RpcNotification,
   type RpcRequest,
 } from "../protocol/messages.js";
+import { AbandonedRequests } from "./abandoned-requests.js";
 import {
+  abortedError,
+  asError,
+  describeError,
   isOverloaded,
   OverloadedError,
   RpcErrorCodes,
   RpcLocalError,
-  RpcWireError,
+  wireError,
 } from "./errors.js";
 import type { MessageCheck } from "./message-check.js";
 import { backoffDelay, DEFAULT_RETRY, type RetryOptions, sleep } from "./retry.js";
@@ -31,13 +34,10 @@ export interface RequestOptions {
   /**
    * The undo for work the other side does after we gave up: when the request failed here (timeout,
    * abort) and its successful answer still arrives, this is called with the result (once). Kept
-   * for the connection's life, at most {@link MAX_ABANDONED} requests (the oldest are forgotten).
+   * for the connection's life, at most 1,000 requests (the oldest are forgotten).
    */
   onLateAnswer?: (result: unknown) => void;
 }
-
-/** How many given-up requests with an `onLateAnswer` a peer remembers. */
-export const MAX_ABANDONED = 1_000;
 
 /** What a server-request handler gets besides the params. */
 export interface ServerRequestContext {
@@ -68,12 +68,6 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** A request we gave up on whose late answer must be undone. */
-interface Abandoned {
-  method: string;
-  onLateAnswer: (result: unknown) => void;
-}
-
 /**
  * One side of a JSON-RPC connection. Responses are matched only to our own pending requests; a
  * message with a `method` is always the other side's request or notification, even when its id
@@ -82,7 +76,7 @@ interface Abandoned {
 export class JsonRpcPeer {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
-  private readonly abandoned = new Map<number, Abandoned>();
+  private readonly abandoned = new AbandonedRequests();
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationListeners = new Map<string, Set<(params: unknown) => void>>();
   private readonly anyNotificationListeners = new Set<(notification: RpcNotification) => void>();
@@ -240,31 +234,19 @@ export class JsonRpcPeer {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener("abort", onAbort);
       if (gaveUp && options.onLateAnswer && !this.closeReason) {
-        this.abandon(id, { method, onLateAnswer: options.onLateAnswer });
+        this.abandoned.add(id, options.onLateAnswer);
       }
     });
   }
 
-  private abandon(id: number, abandoned: Abandoned): void {
-    this.abandoned.set(id, abandoned);
-    if (this.abandoned.size > MAX_ABANDONED) {
-      const oldest = this.abandoned.keys().next().value as number;
-      this.abandoned.delete(oldest);
-    }
-  }
-
   /** A late answer to a request we gave up on: a success is undone by its `onLateAnswer`. */
   private lateAnswer(id: number, answer: { result?: unknown }, success: boolean): boolean {
-    const abandoned = this.abandoned.get(id);
-    if (!abandoned) return false;
-    this.abandoned.delete(id);
-    if (!success) return true; // refused by the other side: nothing to undo
     try {
-      abandoned.onLateAnswer(answer.result);
+      return this.abandoned.take(id, answer, success);
     } catch (error) {
       this.reportError(asError(error));
+      return true;
     }
-    return true;
   }
 
   private assertOpen(method: string): void {
@@ -421,29 +403,5 @@ export class JsonRpcPeer {
         // An error listener that throws has nowhere left to report to.
       }
     }
-  }
-}
-
-function wireError(error: RpcErrorObject, method: string): RpcWireError {
-  return error.code === RpcErrorCodes.Overloaded
-    ? new OverloadedError(error, method)
-    : new RpcWireError(error, method);
-}
-
-function abortedError(method: string, reason: unknown): RpcLocalError {
-  return new RpcLocalError("aborted", `${method} was aborted.`, { method, cause: reason });
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(describeError(value));
-}
-
-/** What went wrong, in words, from any thrown value; never throws itself. */
-function describeError(value: unknown): string {
-  try {
-    const message = value instanceof Error ? value.message : String(value);
-    return typeof message === "string" && message !== "" ? message : "the request handler failed";
-  } catch {
-    return "the request handler failed (its error could not be read)";
   }
 }
