@@ -10,6 +10,7 @@ import type { Interaction } from "../../src/channels/interaction-types.js";
 import { callFailure, isNotModified } from "../../src/channels/telegram/api-errors.js";
 import { telegramBackend } from "../../src/channels/telegram/backend.js";
 import { keyboardOf, messageText } from "../../src/channels/telegram/markup.js";
+import { telegramBackendsOf } from "../../src/cli/serve-chat-telegram.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { runWithHooks } from "../support/module-hooks.js";
 
@@ -159,6 +160,24 @@ describe("telegram backend options", () => {
       return true;
     });
     await assert.rejects(telegramBackend({ ...base, people: new Map() }), /people/);
+  });
+
+  it("serve's flags: --telegram needs a chat, people and a token from the environment", async () => {
+    assert.deepEqual(await telegramBackendsOf({}, {}), []);
+    await assert.rejects(telegramBackendsOf({ telegramChat: "-1" }, {}), /need --telegram\./);
+    await assert.rejects(telegramBackendsOf({ telegram: true }, {}), /--telegram-chat <id>/);
+    await assert.rejects(
+      telegramBackendsOf({ telegram: true, telegramChat: "-1" }, {}),
+      /--telegram-people/,
+    );
+    await assert.rejects(
+      telegramBackendsOf({ telegram: true, telegramChat: "-1", telegramPeople: "1=a" }, {}),
+      { code: "missing_secret" },
+    );
+    await assert.rejects(
+      telegramBackendsOf({ telegram: true, telegramChat: "-1", telegramPeople: "bad" }, {}),
+      { code: "invalid_option" },
+    );
   });
 
   it("names the package to install when grammy is missing", async () => {

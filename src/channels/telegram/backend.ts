@@ -247,9 +247,14 @@ class TelegramBackend implements InteractionBackend {
   }
 
   private async onClick(query: CallbackQuery): Promise<void> {
+    // Telegram shows at most 200 characters of a callback answer.
     const tell = (text: string, alert = false) =>
       this.quietly("answerCallbackQuery", (signal) =>
-        this.api.answerCallbackQuery(query.id, { text, show_alert: alert }, signal),
+        this.api.answerCallbackQuery(
+          query.id,
+          { text: text.length <= 200 ? text : `${text.slice(0, 199)}…`, show_alert: alert },
+          signal,
+        ),
       );
     const name = this.person(query.message?.chat, query.from);
     if (!name) return tell(notAllowed("Telegram"), true);
