@@ -29,9 +29,19 @@ export interface InteractionBackend {
   close?(): Promise<void>;
 }
 
-/** A delivery failure worth trying again (network errors, 5xx, 429). */
+/**
+ * A delivery failure worth trying again (network errors, 5xx, 429). `retryAfterMs` is how long the
+ * other side asked to be left alone (a 429's `Retry-After`): the next attempt waits at least that
+ * long, up to the policy's `maxDelayMs`.
+ */
 export class RetryableError extends Error {
   override readonly name = "RetryableError";
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
+    super(message, "cause" in options ? { cause: options.cause } : undefined);
+    this.retryAfterMs = options.retryAfterMs;
+  }
 }
 
 /** How {@link BackendDispatcher} retries. */
@@ -106,13 +116,17 @@ export class BackendDispatcher {
         }
         return;
       } catch (error) {
-        const retry =
-          error instanceof RetryableError && attempt < attempts && !this.abort.signal.aborted;
-        if (!retry) {
+        if (
+          !(error instanceof RetryableError) ||
+          attempt >= attempts ||
+          this.abort.signal.aborted
+        ) {
           this.options.onFailure?.({ backend: backend.name, change, attempts: attempt, error });
           return;
         }
-        const wait = Math.min(delay, this.options.maxDelayMs ?? 30_000) * (0.5 + Math.random() / 2);
+        const maxDelay = this.options.maxDelayMs ?? 30_000;
+        const backoff = Math.min(delay, maxDelay) * (0.5 + Math.random() / 2);
+        const wait = Math.max(backoff, Math.min(error.retryAfterMs ?? 0, maxDelay));
         await new Promise((resolve) => setTimeout(resolve, wait));
         delay *= 2;
       }

@@ -11,6 +11,7 @@ export interface Drivers {
   "better-sqlite3": { default: typeof import("better-sqlite3") };
   pg: typeof import("pg");
   "graphile-worker": typeof import("graphile-worker");
+  grammy: typeof import("grammy");
 }
 
 /** An optional driver's package name. */
@@ -20,6 +21,7 @@ const NEEDED_BY: Record<DriverName, string> = {
   "better-sqlite3": "The SQLite interaction store",
   pg: "The PostgreSQL interaction store",
   "graphile-worker": "The fleet (codex-harness worker)",
+  grammy: "The Telegram backend",
 };
 
 const importModule: ModuleImporter = (specifier) => import(specifier);

@@ -17,6 +17,7 @@ import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
+import { addTelegramFlags, type TelegramFlags, telegramBackendsOf } from "./serve-chat-telegram.js";
 
 /** The data directory when `--data-dir` is not given. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,7 +32,7 @@ interface ConnectOptions {
 
 /** Adds `serve` and `interactions` to the program. */
 export function addChannelsCommands(program: Command): void {
-  program
+  const serve = program
     .command("serve")
     .description("Run the channels runtime: an HTTP API (and inbox) for approvals and questions")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
@@ -65,6 +66,7 @@ export function addChannelsCommands(program: Command): void {
         const backends = options.webhook
           ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
           : [];
+        backends.push(...(await telegramBackendsOf(serve.opts<TelegramFlags>())));
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -92,6 +94,7 @@ export function addChannelsCommands(program: Command): void {
         process.once("SIGTERM", stop);
       },
     );
+  addTelegramFlags(serve);
 
   const interactions = program
     .command("interactions")

@@ -1,0 +1,79 @@
+// An interaction as a Telegram message: HTML text (title, details, how to answer, how it ended)
+// and an inline keyboard of the shared chat buttons.
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
+import { chatMessage } from "../chat/message.js";
+import type { Interaction } from "../interaction-types.js";
+
+/**
+ * The details' share of Telegram's 4,096 characters (counted after the HTML is parsed): the rest
+ * is room for the title, the hint and the outcome (300 characters each at most).
+ */
+const MAX_DETAILS = 3_000;
+const MAX_LINE = 500;
+
+/** `text` safe inside Telegram's HTML parse mode. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The number of questions an interaction asks (`payload.questions`). */
+export function questionCount(interaction: Interaction): number {
+  const questions = interaction.payload.questions;
+  return Array.isArray(questions) ? questions.length : 0;
+}
+
+/** Whether a reply to the message can answer it: a single question that takes text. */
+export function answersByReply(interaction: Interaction): boolean {
+  return interaction.actions.includes("text") && questionCount(interaction) === 1;
+}
+
+/** What to do besides the buttons, while the interaction is open. */
+function hintOf(interaction: Interaction): string | undefined {
+  if (answersByReply(interaction)) return "Reply to this message to answer in your own words.";
+  if (interaction.kind === "user_input_request") return "Answer the questions in the inbox.";
+  if (interaction.kind === "elicitation_request") return "Fill in the form in the inbox.";
+  return undefined;
+}
+
+/**
+ * The message's text (HTML parse mode): the title in bold, the details (the command in `code`),
+ * then while open a hint for what the buttons cannot answer, and once ended the outcome in italics
+ * ("Accepted by alice"). Always under Telegram's 4,096 characters.
+ */
+export function messageText(interaction: Interaction): string {
+  const message = chatMessage(interaction);
+  const lines = [`<b>${escapeHtml(clip(message.title, 300))}</b>`];
+  let room = MAX_DETAILS;
+  for (const detail of message.details) {
+    const line = clip(detail, MAX_LINE);
+    if (line.length + 1 > room) {
+      lines.push("…");
+      break;
+    }
+    room -= line.length + 1;
+    lines.push(line.startsWith("$ ") ? `<code>${escapeHtml(line)}</code>` : escapeHtml(line));
+  }
+  const hint = message.outcome === undefined ? hintOf(interaction) : undefined;
+  if (hint) lines.push("", `<i>${escapeHtml(hint)}</i>`);
+  if (message.outcome !== undefined) {
+    lines.push("", `<b>${escapeHtml(clip(message.outcome, 300))}</b>`);
+  }
+  return lines.join("\n");
+}
+
+/** The inline keyboard of an open interaction: one button a row; empty once it ended. */
+export function keyboardOf(interaction: Interaction): InlineKeyboardMarkup {
+  return {
+    inline_keyboard: chatMessage(interaction).buttons.map((button): InlineKeyboardButton[] => [
+      {
+        text: button.label,
+        callback_data: button.data,
+        ...(button.style ? { style: button.style } : {}),
+      },
+    ]),
+  };
+}

@@ -1,0 +1,439 @@
+// The Telegram backend against a local fake of the Bot API (grammy pointed at it with `apiRoot`):
+// a real codex approval and question answered from the chat, late clicks, strangers, buttons not
+// ours, Telegram down or rate-limiting while another backend goes on, the token never shown, and
+// `codex-harness serve --telegram`.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, it } from "node:test";
+import { inspect } from "node:util";
+import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
+import { channelsApprovals } from "../../src/channels/bridge.js";
+import { parsePeople } from "../../src/channels/chat/people.js";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import type { InteractionChange } from "../../src/channels/interaction-types.js";
+import {
+  type TelegramBackendOptions,
+  telegramBackend,
+} from "../../src/channels/telegram/backend.js";
+import { execCommand, reply, requestUserInput } from "../../src/testing/script.js";
+import { startCli } from "../support/cli.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
+import {
+  apiError,
+  type FakeMessage,
+  type FakeTelegram,
+  startFakeTelegram,
+} from "../support/fake-telegram.js";
+
+const TOKEN = "987654321:AAE-fake-token-for-the-tests_abcdefgh";
+const CHAT = -1001234567890;
+const ALICE = 1111;
+const BOB = 2222;
+const EVE = 6666;
+const NOT_ALLOWED = /not on this codex-harness Telegram allow-list/;
+
+let telegram: FakeTelegram | undefined;
+let server: ChannelsServer | undefined;
+let fixture: CodexApiFixture | undefined;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await fixture?.close();
+  await server?.close();
+  await telegram?.close();
+  fixture = undefined;
+  server = undefined;
+  telegram = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-telegram-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A backend that records when each change reached it. */
+function recorder(): InteractionBackend & { seen: { change: InteractionChange; at: number }[] } {
+  const seen: { change: InteractionChange; at: number }[] = [];
+  return {
+    name: "recorder",
+    seen,
+    async deliver(change) {
+      seen.push({ change, at: Date.now() });
+    },
+  };
+}
+
+interface Started {
+  telegram: FakeTelegram;
+  server: ChannelsServer;
+  client: ChannelsClient;
+  errors: Error[];
+  failures: DeliveryFailure[];
+}
+
+/** The fake Bot API, a runtime with the Telegram backend (and `others`) on it. */
+async function start(
+  options: {
+    others?: InteractionBackend[];
+    backend?: Partial<TelegramBackendOptions>;
+    attempts?: number;
+  } = {},
+): Promise<Started> {
+  telegram = await startFakeTelegram(TOKEN, [CHAT]);
+  const errors: Error[] = [];
+  const failures: DeliveryFailure[] = [];
+  const backend = await telegramBackend({
+    token: TOKEN,
+    chatId: CHAT,
+    people: parsePeople(`${ALICE}=alice,${BOB}=bob`, "test"),
+    apiRoot: telegram.url,
+    pollTimeoutSeconds: 5,
+    timeoutMs: 3_000,
+    onError: (error) => errors.push(error),
+    ...options.backend,
+  });
+  server = await startChannelsServer({
+    dataDir: tempDir(),
+    port: 0,
+    backends: [backend, ...(options.others ?? [])],
+    backendRetry: { initialDelayMs: 50, maxDelayMs: 3_000, attempts: options.attempts ?? 6 },
+    onBackendFailure: (failure) => failures.push(failure),
+  });
+  const client = new ChannelsClient({ url: server.url, token: server.token });
+  return { telegram, server, client, errors, failures };
+}
+
+/** The data of the button labelled `label`. */
+function button(message: FakeMessage, label: string): string {
+  const found = message.keyboard.flat().find((b) => b.text === label);
+  assert.ok(found?.callback_data, `a ${label} button in ${JSON.stringify(message.keyboard)}`);
+  return found.callback_data;
+}
+
+const createApproval = (client: ChannelsClient, command = "ls") =>
+  client.create({
+    kind: "approval_request",
+    source: { name: "test" },
+    title: `Run ${command}`,
+    payload: { command },
+  });
+
+describe("telegram backend", () => {
+  it("a real codex command approval answered with a button: the command runs, the message says who", async () => {
+    const started = await start();
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo telegram > tg.txt", { escalated: true }), reply("done")],
+      {
+        config: {},
+        codex: {
+          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
+        },
+      },
+    );
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
+    const message = await eventually(
+      "the approval in the chat",
+      () => started.telegram.messages[0],
+    );
+    assert.equal(message.chatId, CHAT);
+    assert.equal(message.parseMode, "HTML");
+    assert.match(message.text, /tg\.txt/);
+    assert.deepEqual(
+      message.keyboard.map((row) => row[0]?.text),
+      ["Accept", "Accept for this session", "Decline", "Interrupt the turn"],
+    );
+    const query = started.telegram.click({
+      userId: ALICE,
+      message,
+      data: button(message, "Accept"),
+    });
+
+    const result = await turn;
+    assert.equal(result.finalResponse, "done");
+    assert.ok(existsSync(path.join(fixture.workdir, "tg.txt")));
+    await eventually("the message edited", () => /Accepted by alice/.test(message.text));
+    assert.deepEqual(message.keyboard, []);
+    assert.deepEqual(started.telegram.callbackAnswers.get(query), {
+      text: "Accepted by alice",
+      show_alert: false,
+    });
+    const [stored] = await started.client.list();
+    assert.equal(stored?.status, "resolved");
+    assert.equal(stored?.response?.metadata?.answeredBy, "alice");
+    assert.equal(stored?.response?.metadata?.via, "telegram");
+    assert.equal(stored?.response?.metadata?.telegramUserId, String(ALICE));
+    assert.deepEqual(started.errors, []);
+    assert.deepEqual(started.failures, []);
+  });
+
+  it("a real codex question answered with one of its options", async () => {
+    const started = await start();
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        requestUserInput(
+          [
+            {
+              id: "color",
+              header: "Color",
+              question: "Which color?",
+              options: [
+                { label: "blue", description: "calm" },
+                { label: "red", description: "bold" },
+              ],
+            },
+          ],
+          { callId: "q1" },
+        ),
+        reply("Red it is."),
+      ],
+      {
+        config: {},
+        codex: {
+          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
+        },
+      },
+    );
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("pick one");
+    const message = await eventually(
+      "the question in the chat",
+      () => started.telegram.messages[0],
+    );
+    assert.match(message.text, /Which color\?/);
+    assert.deepEqual(
+      message.keyboard.map((row) => row[0]?.text),
+      ["blue", "red", "Decline", "Interrupt the turn"],
+    );
+    started.telegram.click({ userId: BOB, message, data: button(message, "red") });
+    assert.equal((await turn).finalResponse, "Red it is.");
+    assert.match(fixture.model.toolOutput("q1")?.output ?? "", /red/);
+    await eventually("the message edited", () => /Answered by bob/.test(message.text));
+  });
+
+  it("a reply answers a single question in words; a stranger's reply is refused", async () => {
+    const { telegram, client } = await start();
+    const created = await client.create({
+      kind: "user_input_request",
+      source: { name: "test" },
+      title: "Name?",
+      payload: { questions: [{ id: "name", question: "What name?" }] },
+    });
+    const message = await eventually("the question", () => telegram.messages[0]);
+    assert.match(message.text, /Reply to this message/);
+    telegram.reply({ userId: EVE, message, text: "Mallory" });
+    const refusal = await eventually("the refusal", () => telegram.messages[1]);
+    assert.match(refusal.text, NOT_ALLOWED);
+    assert.equal((await client.get(created.id)).status, "delivered");
+
+    telegram.reply({ userId: ALICE, message, text: "Ada" });
+    await eventually(
+      "the answer",
+      async () => (await client.get(created.id)).status === "resolved",
+    );
+    const stored = await client.get(created.id);
+    assert.deepEqual(stored.response?.values, { text: "Ada" });
+    assert.equal(stored.response?.metadata?.answeredBy, "alice");
+    await eventually("the message edited", () => /Answered by alice/.test(message.text));
+  });
+
+  it("a click after someone else answered says who did, and changes nothing", async () => {
+    const { telegram, client } = await start();
+    const created = await createApproval(client);
+    const message = await eventually("the approval", () => telegram.messages[0]);
+    await client.respond(created.id, {
+      action: "decline",
+      metadata: { answeredBy: "carol", via: "web-inbox" },
+    });
+    const query = telegram.click({ userId: ALICE, message, data: button(message, "Accept") });
+    const answered = await eventually("the click answered", () =>
+      telegram.callbackAnswers.get(query),
+    );
+    assert.equal(answered.show_alert, true);
+    assert.match(answered.text ?? "", /Declined by carol/);
+    const stored = await client.get(created.id);
+    assert.equal(stored.response?.action, "decline");
+    assert.equal(stored.response?.metadata?.answeredBy, "carol");
+    await eventually("the message edited", () => /Declined by carol/.test(message.text));
+    assert.deepEqual(message.keyboard, []);
+
+    // Again while the backend has not yet seen the answer (its deliveries wait behind a send that
+    // Telegram rate-limits): the runtime refuses the click as a conflict, and the clicker is told
+    // who answered once the backend hears of it.
+    const second = await createApproval(client, "make");
+    const secondMessage = await eventually("the second approval", () => telegram.messages[1]);
+    telegram.failNext("sendMessage", 1, apiError(429, "Too Many Requests: retry after 1", 1));
+    await createApproval(client, "held up");
+    await eventually("the rate-limited send", () =>
+      telegram.calls.some((call) => String(call.payload.text).includes("held up")),
+    );
+    await client.respond(second.id, { action: "accept", metadata: { answeredBy: "carol" } });
+    const late = telegram.click({
+      userId: BOB,
+      message: secondMessage,
+      data: button(secondMessage, "Decline"),
+    });
+    const told = await eventually("the late click answered", () =>
+      telegram.callbackAnswers.get(late),
+    );
+    assert.equal(told.show_alert, true);
+    assert.match(told.text ?? "", /^Someone else answered first: Accepted by carol\./);
+    assert.equal((await client.get(second.id)).response?.metadata?.answeredBy, "carol");
+    await eventually("the second message edited", () =>
+      /Accepted by carol/.test(secondMessage.text),
+    );
+  });
+
+  it("strangers, other chats and buttons not ours answer nothing", async () => {
+    const { telegram, client } = await start();
+    const created = await createApproval(client);
+    const message = await eventually("the approval", () => telegram.messages[0]);
+    const accept = button(message, "Accept");
+    const clicks = {
+      stranger: telegram.click({ userId: EVE, message, data: accept }),
+      otherChat: telegram.click({ userId: ALICE, message, data: accept, chatId: -100999 }),
+      notOurs: telegram.click({ userId: ALICE, message, data: "hello" }),
+      unknown: telegram.click({
+        userId: ALICE,
+        message,
+        data: "int_00000000-0000-4000-8000-000000000000:0",
+      }),
+      noSuchButton: telegram.click({ userId: ALICE, message, data: `${created.id}:9` }),
+    };
+    for (const [what, id] of Object.entries(clicks)) {
+      const answer = await eventually(what, () => telegram.callbackAnswers.get(id));
+      assert.equal(answer.show_alert, true, what);
+      if (what === "stranger" || what === "otherChat") assert.match(answer.text ?? "", NOT_ALLOWED);
+      else assert.doesNotMatch(answer.text ?? "", NOT_ALLOWED);
+    }
+    assert.equal((await client.get(created.id)).status, "delivered");
+    assert.equal(message.edits, 0);
+    // The same button, clicked by someone allowed, still works.
+    telegram.click({ userId: BOB, message, data: accept });
+    await eventually(
+      "bob's answer",
+      async () => (await client.get(created.id)).status === "resolved",
+    );
+  });
+
+  it("Telegram down (500) and rate-limiting (429 retry_after): retried with backoff, another backend not held up", async () => {
+    const other = recorder();
+    const { telegram, client, errors, failures } = await start({
+      others: [other],
+      backend: { pollTimeoutSeconds: 1 },
+    });
+    telegram.failNext("sendMessage", 2, apiError(500, "Internal Server Error"));
+    telegram.failNext("sendMessage", 1, apiError(429, "Too Many Requests: retry after 1", 1));
+    telegram.failNext("getUpdates", 1, apiError(502, "Bad Gateway"));
+    const began = Date.now();
+    const created = await createApproval(client);
+    await eventually("the other backend's delivery", () =>
+      other.seen.some((seen) => seen.change.interaction.id === created.id),
+    );
+    assert.ok(Date.now() - began < 1_000, "the other backend was not held up");
+    const message = await eventually("the message, at last", () => telegram.messages[0]);
+    const sends = telegram.calls.filter((call) => call.method === "sendMessage");
+    assert.equal(sends.length, 4);
+    const [, , limited, sent] = sends;
+    assert.ok(limited && sent && sent.at - limited.at >= 950, "waited retry_after (1 s)");
+    await eventually(
+      "delivered",
+      async () => (await client.get(created.id)).status === "delivered",
+    );
+    // The poller got over its 502 too: a click works.
+    await eventually("the poller's report", () => errors.length > 0);
+    assert.match(errors[0]?.message ?? "", /getUpdates answered 502/);
+    telegram.failNext("editMessageText", 1, apiError(503, "Service Unavailable"));
+    telegram.click({ userId: ALICE, message, data: button(message, "Accept") });
+    await eventually("the edit, retried", () => /Accepted by alice/.test(message.text));
+    assert.equal(telegram.calls.filter((call) => call.method === "editMessageText").length, 2);
+    assert.deepEqual(failures, []);
+  });
+
+  it("never shows the token: a wrong one, or Telegram unreachable", async () => {
+    const wrong = await start({ attempts: 2, backend: { token: `${TOKEN}x` } });
+    await createApproval(wrong.client);
+    await eventually("the refused send", () => wrong.failures.length === 1);
+    await eventually("polling stopped", () =>
+      /Polling stopped/.test(wrong.errors.at(-1)?.message ?? ""),
+    );
+    const refused = wrong.failures[0]?.error as Error & { code?: string };
+    assert.equal(refused.code, "telegram_refused");
+    assert.match(refused.message, /sendMessage answered 401/);
+    await server?.close();
+    await telegram?.close();
+    server = undefined;
+
+    const down = await start({ attempts: 2 });
+    await down.telegram.close();
+    telegram = undefined;
+    await createApproval(down.client);
+    await eventually("the failed sends", () => down.failures.length === 1);
+    await eventually("a polling failure", () => down.errors.length > 0);
+    const failure = down.failures[0]?.error as Error;
+    assert.equal(failure.name, "RetryableError");
+    assert.match(failure.message, /ECONNREFUSED/);
+    for (const error of [...wrong.errors, ...down.errors, refused, failure]) {
+      assert.ok(!inspect(error, { depth: 5 }).includes(TOKEN), inspect(error));
+    }
+  });
+
+  it("codex-harness serve --telegram: the token from a file, never printed", async () => {
+    telegram = await startFakeTelegram(TOKEN, [CHAT]);
+    const dir = tempDir();
+    const tokenFile = path.join(dir, "bot-token");
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const flags = [
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      path.join(dir, "data"),
+      "--telegram",
+      "--telegram-chat",
+      String(CHAT),
+      "--telegram-people",
+      `${ALICE}=alice`,
+      "--telegram-api-root",
+      telegram.url,
+    ];
+    const env = { PATH: process.env.PATH, HOME: dir };
+    const missing = startCli(flags, env);
+    missing.child.stdin.end();
+    assert.equal(await missing.closed, 1);
+    assert.match(missing.output.stderr, /needs TELEGRAM_BOT_TOKEN \(or TELEGRAM_BOT_TOKEN_FILE/);
+
+    const cli = startCli(flags, { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile });
+    cli.child.stdin.end();
+    try {
+      const url = await eventually(
+        "serve's address",
+        () => /listening on (http:\/\/\S+)/.exec(cli.output.stdout)?.[1],
+      );
+      const token = await eventually(
+        "serve's token",
+        () => /token \(printed once[^:]*\): (\S+)/.exec(cli.output.stdout)?.[1],
+      );
+      const client = new ChannelsClient({ url, token });
+      await createApproval(client, "make deploy");
+      const message = await eventually("the message", () => telegram?.messages[0]);
+      assert.match(message.text, /make deploy/);
+      telegram.click({ userId: ALICE, message, data: button(message, "Decline") });
+      await eventually("the edit", () => /Declined by alice/.test(message.text));
+    } finally {
+      cli.child.kill("SIGTERM");
+      await cli.closed;
+    }
+    assert.ok(!`${cli.output.stdout}${cli.output.stderr}`.includes(TOKEN));
+  });
+});
