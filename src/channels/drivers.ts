@@ -1,5 +1,6 @@
-// The optional database drivers of the channels stores (better-sqlite3, pg): loaded on first use,
-// with one clear error naming the package to install when it is missing.
+// The optional packages of the channels stores (better-sqlite3, pg), the fleet (graphile-worker) and
+// the chat backends (the Slack SDKs): loaded on first use, with one clear error naming the package
+// to install when it is missing.
 import { CodexHarnessError } from "../errors.js";
 import type { ModuleImporter } from "./store.js";
 
@@ -11,6 +12,8 @@ export interface Drivers {
   "better-sqlite3": { default: typeof import("better-sqlite3") };
   pg: typeof import("pg");
   "graphile-worker": typeof import("graphile-worker");
+  "@slack/web-api": typeof import("@slack/web-api");
+  "@slack/socket-mode": typeof import("@slack/socket-mode");
 }
 
 /** An optional driver's package name. */
@@ -20,6 +23,8 @@ const NEEDED_BY: Record<DriverName, string> = {
   "better-sqlite3": "The SQLite interaction store",
   pg: "The PostgreSQL interaction store",
   "graphile-worker": "The fleet (codex-harness worker)",
+  "@slack/web-api": "The Slack backend",
+  "@slack/socket-mode": "The Slack backend's socket mode",
 };
 
 const importModule: ModuleImporter = (specifier) => import(specifier);
