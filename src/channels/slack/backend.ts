@@ -70,7 +70,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
 
   const logger = quietLogger(log);
   const web = (): Promise<WebClient> => {
-    client ??= loadDriver("@slack/web-api", options.importer).then(
+    if (client) return client;
+    const loading = loadDriver("@slack/web-api", options.importer).then(
       (sdk) =>
         new sdk.WebClient(options.token, {
           ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
@@ -80,10 +81,12 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
           logger,
         }),
     );
-    client.catch(() => {
-      client = undefined;
+    // A failed load is tried again on the next call (and reported to each caller).
+    loading.catch(() => {
+      if (client === loading) client = undefined;
     });
-    return client;
+    client = loading;
+    return loading;
   };
   const call = async <T>(method: string, run: (web: WebClient) => Promise<T>): Promise<T> => {
     const api = await web();

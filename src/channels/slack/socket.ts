@@ -43,7 +43,10 @@ export async function startSocketMode(
       }),
     ]);
   } catch (error) {
-    await client.disconnect().catch(() => undefined);
+    await Promise.race([
+      client.disconnect().catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+    ]);
     const code = (error as { data?: { error?: unknown } }).data?.error;
     throw new CodexHarnessError(
       "slack_socket_failed",
@@ -55,7 +58,12 @@ export async function startSocketMode(
   }
   return {
     async close() {
-      await client.disconnect().catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.disconnect().catch(() => undefined),
+        new Promise((resolve) => (timer = setTimeout(resolve, 5_000))),
+      ]);
+      clearTimeout(timer);
     },
   };
 }
