@@ -17,7 +17,7 @@ import { readToken, tokenFile } from "../channels/token.js";
 import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
-import { addSlackServeOptions, type SlackServeFlags, slackServeBackend } from "./serve-slack.js";
+import { addSlackServeOptions, slackServeBackend } from "./serve-slack.js";
 
 /** The data directory when `--data-dir` is not given. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -52,53 +52,54 @@ export function addChannelsCommands(program: Command): void {
     .option(
       "--webhook <url>",
       "also POST every change there, signed with $CODEX_HARNESS_WEBHOOK_SECRET",
-    );
-  addSlackServeOptions(serve);
-  serve.action(
-    async (
-      options: {
+    )
+    .action(
+      async (options: {
         host: string;
         port: number;
         dataDir?: string;
         store?: string;
         webhook?: string;
         allowedHost?: string[];
-      } & SlackServeFlags,
-    ) => {
-      const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
-      const backends = options.webhook
-        ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
-        : [];
-      const slack = slackServeBackend(options, process.env);
-      if (slack) backends.push(slack.backend);
-      const server = await startChannelsServer({
-        dataDir,
-        host: options.host,
-        port: options.port,
-        ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
-        ...(options.store ? { storeUrl: options.store } : {}),
-        backends,
-        onBackendFailure: (failure) =>
-          console.error(
-            `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
-          ),
-      });
-      console.log(`codex-harness channels runtime listening on ${server.url}`);
-      for (const line of slack?.describe(server.url) ?? []) console.log(line);
-      if (server.tokenCreated) {
-        console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
-        console.log(`inbox: ${server.inboxUrl}`);
-      } else {
-        console.log(`token: in ${server.tokenFile}`);
-        console.log(`inbox: ${server.url}/ (paste the token)`);
-      }
-      const stop = () => {
-        void server.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    },
-  );
+        slack?: boolean;
+        slackChannel?: string;
+        slackPeople?: string;
+      }) => {
+        const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
+        const backends = options.webhook
+          ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
+          : [];
+        const slack = slackServeBackend(options, process.env);
+        if (slack) backends.push(slack.backend);
+        const server = await startChannelsServer({
+          dataDir,
+          host: options.host,
+          port: options.port,
+          ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+          ...(options.store ? { storeUrl: options.store } : {}),
+          backends,
+          onBackendFailure: (failure) =>
+            console.error(
+              `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
+            ),
+        });
+        console.log(`codex-harness channels runtime listening on ${server.url}`);
+        for (const line of slack?.describe(server.url) ?? []) console.log(line);
+        if (server.tokenCreated) {
+          console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
+          console.log(`inbox: ${server.inboxUrl}`);
+        } else {
+          console.log(`token: in ${server.tokenFile}`);
+          console.log(`inbox: ${server.url}/ (paste the token)`);
+        }
+        const stop = () => {
+          void server.close().then(() => process.exit(0));
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      },
+    );
+  addSlackServeOptions(serve);
 
   const interactions = program
     .command("interactions")
