@@ -1,6 +1,8 @@
 // Backends: where the runtime sends interactions (a webhook, a chat bot, a pager). The interface is
 // small on purpose, so Slack/Discord/Telegram backends can live outside the core; answers come back
 // through the runtime's API (or `respond`).
+
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type {
   Interaction,
   InteractionChange,
@@ -12,6 +14,8 @@ import type { ChannelsRuntime } from "./runtime.js";
 export interface BackendContext {
   /** Answers an interaction (the first answer wins; a later one throws `conflict`). */
   respond(id: string, response: InteractionResponseInput): Promise<Interaction>;
+  /** An interaction as it is now (`not_found` when there is none). */
+  get(id: string): Promise<Interaction>;
   /** Aborts when the runtime closes. */
   signal: AbortSignal;
 }
@@ -26,6 +30,21 @@ export interface BackendContext {
 export interface InteractionBackend {
   readonly name: string;
   deliver(change: InteractionChange, context: BackendContext): Promise<void>;
+  /**
+   * Called once by {@link BackendDispatcher.start}, before any delivery counts on it: a backend
+   * that hears answers on its own (a socket, a poll) starts listening here and keeps `context`.
+   * Rejecting fails the start (e.g. `startChannelsServer`).
+   */
+  start?(context: BackendContext): Promise<void>;
+  /**
+   * A route the runtime's HTTP server mounts for this backend (`POST` at `path`, e.g.
+   * `/v1/slack/interactions`). It authenticates requests itself (a platform's signature): the
+   * runtime's bearer token and host names are not checked there.
+   */
+  route?: {
+    path: string;
+    handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  };
   close?(): Promise<void>;
 }
 
@@ -80,6 +99,11 @@ export class BackendDispatcher {
     });
   }
 
+  /** Starts the backends that listen on their own ({@link InteractionBackend.start}). */
+  async start(): Promise<void> {
+    await Promise.all(this.backends.map((backend) => backend.start?.(this.context())));
+  }
+
   /** Resolves when every queued delivery has finished (tests, shutdown). */
   async idle(): Promise<void> {
     await Promise.all(this.queues.values());
@@ -101,13 +125,18 @@ export class BackendDispatcher {
     });
   }
 
+  private context(): BackendContext {
+    return {
+      respond: (id, response) => this.runtime.respond(id, response),
+      get: (id) => this.runtime.get(id),
+      signal: this.abort.signal,
+    };
+  }
+
   private async deliver(backend: InteractionBackend, change: InteractionChange): Promise<void> {
     const attempts = Math.max(1, this.options.attempts ?? 6);
     let delay = this.options.initialDelayMs ?? 500;
-    const context: BackendContext = {
-      respond: (id, response) => this.runtime.respond(id, response),
-      signal: this.abort.signal,
-    };
+    const context = this.context();
     for (let attempt = 1; ; attempt++) {
       try {
         await backend.deliver(change, context);

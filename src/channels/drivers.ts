@@ -1,5 +1,6 @@
-// The optional database drivers of the channels stores (better-sqlite3, pg): loaded on first use,
-// with one clear error naming the package to install when it is missing.
+// The optional packages of the channels stores (better-sqlite3, pg), the fleet (graphile-worker) and
+// the chat backends (the Slack SDKs): loaded on first use, with one clear error naming the package
+// to install when it is missing.
 import { CodexHarnessError } from "../errors.js";
 import type { ModuleImporter } from "./store.js";
 
@@ -12,6 +13,8 @@ export interface Drivers {
   pg: typeof import("pg");
   "graphile-worker": typeof import("graphile-worker");
   grammy: typeof import("grammy");
+  "@slack/web-api": typeof import("@slack/web-api");
+  "@slack/socket-mode": typeof import("@slack/socket-mode");
 }
 
 /** An optional driver's package name. */
@@ -22,6 +25,8 @@ const NEEDED_BY: Record<DriverName, string> = {
   pg: "The PostgreSQL interaction store",
   "graphile-worker": "The fleet (codex-harness worker)",
   grammy: "The Telegram backend",
+  "@slack/web-api": "The Slack backend",
+  "@slack/socket-mode": "The Slack backend's socket mode",
 };
 
 const importModule: ModuleImporter = (specifier) => import(specifier);

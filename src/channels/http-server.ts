@@ -29,6 +29,8 @@ import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
 import { loadOrCreateToken, sameToken } from "./token.js";
 
+type BackendRoute = NonNullable<InteractionBackend["route"]>["handle"];
+
 /** Default port of `codex-harness serve`. */
 export const DEFAULT_CHANNELS_PORT = 4317;
 /** Largest request body (256 KiB). */
@@ -95,6 +97,16 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
         ...(options.onBackendFailure ? { onFailure: options.onBackendFailure } : {}),
       })
     : undefined;
+  await dispatcher?.start().catch(async (error) => {
+    await dispatcher.close();
+    await runtime.close();
+    throw error;
+  });
+  const routes = new Map(
+    (options.backends ?? []).flatMap((backend) =>
+      backend.route ? [[backend.route.path, backend.route.handle] as const] : [],
+    ),
+  );
   const sockets = new Set<ServerResponse>();
   let port = 0;
   const hosts = new HostNames(host, options.allowedHosts, () => port);
@@ -106,6 +118,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     sockets,
     options.inbox !== false,
     options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
+    routes,
   );
   const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
@@ -175,11 +188,15 @@ class Api {
     private readonly streams: Set<ServerResponse>,
     private readonly inbox: boolean,
     private readonly sseBufferBytes: number,
+    private readonly routes: ReadonlyMap<string, BackendRoute> = new Map(),
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const url = new URL(request.url ?? "/", "http://runtime");
+      // A backend's route (a chat platform's callbacks) checks its own signatures.
+      const route = request.method === "POST" ? this.routes.get(url.pathname) : undefined;
+      if (route) return await route(request, response);
       const health = url.pathname === "/healthz" && request.method === "GET";
       // Health probes may use any name; everything else only the runtime's own.
       if (!health) this.hosts.check(request.headers.host);

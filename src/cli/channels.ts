@@ -18,6 +18,7 @@ import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
 import { addTelegramFlags, type TelegramFlags, telegramBackendsOf } from "./serve-chat-telegram.js";
+import { addSlackServeOptions, slackServeBackend } from "./serve-slack.js";
 
 /** The data directory when `--data-dir` is not given. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -61,12 +62,17 @@ export function addChannelsCommands(program: Command): void {
         store?: string;
         webhook?: string;
         allowedHost?: string[];
+        slack?: boolean;
+        slackChannel?: string;
+        slackPeople?: string;
       }) => {
         const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
         const backends = options.webhook
           ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
           : [];
         backends.push(...(await telegramBackendsOf(serve.opts<TelegramFlags>())));
+        const slack = slackServeBackend(options, process.env);
+        if (slack) backends.push(slack.backend);
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -80,6 +86,7 @@ export function addChannelsCommands(program: Command): void {
             ),
         });
         console.log(`codex-harness channels runtime listening on ${server.url}`);
+        for (const line of slack?.describe(server.url) ?? []) console.log(line);
         if (server.tokenCreated) {
           console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
           console.log(`inbox: ${server.inboxUrl}`);
@@ -95,6 +102,7 @@ export function addChannelsCommands(program: Command): void {
       },
     );
   addTelegramFlags(serve);
+  addSlackServeOptions(serve);
 
   const interactions = program
     .command("interactions")

@@ -93,10 +93,19 @@ describe("entry points", () => {
     assert.equal(run.natives.length, 1, `better-sqlite3's addon: ${run.natives.join(", ")}`);
   });
 
+  it("codex-harness/channels and /channels/slack load no Slack SDK until a Slack backend starts", () => {
+    const run = importInChild(["codex-harness/channels", "codex-harness/channels/slack"]);
+    assert.ok(run.resolved.some((url) => url.endsWith("/build/src/channels/slack/index.js")));
+    assert.deepEqual(
+      run.resolved.filter((url) => /\/node_modules\/@slack\//.test(url)),
+      [],
+    );
+  });
+
   it("each entry point exports its part", () => {
     const run = runWithHooks(`
       const names = {};
-      for (const entry of ["", "/app-server", "/channels", "/spaces", "/testing", "/protocol"]) {
+      for (const entry of ["", "/app-server", "/channels", "/channels/slack", "/spaces", "/testing", "/protocol"]) {
         names[entry || "."] = Object.keys(await import("codex-harness" + entry));
       }
       console.log(JSON.stringify(names));
@@ -154,6 +163,12 @@ describe("entry points", () => {
       "verifyWebhook",
       "channelsApprovals",
       "ChannelsClient",
+    ]);
+    has("/channels/slack", [
+      "slackBackend",
+      "slackMessage",
+      "verifySlackRequest",
+      "signSlackRequest",
     ]);
     has("/spaces", [
       "installTarget",

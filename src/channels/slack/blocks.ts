@@ -1,0 +1,87 @@
+// An interaction as a Slack message: Block Kit built from the shared chat message (a section with
+// the title and details, buttons while it is open, the outcome once it ended).
+
+import { chatMessage } from "../chat/message.js";
+import { choicesOf } from "../choices.js";
+import type { Interaction } from "../interaction-types.js";
+
+/** The Block Kit blocks we send (the subset of Slack's block types we use). */
+export type SlackBlock =
+  | { type: "section"; text: { type: "mrkdwn"; text: string } }
+  | { type: "context"; elements: { type: "mrkdwn"; text: string }[] }
+  | { type: "actions"; block_id: string; elements: SlackButton[] };
+
+/** A Block Kit button: `action_id` and `value` both carry the chat button's data. */
+export interface SlackButton {
+  type: "button";
+  text: { type: "plain_text"; text: string };
+  action_id: string;
+  value: string;
+  style?: "primary" | "danger";
+}
+
+/** What `chat.postMessage` / `chat.update` get besides the channel: fallback text and blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+/** Where a person types an answer a button cannot give (free text, a form). */
+export const TYPE_ELSEWHERE =
+  "To type an answer, use the codex-harness inbox or `codex-harness interactions respond`.";
+
+/** Slack's limits: section text 3,000 characters, button text 75, an actions block 25 elements. */
+const SECTION_MAX = 3_000;
+const BUTTON_TEXT_MAX = 75;
+const BUTTONS_MAX = 25;
+
+/** The message for an interaction as it is now (buttons while open, the outcome once ended). */
+export function slackMessage(interaction: Interaction): SlackMessage {
+  const message = chatMessage(interaction);
+  const lines = [`*${escapeMrkdwn(message.title)}*`, ...message.details.map(escapeMrkdwn)];
+  const blocks: SlackBlock[] = [
+    { type: "section", text: { type: "mrkdwn", text: clip(lines.join("\n"), SECTION_MAX) } },
+  ];
+  if (message.buttons.length > 0) {
+    blocks.push({
+      type: "actions",
+      block_id: `codex-harness:${interaction.id}`.slice(0, 255),
+      elements: message.buttons.slice(0, BUTTONS_MAX).map((button) => ({
+        type: "button",
+        text: { type: "plain_text", text: clip(button.label, BUTTON_TEXT_MAX) },
+        action_id: button.data,
+        value: button.data,
+        ...(button.style ? { style: button.style } : {}),
+      })),
+    });
+    if (needsTyping(interaction, message.buttons.length)) {
+      blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: TYPE_ELSEWHERE }] });
+    }
+  }
+  if (message.outcome !== undefined) {
+    blocks.push({
+      type: "context",
+      elements: [{ type: "mrkdwn", text: escapeMrkdwn(message.outcome) }],
+    });
+  }
+  const text =
+    message.outcome === undefined ? message.title : `${message.title}: ${message.outcome}`;
+  return { text: clip(text, SECTION_MAX), blocks };
+}
+
+/** Whether some answer needs typing: a form, or questions no option button answers. */
+function needsTyping(interaction: Interaction, buttons: number): boolean {
+  const choices = choicesOf(interaction);
+  if (choices.some((choice) => choice.form)) return true;
+  const plain = choices.filter((choice) => !choice.answers && !choice.form).length;
+  return choices.some((choice) => choice.answers) && buttons <= plain;
+}
+
+/** Text safe in Slack mrkdwn: `&`, `<`, `>` escaped as Slack asks. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,354 @@
+// The Slack backend against a local fake Slack (the real @slack/web-api and @slack/socket-mode
+// pointed at it): a real codex approval answered by a click, an option answered over socket mode,
+// a late click, forged and stale signatures, an unknown user, Slack down or rate-limiting.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
+import { channelsApprovals } from "../../src/channels/bridge.js";
+import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
+import { ChannelsClient } from "../../src/channels/client.js";
+import type { ModuleImporter } from "../../src/channels/drivers.js";
+import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import type { InteractionChange } from "../../src/channels/interaction-types.js";
+import {
+  type SlackBackend,
+  type SlackBackendOptions,
+  slackBackend,
+} from "../../src/channels/slack/backend.js";
+import { SLACK_INTERACTIONS_PATH } from "../../src/channels/slack/interactivity.js";
+import type { CodexHarnessError } from "../../src/errors.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { channelsTestDirs } from "../support/channels-dirs.js";
+import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
+import { buttonsOf, clickPayload, FakeSlack, postClick } from "../support/fake-slack.js";
+
+const BOT_TOKEN = "xoxb-1111-2222-secretbottoken";
+const APP_TOKEN = "xapp-1-A0FAKE-3333-secretapptoken";
+const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
+const CHANNEL = "C0CODEX";
+const PEOPLE = parsePeople("U0ALICE=alice,U0BOB=bob", "--slack-people");
+
+const { dataDir, servers } = channelsTestDirs("codex-harness-slack-");
+const fakes: FakeSlack[] = [];
+let fixture: CodexApiFixture | undefined;
+after(async () => {
+  await fixture?.close();
+  for (const fake of fakes.splice(0)) await fake.close();
+});
+
+async function startFake(): Promise<FakeSlack> {
+  const fake = await FakeSlack.start({ botToken: BOT_TOKEN, appToken: APP_TOKEN });
+  fakes.push(fake);
+  return fake;
+}
+
+interface Setup {
+  fake: FakeSlack;
+  slack: SlackBackend;
+  server: ChannelsServer;
+  client: ChannelsClient;
+  clickUrl: string;
+  logs: string[];
+  failures: DeliveryFailure[];
+}
+
+async function setup(
+  options: Partial<SlackBackendOptions> = {},
+  extra: InteractionBackend[] = [],
+  fake?: FakeSlack,
+): Promise<Setup> {
+  const slackFake = fake ?? (await startFake());
+  const logs: string[] = [];
+  const failures: DeliveryFailure[] = [];
+  const slack = slackBackend({
+    token: BOT_TOKEN,
+    channel: CHANNEL,
+    people: PEOPLE,
+    signingSecret: SIGNING_SECRET,
+    apiUrl: slackFake.apiUrl,
+    log: (line) => logs.push(line),
+    ...options,
+  });
+  const server = await startChannelsServer({
+    dataDir: dataDir(),
+    port: 0,
+    backends: [slack, ...extra],
+    backendRetry: { initialDelayMs: 20, maxDelayMs: 2_000 },
+    onBackendFailure: (failure) => failures.push(failure),
+  });
+  servers.push(server);
+  return {
+    fake: slackFake,
+    slack,
+    server,
+    client: new ChannelsClient({ url: server.url, token: server.token }),
+    clickUrl: `${server.url}${SLACK_INTERACTIONS_PATH}`,
+    logs,
+    failures,
+  };
+}
+
+/** The posted message of the n-th postMessage, once there is one. */
+async function posted(fake: FakeSlack, n = 0) {
+  return eventually("a posted message", () => [...fake.messages.values()][n]);
+}
+
+const approval = {
+  kind: "approval_request" as const,
+  source: { name: "test" },
+  title: "Run make deploy",
+  payload: { command: "make deploy", cwd: "/srv/app", reason: "ship it" },
+};
+
+describe("Slack backend", () => {
+  it("a real codex command approval answered by a signed click runs the command; the message says who", async () => {
+    const { fake, server, clickUrl } = await setup();
+    fixture = await startCodexApi(
+      "app-server",
+      [execCommand("echo slacked > slack.txt", { escalated: true }), reply("done")],
+      {
+        config: {},
+        codex: { approvals: channelsApprovals({ url: server.url, token: server.token }) },
+      },
+    );
+    const turn = fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("go");
+    const message = await posted(fake);
+    assert.equal(message.channel, CHANNEL);
+    assert.match(message.text, /slack\.txt/);
+    const buttons = buttonsOf(message);
+    assert.deepEqual(
+      [...buttons.keys()],
+      ["Accept", "Accept for this session", "Decline", "Interrupt the turn"],
+    );
+    const accept = buttons.get("Accept");
+    assert.ok(accept);
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0ALICE", message, accept)),
+      200,
+    );
+    await turn;
+    assert.ok(existsSync(path.join(fixture.workdir, "slack.txt")));
+    await eventually("the message updated", () => /Accepted by alice/.test(message.text));
+    assert.ok(
+      message.blocks.every((block) => block.type !== "actions"),
+      "no buttons once answered",
+    );
+    const client = new ChannelsClient({ url: server.url, token: server.token });
+    const [answered] = await client.list({ status: ["resolved"] });
+    assert.deepEqual(answered?.response?.metadata, {
+      answeredBy: "alice",
+      via: "slack",
+      slackUser: "U0ALICE",
+    });
+    await fixture.close();
+    fixture = undefined;
+  });
+
+  it("a question is answered with an option button over socket mode", async () => {
+    const fake = await startFake();
+    const { client, slack } = await setup(
+      { signingSecret: undefined, appToken: APP_TOKEN },
+      [],
+      fake,
+    );
+    assert.equal(fake.connections, 1, "socket mode connected on start");
+    assert.equal(fake.callsOf("apps.connections.open").length, 1);
+    const asked = await client.create({
+      kind: "user_input_request",
+      source: { name: "test" },
+      title: "Which color?",
+      payload: {
+        questions: [
+          { id: "color", question: "Which color?", options: [{ label: "blue" }, { label: "red" }] },
+        ],
+      },
+    });
+    const message = await posted(fake);
+    const buttons = buttonsOf(message);
+    assert.deepEqual([...buttons.keys()], ["blue", "red", "Decline", "Interrupt the turn"]);
+    await fake.sendInteractive(clickPayload("U0BOB", message, buttons.get("red") ?? ""));
+    assert.deepEqual(await slack.settled(), ["answered"]);
+    const answered = await client.get(asked.id);
+    assert.equal(answered.status, "resolved");
+    assert.equal(answered.response?.action, "text");
+    assert.deepEqual(answered.response?.values, { text: "red" });
+    await eventually("the message updated", () => /Answered by bob/.test(message.text));
+  });
+
+  it("a click after someone else answered tells the clicker who did, and nothing changes", async () => {
+    const { fake, client, clickUrl, slack } = await setup();
+    const created = await client.create(approval);
+    const message = await posted(fake);
+    await client.respond(created.id, {
+      action: "decline",
+      metadata: { answeredBy: "carol", via: "cli" },
+    });
+    await eventually("the message updated", () => /Declined by carol/.test(message.text));
+    const accept = buttonsOf(
+      // The button the late clicker still sees: the message as first posted.
+      { ...message, blocks: (fake.callsOf("chat.postMessage")[0]?.args.blocks ?? []) as never },
+    ).get("Accept");
+    assert.ok(accept);
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0ALICE", message, accept)),
+      200,
+    );
+    assert.deepEqual(await slack.settled(), ["late"]);
+    const told = fake.callsOf("chat.postEphemeral");
+    assert.equal(told.length, 1);
+    assert.equal(told[0]?.args.user, "U0ALICE");
+    assert.equal(told[0]?.args.text, "Your answer was not taken: Declined by carol.");
+    const now = await client.get(created.id);
+    assert.equal(now.response?.action, "decline");
+    assert.equal(now.response?.metadata?.answeredBy, "carol");
+    assert.match(message.text, /Declined by carol/);
+  });
+
+  it("a forged signature and a stale timestamp get 401 and answer nothing", async () => {
+    const { fake, client, clickUrl, slack } = await setup();
+    const created = await client.create(approval);
+    const message = await posted(fake);
+    const accept = buttonsOf(message).get("Accept") ?? "";
+    const click = clickPayload("U0ALICE", message, accept);
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, click, { signWith: "not-the-secret" }),
+      401,
+    );
+    const stale = Math.floor(Date.now() / 1000) - 6 * 60;
+    assert.equal(await postClick(clickUrl, SIGNING_SECRET, click, { timestamp: stale }), 401);
+    const unsigned = await fetch(clickUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ payload: JSON.stringify(click) }).toString(),
+    });
+    assert.equal(unsigned.status, 401);
+    await unsigned.body?.cancel();
+    assert.deepEqual(await slack.settled(), []);
+    assert.equal((await client.get(created.id)).status, "delivered");
+    assert.equal(fake.callsOf("chat.postEphemeral").length, 0);
+  });
+
+  it("someone not on the allow-list is told so, and their click answers nothing", async () => {
+    const { fake, client, clickUrl, slack } = await setup();
+    const created = await client.create(approval);
+    const message = await posted(fake);
+    const accept = buttonsOf(message).get("Accept") ?? "";
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0MALLORY", message, accept)),
+      200,
+    );
+    assert.deepEqual(await slack.settled(), ["refused"]);
+    const [told] = fake.callsOf("chat.postEphemeral");
+    assert.equal(told?.args.user, "U0MALLORY");
+    assert.equal(told?.args.text, notAllowed("Slack"));
+    assert.equal((await client.get(created.id)).status, "delivered");
+  });
+
+  it("Slack down (500) and rate-limiting (429, Retry-After) are retried with backoff; another backend is not held up", async () => {
+    const fake = await startFake();
+    fake.failNext({ method: "chat.postMessage", status: 500, body: "upstream down" });
+    fake.failNext({ method: "chat.postMessage", status: 429, headers: { "retry-after": "1" } });
+    const other: { change: InteractionChange; at: number }[] = [];
+    const quick: InteractionBackend = {
+      name: "quick",
+      async deliver(change) {
+        other.push({ change, at: Date.now() });
+      },
+    };
+    const { client, failures } = await setup({}, [quick], fake);
+    const started = Date.now();
+    const created = await client.create(approval);
+    await eventually("the other backend's delivery", () => other.length > 0);
+    assert.ok(Date.now() - started < 900, "the other backend got it before Slack's retry-after");
+    const message = await posted(fake);
+    assert.match(message.text, /make deploy/);
+    const attempts = fake.calls.filter((call) => call.method === "chat.postMessage");
+    assert.deepEqual(
+      attempts.map((call) => call.status),
+      [500, 429, 200],
+    );
+    const waited = (attempts[2]?.at ?? 0) - (attempts[1]?.at ?? 0);
+    assert.ok(waited >= 950, `waited ${waited} ms after the 429's Retry-After: 1`);
+    await eventually(
+      "delivered",
+      async () => (await client.get(created.id)).status === "delivered",
+    );
+    assert.deepEqual(failures, []);
+  });
+
+  it("an error names Slack's code but never the token; a bad app token fails the start", async () => {
+    const fake = await startFake();
+    const { client, failures } = await setup({ token: "xoxb-wrong-token-value" }, [], fake);
+    await client.create(approval);
+    await eventually("the failure", () => failures.length > 0);
+    const error = failures[0]?.error as CodexHarnessError;
+    assert.equal(error.code, "slack_error");
+    assert.match(error.message, /chat\.postMessage: invalid_auth \(check SLACK_BOT_TOKEN/);
+    assert.ok(!error.message.includes("xoxb-wrong-token-value"));
+    await assert.rejects(
+      startChannelsServer({
+        dataDir: dataDir(),
+        port: 0,
+        backends: [
+          slackBackend({
+            token: BOT_TOKEN,
+            channel: CHANNEL,
+            people: PEOPLE,
+            appToken: "xapp-not-the-right-one",
+            apiUrl: fake.apiUrl,
+            log: () => {},
+          }),
+        ],
+      }),
+      (thrown: CodexHarnessError) => {
+        assert.equal(thrown.code, "slack_socket_failed");
+        assert.match(thrown.message, /invalid_auth/);
+        assert.ok(!thrown.message.includes("xapp-not-the-right-one"));
+        return true;
+      },
+    );
+  });
+
+  it("names the package to install when a Slack SDK is missing", async () => {
+    const without =
+      (name: string): ModuleImporter =>
+      async (specifier) => {
+        if (specifier !== name) return import(specifier);
+        throw Object.assign(new Error(`Cannot find package '${name}' imported from /app/x.js`), {
+          code: "ERR_MODULE_NOT_FOUND",
+        });
+      };
+    const fake = await startFake();
+    for (const [name, neededBy, extra] of [
+      ["@slack/web-api", "The Slack backend", {}],
+      ["@slack/socket-mode", "The Slack backend's socket mode", { appToken: APP_TOKEN }],
+    ] as const) {
+      await assert.rejects(
+        startChannelsServer({
+          dataDir: dataDir(),
+          port: 0,
+          backends: [
+            slackBackend({
+              token: BOT_TOKEN,
+              channel: CHANNEL,
+              people: PEOPLE,
+              signingSecret: SIGNING_SECRET,
+              apiUrl: fake.apiUrl,
+              importer: without(name),
+              ...extra,
+            }),
+          ],
+        }),
+        {
+          code: "missing_dependency",
+          message: `${neededBy} needs the optional package ${name}: npm install ${name}`,
+        },
+      );
+    }
+  });
+});

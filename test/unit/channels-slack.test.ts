@@ -1,0 +1,205 @@
+// The Slack backend's pure parts: Block Kit from an interaction, Slack's request signatures, how
+// SDK failures become retries or give-ups, and the options it refuses (never echoing a secret).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { RetryableError } from "../../src/channels/backends.js";
+import { parsePeople } from "../../src/channels/chat/people.js";
+import type { Interaction } from "../../src/channels/interaction-types.js";
+import { slackBackend } from "../../src/channels/slack/backend.js";
+import { escapeMrkdwn, slackMessage, TYPE_ELSEWHERE } from "../../src/channels/slack/blocks.js";
+import { slackFailure } from "../../src/channels/slack/errors.js";
+import { signSlackRequest, verifySlackRequest } from "../../src/channels/slack/signature.js";
+import { CodexHarnessError } from "../../src/errors.js";
+
+const base = {
+  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
+  source: { name: "test" },
+  status: "delivered",
+  createdAt: "2026-11-22T10:00:00.000Z",
+  updatedAt: "2026-11-22T10:00:00.000Z",
+  expiresAt: "2026-11-22T10:10:00.000Z",
+} as const;
+
+const approval = {
+  ...base,
+  kind: "approval_request",
+  title: "Run <rm -rf> & co",
+  payload: { command: "echo a > b", cwd: "/work/app" },
+  actions: ["accept", "decline", "cancel"],
+} as unknown as Interaction;
+
+describe("Slack messages", () => {
+  it("an open approval: a section with escaped text and the shared buttons, styled", () => {
+    const message = slackMessage(approval);
+    assert.equal(message.text, "Run <rm -rf> & co");
+    const [section, actions, ...rest] = message.blocks;
+    assert.deepEqual(section, {
+      type: "section",
+      text: {
+        type: "mrkdwn",
+        text: "*Run &lt;rm -rf&gt; &amp; co*\n$ echo a &gt; b\nin /work/app",
+      },
+    });
+    assert.equal(actions?.type, "actions");
+    assert.deepEqual(rest, []);
+    const buttons = actions?.type === "actions" ? actions.elements : [];
+    assert.deepEqual(
+      buttons.map((b) => [b.text.text, b.style, b.value === b.action_id]),
+      [
+        ["Accept", "primary", true],
+        ["Accept for this session", undefined, true],
+        ["Decline", "danger", true],
+        ["Interrupt the turn", undefined, true],
+      ],
+    );
+    assert.equal(buttons[0]?.value, `${approval.id}:0`);
+  });
+
+  it("an ended one: no buttons, and the outcome with who answered", () => {
+    const answered = {
+      ...approval,
+      status: "resolved",
+      response: {
+        action: "accept",
+        values: { scope: "session" },
+        metadata: { answeredBy: "alice", via: "slack" },
+        respondedAt: base.updatedAt,
+      },
+    } as Interaction;
+    const message = slackMessage(answered);
+    assert.equal(message.text, "Run <rm -rf> & co: Accepted for this session by alice");
+    assert.ok(message.blocks.every((block) => block.type !== "actions"));
+    assert.deepEqual(message.blocks.at(-1), {
+      type: "context",
+      elements: [{ type: "mrkdwn", text: "Accepted for this session by alice" }],
+    });
+    const expired = { ...approval, status: "errored", end: { reason: "timeout", at: "x" } };
+    assert.match(slackMessage(expired as Interaction).text, /Expired: nobody answered in time$/);
+  });
+
+  it("a question without options says where to type the answer; one with options does not", () => {
+    const question = (options?: { label: string }[]) =>
+      ({
+        ...base,
+        kind: "user_input_request",
+        title: "Which?",
+        payload: { questions: [{ id: "q", question: "Which?", ...(options ? { options } : {}) }] },
+        actions: ["text", "decline", "cancel"],
+      }) as unknown as Interaction;
+    const note = (interaction: Interaction) =>
+      slackMessage(interaction).blocks.some(
+        (block) => block.type === "context" && block.elements[0]?.text === TYPE_ELSEWHERE,
+      );
+    assert.equal(note(question()), true);
+    assert.equal(note(question([{ label: "a" }, { label: "b" }])), false);
+    assert.equal(escapeMrkdwn("<@U1> & <!here>"), "&lt;@U1&gt; &amp; &lt;!here&gt;");
+  });
+});
+
+describe("Slack signatures", () => {
+  const secret = "8f742231b10e8888abcd99yyyzzz85a5";
+  const body = "payload=%7B%22type%22%3A%22block_actions%22%7D";
+  const now = 1_700_000_000_000;
+  const timestamp = String(now / 1000);
+
+  it("match Slack's documented example", () => {
+    // From Slack's "Verifying requests from Slack" page.
+    const example =
+      "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c";
+    assert.equal(
+      signSlackRequest(secret, "1531420618", example),
+      "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503",
+    );
+  });
+
+  it("accept the right signature and refuse a forged, changed, stale or missing one", () => {
+    const signature = signSlackRequest(secret, timestamp, body);
+    const check = (headers: { signature?: string; timestamp?: string }, text = body, at = now) =>
+      verifySlackRequest(
+        secret,
+        { signature: headers.signature, timestamp: headers.timestamp },
+        text,
+        { now: at },
+      );
+    assert.equal(check({ signature, timestamp }), "ok");
+    assert.equal(check({ signature, timestamp }, Buffer.from(body) as unknown as string), "ok");
+    assert.equal(
+      check({ signature: signSlackRequest("other", timestamp, body), timestamp }),
+      "mismatch",
+    );
+    assert.equal(check({ signature, timestamp }, `${body}x`), "mismatch");
+    assert.equal(check({ signature: "v0=short", timestamp }), "mismatch");
+    assert.equal(check({ signature, timestamp }, body, now + 301_000), "stale");
+    assert.equal(check({ signature, timestamp }, body, now - 301_000), "stale");
+    assert.equal(check({ timestamp }), "missing");
+    assert.equal(check({ signature, timestamp: "soon" }), "missing");
+  });
+});
+
+describe("Slack failures", () => {
+  it("429, 5xx, network and transient platform errors are retried; the rest are given up", () => {
+    const limited = slackFailure("chat.postMessage", {
+      code: "slack_webapi_rate_limited_error",
+      retryAfter: 7,
+    });
+    assert.ok(limited instanceof RetryableError);
+    assert.equal(limited.retryAfterMs, 7_000);
+    assert.match(limited.message, /rate-limited chat\.postMessage; retry after 7 s/);
+    const down = slackFailure("chat.update", { code: "slack_webapi_http_error", statusCode: 503 });
+    assert.ok(down instanceof RetryableError);
+    const network = slackFailure("chat.update", {
+      code: "slack_webapi_request_error",
+      original: { message: "connect ECONNREFUSED" },
+    });
+    assert.ok(network instanceof RetryableError);
+    assert.match(network.message, /ECONNREFUSED/);
+    const transient = slackFailure("chat.update", {
+      code: "slack_webapi_platform_error",
+      data: { ok: false, error: "service_unavailable" },
+    });
+    assert.ok(transient instanceof RetryableError);
+    const refused = slackFailure("chat.postMessage", {
+      code: "slack_webapi_platform_error",
+      data: { ok: false, error: "not_in_channel" },
+    });
+    assert.ok(refused instanceof CodexHarnessError && !(refused instanceof RetryableError));
+    assert.equal((refused as CodexHarnessError).code, "slack_error");
+    assert.match(refused.message, /not_in_channel \(invite the app/);
+    const bad = slackFailure("chat.update", { code: "slack_webapi_http_error", statusCode: 400 });
+    assert.equal((bad as CodexHarnessError).code, "slack_error");
+  });
+});
+
+describe("slackBackend options", () => {
+  const people = parsePeople("U1=alice", "test");
+  const good = { token: "xoxb-secret-token-1", channel: "C1", people, signingSecret: "s" };
+
+  it("refuses what cannot work, naming the option but never its value", () => {
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ token: "secret-not-a-bot-token" }, /`token` must be a bot token \(xoxb-…\)/],
+      [{ channel: " " }, /`channel` must be a channel id/],
+      [{ people: new Map() }, /`people` must map Slack user ids/],
+      [{ signingSecret: undefined }, /clicks need a way in/],
+      [{ appToken: "xoxb-secret-app" }, /`appToken` must be an app-level token/],
+      [{ path: "v1/x" }, /`path` must start with \//],
+    ];
+    for (const [change, message] of refused) {
+      assert.throws(
+        () => slackBackend({ ...good, ...change } as never),
+        (error: CodexHarnessError) => {
+          assert.equal(error.code, "invalid_option");
+          assert.match(error.message, message);
+          assert.ok(!/secret/.test(error.message), error.message);
+          return true;
+        },
+      );
+    }
+    const backend = slackBackend(good);
+    assert.equal(backend.name, "slack");
+    assert.equal(backend.route?.path, "/v1/slack/interactions");
+    assert.equal(
+      slackBackend({ ...good, signingSecret: undefined, appToken: "xapp-1" }).route,
+      undefined,
+    );
+  });
+});
