@@ -1,6 +1,6 @@
 // The optional packages of the channels stores (better-sqlite3, pg), the fleet (graphile-worker) and
-// the chat backends (the Slack SDKs): loaded on first use, with one clear error naming the package
-// to install when it is missing.
+// the chat backends (grammy, the Slack SDKs, discord.js): loaded on first use, with one clear error
+// naming the package to install when it is missing.
 import { CodexHarnessError } from "../errors.js";
 import type { ModuleImporter } from "./store.js";
 
@@ -15,6 +15,7 @@ export interface Drivers {
   grammy: typeof import("grammy");
   "@slack/web-api": typeof import("@slack/web-api");
   "@slack/socket-mode": typeof import("@slack/socket-mode");
+  "discord.js": typeof import("discord.js");
 }
 
 /** An optional driver's package name. */
@@ -27,6 +28,7 @@ const NEEDED_BY: Record<DriverName, string> = {
   grammy: "The Telegram backend",
   "@slack/web-api": "The Slack backend",
   "@slack/socket-mode": "The Slack backend's socket mode",
+  "discord.js": "The Discord backend",
 };
 
 const importModule: ModuleImporter = (specifier) => import(specifier);

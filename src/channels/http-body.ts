@@ -52,6 +52,25 @@ export async function readJson(
   return value;
 }
 
+/**
+ * The raw body of `request` (a platform's signed callback, checked before parsing), or undefined
+ * when it is over `max` bytes (stops reading there).
+ */
+export async function readRawBody(
+  request: IncomingMessage,
+  max: number,
+): Promise<Buffer | undefined> {
+  if (Number(request.headers["content-length"] ?? 0) > max) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 function tooLarge(max: number): ChannelsError {
   return new ChannelsError("too_large", 413, `The body is over ${max} bytes; send less.`);
 }

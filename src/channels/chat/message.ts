@@ -22,6 +22,18 @@ export interface ChatButton {
   style?: "primary" | "danger";
 }
 
+/** Where a person types an answer a button cannot give (free text, a form). */
+export const TYPE_ELSEWHERE =
+  "To type an answer, use the codex-harness inbox or `codex-harness interactions respond`.";
+
+/** Whether some answer needs typing besides `buttons` buttons: a form, or questions no option button answers. */
+export function needsTyping(interaction: Interaction, buttons: number): boolean {
+  const choices = choicesOf(interaction);
+  if (choices.some((choice) => choice.form)) return true;
+  const plain = choices.filter((choice) => !choice.answers && !choice.form).length;
+  return choices.some((choice) => choice.answers) && buttons <= plain;
+}
+
 /** The answer a button stands for. */
 export interface ChatAnswer {
   action: Interaction["actions"][number];

@@ -1,8 +1,7 @@
 // An interaction as a Slack message: Block Kit built from the shared chat message (a section with
 // the title and details, buttons while it is open, the outcome once it ended).
 
-import { chatMessage } from "../chat/message.js";
-import { choicesOf } from "../choices.js";
+import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
 import type { Interaction } from "../interaction-types.js";
 
 /** The Block Kit blocks we send (the subset of Slack's block types we use). */
@@ -26,9 +25,7 @@ export interface SlackMessage {
   blocks: SlackBlock[];
 }
 
-/** Where a person types an answer a button cannot give (free text, a form). */
-export const TYPE_ELSEWHERE =
-  "To type an answer, use the codex-harness inbox or `codex-harness interactions respond`.";
+export { TYPE_ELSEWHERE };
 
 /** Slack's limits: section text 3,000 characters, button text 75, an actions block 25 elements. */
 const SECTION_MAX = 3_000;
@@ -67,14 +64,6 @@ export function slackMessage(interaction: Interaction): SlackMessage {
   const text =
     message.outcome === undefined ? message.title : `${message.title}: ${message.outcome}`;
   return { text: clip(text, SECTION_MAX), blocks };
-}
-
-/** Whether some answer needs typing: a form, or questions no option button answers. */
-function needsTyping(interaction: Interaction, buttons: number): boolean {
-  const choices = choicesOf(interaction);
-  if (choices.some((choice) => choice.form)) return true;
-  const plain = choices.filter((choice) => !choice.answers && !choice.form).length;
-  return choices.some((choice) => choice.answers) && buttons <= plain;
 }
 
 /** Text safe in Slack mrkdwn: `&`, `<`, `>` escaped as Slack asks. */

@@ -2,6 +2,7 @@
 // for every click. It checks the signature on the raw body, acknowledges at once (Slack waits 3 s)
 // and hands the payload on.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readRawBody } from "../http-body.js";
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from "./signature.js";
 
 /** Where `codex-harness serve` mounts the endpoint by default. */
@@ -20,7 +21,7 @@ export function interactivityHandler(
   now: () => number = Date.now,
 ): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   return async (request, response) => {
-    const body = await readBody(request);
+    const body = await readRawBody(request, MAX_BODY_BYTES);
     if (body === undefined) return reply(response, 413, "The body is over 1 MiB.");
     const check = verifySlackRequest(
       signingSecret,
@@ -48,18 +49,6 @@ export function interactivityHandler(
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function reply(response: ServerResponse, status: number, message: string): void {
