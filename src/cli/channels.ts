@@ -18,6 +18,11 @@ import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
 import { addTelegramFlags, type TelegramFlags, telegramBackendsOf } from "./serve-chat-telegram.js";
+import {
+  addDiscordServeOptions,
+  type DiscordServeFlags,
+  discordServeBackend,
+} from "./serve-discord.js";
 import { addSlackServeOptions, slackServeBackend } from "./serve-slack.js";
 
 /** The data directory when `--data-dir` is not given. */
@@ -73,6 +78,8 @@ export function addChannelsCommands(program: Command): void {
         backends.push(...(await telegramBackendsOf(serve.opts<TelegramFlags>())));
         const slack = slackServeBackend(options, process.env);
         if (slack) backends.push(slack.backend);
+        const discord = discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
+        if (discord) backends.push(discord.backend);
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -87,6 +94,7 @@ export function addChannelsCommands(program: Command): void {
         });
         console.log(`codex-harness channels runtime listening on ${server.url}`);
         for (const line of slack?.describe(server.url) ?? []) console.log(line);
+        for (const line of discord?.describe(server.url) ?? []) console.log(line);
         if (server.tokenCreated) {
           console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
           console.log(`inbox: ${server.inboxUrl}`);
@@ -103,6 +111,7 @@ export function addChannelsCommands(program: Command): void {
     );
   addTelegramFlags(serve);
   addSlackServeOptions(serve);
+  addDiscordServeOptions(serve);
 
   const interactions = program
     .command("interactions")
