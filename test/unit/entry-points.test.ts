@@ -102,10 +102,27 @@ describe("entry points", () => {
     );
   });
 
+  it("codex-harness/channels and /channels/discord load no discord.js until a Discord backend starts", () => {
+    const run = importInChild(
+      ["codex-harness/channels", "codex-harness/channels/discord"],
+      `modules[1].discordBackend({
+         token: "MTIwMDAwMDAwMDAwMDAwMDAwMQ.Gx1234.abcdef",
+         applicationPublicKey: "a".repeat(64),
+         channelId: "1000000000000000042",
+         people: new Map([["1", "a"]]),
+       });`,
+    );
+    assert.ok(run.resolved.some((url) => url.endsWith("/build/src/channels/discord/index.js")));
+    assert.deepEqual(
+      run.resolved.filter((url) => /\/node_modules\/(discord\.js|@discordjs)\//.test(url)),
+      [],
+    );
+  });
+
   it("each entry point exports its part", () => {
     const run = runWithHooks(`
       const names = {};
-      for (const entry of ["", "/app-server", "/channels", "/channels/slack", "/spaces", "/testing", "/protocol"]) {
+      for (const entry of ["", "/app-server", "/channels", "/channels/slack", "/channels/discord", "/spaces", "/testing", "/protocol"]) {
         names[entry || "."] = Object.keys(await import("codex-harness" + entry));
       }
       console.log(JSON.stringify(names));
@@ -169,6 +186,13 @@ describe("entry points", () => {
       "slackMessage",
       "verifySlackRequest",
       "signSlackRequest",
+    ]);
+    has("/channels/discord", [
+      "discordBackend",
+      "discordMessage",
+      "verifyDiscordRequest",
+      "signDiscordRequest",
+      "DISCORD_INTERACTIONS_PATH",
     ]);
     has("/spaces", [
       "installTarget",
