@@ -2,7 +2,7 @@
 // listening on WebSocket or a unix socket, with a capability token or a JWT secret made for it.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -55,6 +55,22 @@ export interface Host {
 }
 
 /**
+ * A unix socket's folder must be the user's own: in a folder others write to (/tmp) anyone on the
+ * machine could take the socket's name or reach it, and codex releases before 0.169 make the
+ * socket's folder 0700, which would lock everyone else out of it.
+ */
+async function refuseSharedSocketFolder(socket: string): Promise<void> {
+  const folder = path.dirname(path.resolve(socket));
+  const mode = (await stat(folder).catch(() => undefined))?.mode ?? 0;
+  if ((mode & 0o1000) !== 0 || (mode & 0o002) !== 0) {
+    throw new CodexHarnessError(
+      "invalid_option",
+      `--listen unix://${socket}: ${folder} is shared with other users (mode ${(mode & 0o7777).toString(8)}); put the socket in a folder of your own, e.g. unix://${path.join(folder, `codex-harness-${process.getuid?.() ?? "user"}`, "app-server.sock")} (a folder only you can write).`,
+    );
+  }
+}
+
+/**
  * Starts the pinned `codex app-server --listen …` with the auth flags, making the token or
  * secret file (0600) first, and resolves once it listens. Throws `host_failed` with codex's own
  * words when it cannot (an address in use, a non-loopback address without auth).
@@ -68,6 +84,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     );
   }
   const auth = options.auth ?? (unix ? "none" : "capability-token");
+  if (unix) await refuseSharedSocketFolder(options.listen.slice("unix://".length));
   const args = ["app-server", "--listen", options.listen];
   const host: Partial<Host> = { auth };
   if (auth !== "none") {

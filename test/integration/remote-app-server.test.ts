@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -191,9 +191,24 @@ describe("codex app-server on another machine (remote)", () => {
     assert.equal(result.finalResponse, "Signed in.");
   });
 
+  it("refuses a unix socket in a folder shared with other users, before starting codex", async () => {
+    const shared = await mkdtemp(path.join(tmpdir(), "codex-harness-shared-"));
+    cleanups.push(() => rm(shared, { recursive: true, force: true }));
+    await chmod(shared, 0o1777);
+    await assert.rejects(
+      startHost({ listen: `unix://${path.join(shared, "app.sock")}` }),
+      /is shared with other users \(mode 1777\); put the socket in a folder of your own/,
+    );
+    assert.equal((await stat(shared)).mode & 0o7777, 0o1777);
+  });
+
   it("over a unix socket", async () => {
+    // The socket lives in a folder of its own: codex before 0.169 makes the socket's folder 0700
+    // (with the socket right in /tmp, that locked every other user out of /tmp).
+    const folder = await mkdtemp(path.join(tmpdir(), "codex-harness-socket-"));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
     const remote = await startRemote([reply("Over the socket.")], {
-      listen: `unix://${path.join(tmpdir(), `codex-harness-${process.pid}-${Date.now()}.sock`)}`,
+      listen: `unix://${path.join(folder, "app-server.sock")}`,
     });
     assert.match(remote.host.url, /^unix:\/\//);
     const result = await remote.thread().run("hello");
