@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import { RetryableError } from "../../src/channels/backends.js";
 import { parsePeople } from "../../src/channels/chat/people.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
+import { TYPE_ANSWER_ACTION } from "../../src/channels/slack/answer-modal.js";
 import { slackBackend } from "../../src/channels/slack/backend.js";
 import { escapeMrkdwn, slackMessage, TYPE_ELSEWHERE } from "../../src/channels/slack/blocks.js";
 import { slackFailure } from "../../src/channels/slack/errors.js";
@@ -77,7 +78,7 @@ describe("Slack messages", () => {
     assert.match(slackMessage(expired as Interaction).text, /Expired: nobody answered in time$/);
   });
 
-  it("a question without options says where to type the answer; one with options does not", () => {
+  it("a question without options gets a Type an answer button (a modal); one with options does not", () => {
     const question = (options?: { label: string }[]) =>
       ({
         ...base,
@@ -86,11 +87,19 @@ describe("Slack messages", () => {
         payload: { questions: [{ id: "q", question: "Which?", ...(options ? { options } : {}) }] },
         actions: ["text", "decline", "cancel"],
       }) as unknown as Interaction;
+    const typeButton = (interaction: Interaction) =>
+      slackMessage(interaction).blocks.some(
+        (block) =>
+          block.type === "actions" &&
+          block.elements.some((button) => button.action_id === TYPE_ANSWER_ACTION),
+      );
     const note = (interaction: Interaction) =>
       slackMessage(interaction).blocks.some(
         (block) => block.type === "context" && block.elements[0]?.text === TYPE_ELSEWHERE,
       );
-    assert.equal(note(question()), true);
+    assert.equal(typeButton(question()), true);
+    assert.equal(note(question()), false);
+    assert.equal(typeButton(question([{ label: "a" }, { label: "b" }])), false);
     assert.equal(note(question([{ label: "a" }, { label: "b" }])), false);
     assert.equal(escapeMrkdwn("<@U1> & <!here>"), "&lt;@U1&gt; &amp; &lt;!here&gt;");
   });

@@ -116,6 +116,9 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       remember: (id, where) => {
         if (!messages.has(id)) messages.set(id, where);
       },
+      openModal: async (triggerId, view) => {
+        await call("views.open", (api) => api.views.open({ trigger_id: triggerId, view }));
+      },
       refresh: async (interaction, where) => {
         messages.delete(interaction.id);
         await update(interaction, where).catch((error: Error) =>

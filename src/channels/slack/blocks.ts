@@ -3,6 +3,7 @@
 
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
 import type { Interaction } from "../interaction-types.js";
+import { TYPE_ANSWER_ACTION, typedQuestions } from "./answer-modal.js";
 
 /** The Block Kit blocks we send (the subset of Slack's block types we use). */
 export type SlackBlock =
@@ -51,7 +52,19 @@ export function slackMessage(interaction: Interaction): SlackMessage {
         ...(button.style ? { style: button.style } : {}),
       })),
     });
-    if (needsTyping(interaction, message.buttons.length)) {
+    if (
+      typedQuestions(interaction).length > 0 &&
+      needsTyping(interaction, message.buttons.length)
+    ) {
+      // Questions no button answers: typed into a modal (answer-modal.ts).
+      (blocks.at(-1) as Extract<SlackBlock, { type: "actions" }>).elements.unshift({
+        type: "button",
+        text: { type: "plain_text", text: "Type an answer" },
+        action_id: TYPE_ANSWER_ACTION,
+        value: interaction.id,
+        style: "primary",
+      });
+    } else if (needsTyping(interaction, message.buttons.length)) {
       blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: TYPE_ELSEWHERE }] });
     }
   }

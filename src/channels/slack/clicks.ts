@@ -1,15 +1,24 @@
-// A button click from Slack (a `block_actions` payload, from the HTTP endpoint or socket mode): who
-// clicked, whether they may answer, and the answer through the runtime (the first answer wins).
+// What a person does in Slack (a `block_actions` click, or a `view_submission` of the answer modal;
+// from the HTTP endpoint or socket mode): who it is, whether they may answer, and the answer
+// through the runtime (the first answer wins).
 
 import { answerOf, interactionIdOf } from "../chat/message.js";
 import { type ChatPeople, notAllowed } from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
+import {
+  answerModal,
+  type SlackSubmissionPayload,
+  submittedAnswers,
+  TYPE_ANSWER_ACTION,
+  typedQuestions,
+} from "./answer-modal.js";
 
 /** The parts of Slack's `block_actions` payload a click needs. */
 export interface SlackClickPayload {
   type?: string;
+  trigger_id?: string;
   user?: { id?: string };
   actions?: { action_id?: string; value?: string }[];
   container?: { channel_id?: string; message_ts?: string };
@@ -17,8 +26,8 @@ export interface SlackClickPayload {
   message?: { ts?: string };
 }
 
-/** What a click did. */
-export type ClickOutcome = "answered" | "refused" | "late" | "ignored" | "invalid";
+/** What a click did (`modal`: the answer modal was opened). */
+export type ClickOutcome = "answered" | "refused" | "late" | "ignored" | "invalid" | "modal";
 
 /** What {@link handleClick} needs from the backend. */
 export interface ClickDeps {
@@ -31,6 +40,8 @@ export interface ClickDeps {
   remember(id: string, where: { channel: string; ts: string }): void;
   /** Shows an ended interaction's outcome in its message. */
   refresh(interaction: Interaction, where: { channel: string; ts: string }): Promise<void>;
+  /** Opens a modal for the clicker (`views.open` with the click's trigger id). */
+  openModal(triggerId: string, view: ReturnType<typeof answerModal>): Promise<void>;
 }
 
 /** The response a click sends: the button's answer and who gave it. */
@@ -40,39 +51,91 @@ export interface ClickAnswer {
   metadata: { answeredBy: string; via: "slack"; slackUser: string };
 }
 
-/** Handles a click: answers as the mapped person, or tells the clicker why not. */
+/** Handles a click or a modal's submission: answers as the mapped person, or tells them why not. */
 export async function handleClick(
-  payload: SlackClickPayload,
+  payload: SlackClickPayload | SlackSubmissionPayload,
   deps: ClickDeps,
 ): Promise<ClickOutcome> {
-  const data = payload.actions?.[0]?.value ?? payload.actions?.[0]?.action_id;
-  const user = payload.user?.id;
-  const channel = payload.container?.channel_id ?? payload.channel?.id;
-  const ts = payload.container?.message_ts ?? payload.message?.ts;
-  const id = data === undefined ? undefined : interactionIdOf(data);
-  if (payload.type !== "block_actions" || !data || !id || !user || !channel) return "ignored";
+  if (payload.type === "view_submission") {
+    return handleSubmission(payload as SlackSubmissionPayload, deps);
+  }
+  const click = payload as SlackClickPayload;
+  const action = click.actions?.[0];
+  const typing = action?.action_id === TYPE_ANSWER_ACTION;
+  const data = typing ? action?.value : (action?.value ?? action?.action_id);
+  const user = click.user?.id;
+  const channel = click.container?.channel_id ?? click.channel?.id;
+  const ts = click.container?.message_ts ?? click.message?.ts;
+  const id = data === undefined ? undefined : typing ? data : interactionIdOf(data);
+  if (click.type !== "block_actions" || !data || !id || !user || !channel) return "ignored";
   const where = { channel, user };
-  const name = deps.people.get(user);
-  if (name === undefined) {
-    await deps.tell(where, notAllowed("Slack"));
-    return "refused";
-  }
-  let interaction: Interaction;
-  try {
-    interaction = await deps.get(id);
-  } catch (error) {
-    if (!(error instanceof ChannelsError && error.code === "not_found")) throw error;
-    await deps.tell(where, "codex-harness does not know this interaction (any more).");
-    return "invalid";
-  }
+  const person = await personAndInteraction(deps, where, id);
+  if (typeof person === "string") return person;
+  const { name, interaction } = person;
   if (ts) deps.remember(id, { channel, ts });
+  if (typing) {
+    if (typedQuestions(interaction).length === 0 || !click.trigger_id) return "invalid";
+    await deps.openModal(
+      click.trigger_id,
+      answerModal(interaction, { id, channel, ...(ts ? { ts } : {}) }),
+    );
+    return "modal";
+  }
   const answer = answerOf(interaction, data);
   if (!answer) {
     await deps.tell(where, "This button does not answer this interaction; nothing was sent.");
     return "invalid";
   }
+  return answerAs(deps, { id, channel, ts }, user, name, answer);
+}
+
+/** A submitted answer modal: its text fields answer the questions (`values.answers`). */
+async function handleSubmission(
+  payload: SlackSubmissionPayload,
+  deps: ClickDeps,
+): Promise<ClickOutcome> {
+  const submitted = submittedAnswers(payload);
+  const user = payload.user?.id;
+  if (!submitted || !user) return "ignored";
+  const { origin, answers } = submitted;
+  const person = await personAndInteraction(deps, { channel: origin.channel, user }, origin.id);
+  if (typeof person === "string") return person;
+  return answerAs(deps, origin, user, person.name, {
+    action: "text",
+    values: { answers },
+  });
+}
+
+/** The clicker's name and the interaction, or why there is nothing to answer (they were told). */
+async function personAndInteraction(
+  deps: ClickDeps,
+  where: { channel: string; user: string },
+  id: string,
+): Promise<{ name: string; interaction: Interaction } | ClickOutcome> {
+  const name = deps.people.get(where.user);
+  if (name === undefined) {
+    await deps.tell(where, notAllowed("Slack"));
+    return "refused";
+  }
   try {
-    await deps.respond(id, {
+    return { name, interaction: await deps.get(id) };
+  } catch (error) {
+    if (!(error instanceof ChannelsError && error.code === "not_found")) throw error;
+    await deps.tell(where, "codex-harness does not know this interaction (any more).");
+    return "invalid";
+  }
+}
+
+/** Sends the answer; when someone answered first, tells the clicker who and shows the outcome. */
+async function answerAs(
+  deps: ClickDeps,
+  origin: { id: string; channel: string; ts?: string | undefined },
+  user: string,
+  name: string,
+  answer: Pick<ClickAnswer, "action" | "values">,
+): Promise<ClickOutcome> {
+  try {
+    await deps.respond(origin.id, {
       ...answer,
       metadata: { answeredBy: name, via: "slack", slackUser: user },
     });
@@ -80,8 +143,11 @@ export async function handleClick(
   } catch (error) {
     if (!(error instanceof ChannelsError && error.code === "conflict")) throw error;
   }
-  const ended = await deps.get(id);
-  await deps.tell(where, `Your answer was not taken: ${outcomeWords(ended) ?? ended.status}.`);
-  if (ts) await deps.refresh(ended, { channel, ts });
+  const ended = await deps.get(origin.id);
+  await deps.tell(
+    { channel: origin.channel, user },
+    `Your answer was not taken: ${outcomeWords(ended) ?? ended.status}.`,
+  );
+  if (origin.ts) await deps.refresh(ended, { channel: origin.channel, ts: origin.ts });
   return "late";
 }
