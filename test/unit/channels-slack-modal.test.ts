@@ -113,9 +113,9 @@ describe("Slack answer modal", () => {
         respondedAt: question.createdAt,
       },
     } as unknown as Interaction;
-    let first = true;
+    const reads = [question, answered];
     const late = deps({
-      get: async () => (first ? ((first = false), question) : answered),
+      get: async () => reads.shift() ?? answered,
       respond: async () => {
         throw new ChannelsError("conflict", 409, "already resolved");
       },
