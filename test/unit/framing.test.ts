@@ -75,6 +75,33 @@ describe("LineDecoder", () => {
     assert.deepEqual(values(decoder.flush()), [{ a: 1 }]);
   });
 
+  it("reads a chunk of whole lines at once exactly as line by line", () => {
+    const lines = [
+      '{"method":"item/agentMessage/delta","params":{"delta":"a"}}',
+      '{"id":1,"result":{"x":[1,2]}}\r',
+      "",
+      "not json",
+      "[1,2]",
+      "42",
+      '{"a":1},{"b":2}',
+      '{"method":"turn/completed"}',
+    ];
+    const oneByOne = (chosen: string[]) => {
+      const decoder = new LineDecoder();
+      return chosen.flatMap((line) => values(decoder.push(`${line}\n`)));
+    };
+    const atOnce = (chosen: string[]) => values(new LineDecoder().push(`${chosen.join("\n")}\n`));
+    // Every run of up to three lines (so each odd line meets each other), read both ways.
+    for (let from = 0; from < lines.length; from++) {
+      for (let to = from + 1; to <= Math.min(lines.length, from + 3); to++) {
+        const chosen = lines.slice(from, to);
+        const describe = (out: unknown[]) =>
+          out.map((value) => (value instanceof FramingError ? `error:${value.code}` : value));
+        assert.deepEqual(describe(atOnce(chosen)), describe(oneByOne(chosen)), chosen.join(" | "));
+      }
+    }
+  });
+
   it("rejects a nonsensical maxLineBytes", () => {
     assert.throws(() => new LineDecoder({ maxLineBytes: 0 }), RangeError);
   });
