@@ -2,13 +2,12 @@
 // environment (one in a file) it posts to Discord (a local fake), prints its Interactions Endpoint
 // URL, answers a signed PING there, and never prints a secret.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { bin, runCli } from "../support/cli.js";
+import { envWithout, runCli, servedAt, startCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { applicationKeys, FakeDiscord, postInteraction } from "../support/fake-discord.js";
 
@@ -19,12 +18,7 @@ let fake: FakeDiscord | undefined;
 after(() => fake?.close());
 
 /** A child environment without any Discord variable of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/DISCORD/.test(name)),
-  );
-  return { ...env, ...extra };
-}
+const cleanEnv = (extra: Record<string, string>) => envWithout(/DISCORD/, extra);
 
 describe("codex-harness serve --discord", () => {
   it("says what is missing: the channel, the people, the bot token, the public key", async () => {
@@ -63,10 +57,8 @@ describe("codex-harness serve --discord", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "discord-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const child = spawn(
-      process.execPath,
+    const cli = startCli(
       [
-        bin,
         "serve",
         "--port",
         "0",
@@ -77,28 +69,16 @@ describe("codex-harness serve --discord", () => {
         "--discord-people",
         "80351110224678912=alice",
       ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: cleanEnv({
-          DISCORD_BOT_TOKEN_FILE: tokenFile,
-          DISCORD_PUBLIC_KEY: KEYS.publicKeyHex,
-          CODEX_HARNESS_DISCORD_API_URL: fake.apiUrl,
-        }),
-      },
+      cleanEnv({
+        DISCORD_BOT_TOKEN_FILE: tokenFile,
+        DISCORD_PUBLIC_KEY: KEYS.publicKeyHex,
+        CODEX_HARNESS_DISCORD_API_URL: fake.apiUrl,
+      }),
     );
-    const output = { stdout: "", stderr: "" };
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    cli.child.stdin.end();
+    const { output } = cli;
     try {
-      const url = await eventually(
-        "serve's URL",
-        () => /listening on (http:\/\/\S+)/.exec(output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "the token",
-        () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
-      );
+      const { url, token } = await servedAt(output);
       assert.match(
         output.stdout,
         new RegExp(`discord: interactions endpoint at ${url}/v1/discord/interactions`),
@@ -123,8 +103,8 @@ describe("codex-harness serve --discord", () => {
       assert.equal(message.channel_id, "1000000000000000042");
       assert.ok(!output.stdout.includes(BOT_TOKEN) && !output.stderr.includes(BOT_TOKEN));
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      cli.child.kill("SIGTERM");
+      await cli.closed;
     }
   });
 });

@@ -1,13 +1,12 @@
 // `codex-harness serve --slack`: clear errors for what is missing, and with the secrets in the
 // environment (one in a file) it posts to Slack (a local fake) and never prints a secret.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { bin, runCli } from "../support/cli.js";
+import { envWithout, runCli, servedAt, startCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { FakeSlack } from "../support/fake-slack.js";
 
@@ -18,12 +17,7 @@ let fake: FakeSlack | undefined;
 after(() => fake?.close());
 
 /** A child environment without any Slack variable of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/SLACK/.test(name)),
-  );
-  return { ...env, ...extra };
-}
+const cleanEnv = (extra: Record<string, string>) => envWithout(/SLACK/, extra);
 
 describe("codex-harness serve --slack", () => {
   it("says what is missing: the channel, the people, the bot token, a way for clicks back", async () => {
@@ -60,10 +54,8 @@ describe("codex-harness serve --slack", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "slack-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const child = spawn(
-      process.execPath,
+    const cli = startCli(
       [
-        bin,
         "serve",
         "--port",
         "0",
@@ -74,28 +66,16 @@ describe("codex-harness serve --slack", () => {
         "--slack-people",
         "U0ALICE=alice",
       ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: cleanEnv({
-          SLACK_BOT_TOKEN_FILE: tokenFile,
-          SLACK_SIGNING_SECRET: SIGNING_SECRET,
-          CODEX_HARNESS_SLACK_API_URL: fake.apiUrl,
-        }),
-      },
+      cleanEnv({
+        SLACK_BOT_TOKEN_FILE: tokenFile,
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        CODEX_HARNESS_SLACK_API_URL: fake.apiUrl,
+      }),
     );
-    const output = { stdout: "", stderr: "" };
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    cli.child.stdin.end();
+    const { output } = cli;
     try {
-      const url = await eventually(
-        "serve's URL",
-        () => /listening on (http:\/\/\S+)/.exec(output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "the token",
-        () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
-      );
+      const { url, token } = await servedAt(output);
       assert.match(
         output.stdout,
         new RegExp(`slack: interactivity at ${url}/v1/slack/interactions`),
@@ -115,8 +95,8 @@ describe("codex-harness serve --slack", () => {
         assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
       }
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      cli.child.kill("SIGTERM");
+      await cli.closed;
     }
   });
 });

@@ -1,6 +1,7 @@
 // Runs the `codex-harness` command as a user would: `node bin/codex-harness.js …`, with stdin and env.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
+import { eventually } from "./eventually.js";
 import { repoRoot } from "./paths.js";
 
 /** The CLI entry point. */
@@ -43,4 +44,28 @@ export async function runCli(
   child.stdin.end(options.input ?? "");
   const code = await closed.finally(() => clearTimeout(timer));
   return { code, ...output };
+}
+
+/** This process's environment without the variables whose names match `drop`, plus `extra`. */
+export function envWithout(
+  drop: RegExp,
+  extra: Record<string, string> = {},
+): Record<string, string | undefined> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name)));
+  return { ...env, ...extra };
+}
+
+/** The URL and the token `codex-harness serve` prints once it listens. */
+export async function servedAt(
+  output: StartedCli["output"],
+): Promise<{ url: string; token: string }> {
+  const url = await eventually(
+    "serve's URL",
+    () => /listening on (http:\/\/\S+)/.exec(output.stdout)?.[1],
+  );
+  const token = await eventually(
+    "serve's token",
+    () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
+  );
+  return { url, token };
 }
