@@ -9,18 +9,23 @@ import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { inspect } from "node:util";
 import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
-import { channelsApprovals } from "../../src/channels/bridge.js";
 import { parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
-import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
-import type { InteractionChange } from "../../src/channels/interaction-types.js";
+import type { ChannelsServer } from "../../src/channels/http-server.js";
 import {
   type TelegramBackendOptions,
   telegramBackend,
 } from "../../src/channels/telegram/backend.js";
-import { execCommand, reply, requestUserInput } from "../../src/testing/script.js";
-import { startCli } from "../support/cli.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import {
+  askColor,
+  recorder,
+  runTurn,
+  serveBackend,
+  startCodexAsking,
+} from "../support/chat-backends.js";
+import { servedAt, startCli } from "../support/cli.js";
+import type { CodexApiFixture } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
 import {
   apiError,
@@ -57,18 +62,6 @@ function tempDir(): string {
   return dir;
 }
 
-/** A backend that records when each change reached it. */
-function recorder(): InteractionBackend & { seen: { change: InteractionChange; at: number }[] } {
-  const seen: { change: InteractionChange; at: number }[] = [];
-  return {
-    name: "recorder",
-    seen,
-    async deliver(change) {
-      seen.push({ change, at: Date.now() });
-    },
-  };
-}
-
 interface Started {
   telegram: FakeTelegram;
   server: ChannelsServer;
@@ -85,28 +78,29 @@ async function start(
     attempts?: number;
   } = {},
 ): Promise<Started> {
-  telegram = await startFakeTelegram(TOKEN, [CHAT]);
+  const fake = await startFakeTelegram(TOKEN, [CHAT]);
+  telegram = fake;
   const errors: Error[] = [];
-  const failures: DeliveryFailure[] = [];
-  const backend = await telegramBackend({
-    token: TOKEN,
-    chatId: CHAT,
-    people: parsePeople(`${ALICE}=alice,${BOB}=bob`, "test"),
-    apiRoot: telegram.url,
-    pollTimeoutSeconds: 5,
-    timeoutMs: 3_000,
-    onError: (error) => errors.push(error),
-    ...options.backend,
-  });
-  server = await startChannelsServer({
-    dataDir: tempDir(),
-    port: 0,
-    backends: [backend, ...(options.others ?? [])],
-    backendRetry: { initialDelayMs: 50, maxDelayMs: 3_000, attempts: options.attempts ?? 6 },
-    onBackendFailure: (failure) => failures.push(failure),
-  });
-  const client = new ChannelsClient({ url: server.url, token: server.token });
-  return { telegram, server, client, errors, failures };
+  const served = await serveBackend(
+    tempDir(),
+    () =>
+      telegramBackend({
+        token: TOKEN,
+        chatId: CHAT,
+        people: parsePeople(`${ALICE}=alice,${BOB}=bob`, "test"),
+        apiRoot: fake.url,
+        pollTimeoutSeconds: 5,
+        timeoutMs: 3_000,
+        onError: (error) => errors.push(error),
+        ...options.backend,
+      }),
+    {
+      extra: options.others ?? [],
+      retry: { initialDelayMs: 50, maxDelayMs: 3_000, attempts: options.attempts ?? 6 },
+    },
+  );
+  server = served.server;
+  return { telegram: fake, server, client: served.client, errors, failures: served.failures };
 }
 
 /** The data of the button labelled `label`. */
@@ -127,19 +121,11 @@ const createApproval = (client: ChannelsClient, command = "ls") =>
 describe("telegram backend", () => {
   it("a real codex command approval answered with a button: the command runs, the message says who", async () => {
     const started = await start();
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo telegram > tg.txt", { escalated: true }), reply("done")],
-      {
-        config: {},
-        codex: {
-          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
-        },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url: started.server.url, token: started.server.token }, [
+      execCommand("echo telegram > tg.txt", { escalated: true }),
+      reply("done"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const message = await eventually(
       "the approval in the chat",
       () => started.telegram.messages[0],
@@ -177,35 +163,11 @@ describe("telegram backend", () => {
 
   it("a real codex question answered with one of its options", async () => {
     const started = await start();
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        requestUserInput(
-          [
-            {
-              id: "color",
-              header: "Color",
-              question: "Which color?",
-              options: [
-                { label: "blue", description: "calm" },
-                { label: "red", description: "bold" },
-              ],
-            },
-          ],
-          { callId: "q1" },
-        ),
-        reply("Red it is."),
-      ],
-      {
-        config: {},
-        codex: {
-          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
-        },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("pick one");
+    fixture = await startCodexAsking({ url: started.server.url, token: started.server.token }, [
+      askColor(),
+      reply("Red it is."),
+    ]);
+    const turn = runTurn(fixture, "pick one");
     const message = await eventually(
       "the question in the chat",
       () => started.telegram.messages[0],
@@ -416,14 +378,7 @@ describe("telegram backend", () => {
     const cli = startCli(flags, { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile });
     cli.child.stdin.end();
     try {
-      const url = await eventually(
-        "serve's address",
-        () => /listening on (http:\/\/\S+)/.exec(cli.output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "serve's token",
-        () => /token \(printed once[^:]*\): (\S+)/.exec(cli.output.stdout)?.[1],
-      );
+      const { url, token } = await servedAt(cli.output);
       const client = new ChannelsClient({ url, token });
       await createApproval(client, "make deploy");
       const message = await eventually("the message", () => telegram?.messages[0]);
