@@ -1,4 +1,5 @@
 // Runs the `codex-harness` command as a user would: `node bin/codex-harness.js …`, with stdin and env.
+import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 import { eventually } from "./eventually.js";
@@ -68,4 +69,25 @@ export async function servedAt(
     () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
   );
   return { url, token };
+}
+
+/** A way `serve` must refuse to start: more flags, the environment, what it says on stderr. */
+export type RefusedStart = [args: string[], env: Record<string, string>, says: RegExp];
+
+/**
+ * Runs `base` plus each case's flags, in this environment without the variables matching `drop`
+ * plus the case's: each exits 1, says what it should, and never shows `secret`.
+ */
+export async function assertRefusedStarts(
+  base: string[],
+  drop: RegExp,
+  secret: string,
+  cases: RefusedStart[],
+): Promise<void> {
+  for (const [args, env, expected] of cases) {
+    const run = await runCli([...base, ...args], { env: envWithout(drop, env) });
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stderr, expected);
+    assert.ok(!run.stderr.includes(secret));
+  }
 }
