@@ -15,7 +15,6 @@ import {
   discordBackend,
 } from "../../src/channels/discord/backend.js";
 import { DISCORD_INTERACTIONS_PATH } from "../../src/channels/discord/interactions.js";
-import { startChannelsServer } from "../../src/channels/http-server.js";
 import type { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
@@ -27,6 +26,7 @@ import {
   runTurn,
   type ServedBackend,
   serveBackend,
+  serveOnly,
   startCodexAsking,
 } from "../support/chat-backends.js";
 import { withoutPackage } from "../support/chat-fixtures.js";
@@ -305,13 +305,10 @@ describe("Discord backend", () => {
   it("names the package to install when discord.js is missing", async () => {
     const fake = await startFake();
     await assert.rejects(
-      startChannelsServer({
-        dataDir: dataDir(),
-        port: 0,
-        backends: [
-          discordBackend({ ...discordOptions(fake), importer: withoutPackage("discord.js") }),
-        ],
-      }),
+      serveOnly(
+        dataDir(),
+        discordBackend({ ...discordOptions(fake), importer: withoutPackage("discord.js") }),
+      ),
       {
         code: "missing_dependency",
         message:

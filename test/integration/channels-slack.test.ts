@@ -8,7 +8,6 @@ import { after, describe, it } from "node:test";
 import type { InteractionBackend } from "../../src/channels/backends.js";
 import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
-import { startChannelsServer } from "../../src/channels/http-server.js";
 import {
   type SlackBackend,
   type SlackBackendOptions,
@@ -26,6 +25,7 @@ import {
   runTurn,
   type ServedBackend,
   serveBackend,
+  serveOnly,
   startCodexAsking,
 } from "../support/chat-backends.js";
 import { withoutPackage } from "../support/chat-fixtures.js";
@@ -252,17 +252,14 @@ describe("Slack backend", () => {
     assert.match(error.message, /chat\.postMessage: invalid_auth \(check SLACK_BOT_TOKEN/);
     assert.ok(!error.message.includes("xoxb-wrong-token-value"));
     await assert.rejects(
-      startChannelsServer({
-        dataDir: dataDir(),
-        port: 0,
-        backends: [
-          slackBackend({
-            ...slackOptions(fake),
-            appToken: "xapp-not-the-right-one",
-            log: () => {},
-          }),
-        ],
-      }),
+      serveOnly(
+        dataDir(),
+        slackBackend({
+          ...slackOptions(fake),
+          appToken: "xapp-not-the-right-one",
+          log: () => {},
+        }),
+      ),
       (thrown: CodexHarnessError) => {
         assert.equal(thrown.code, "slack_socket_failed");
         assert.match(thrown.message, /invalid_auth/);
@@ -279,18 +276,15 @@ describe("Slack backend", () => {
       ["@slack/socket-mode", "The Slack backend's socket mode", { appToken: APP_TOKEN }],
     ] as const) {
       await assert.rejects(
-        startChannelsServer({
-          dataDir: dataDir(),
-          port: 0,
-          backends: [
-            slackBackend({
-              ...slackOptions(fake),
-              signingSecret: SIGNING_SECRET,
-              importer: withoutPackage(name),
-              ...extra,
-            }),
-          ],
-        }),
+        serveOnly(
+          dataDir(),
+          slackBackend({
+            ...slackOptions(fake),
+            signingSecret: SIGNING_SECRET,
+            importer: withoutPackage(name),
+            ...extra,
+          }),
+        ),
         {
           code: "missing_dependency",
           message: `${neededBy} needs the optional package ${name}: npm install ${name}`,

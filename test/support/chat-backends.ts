@@ -49,6 +49,11 @@ export async function serveBackend<B extends InteractionBackend>(
   return { backend, server, client, logs, failures };
 }
 
+/** Starts a channels server in `dataDir` with `backend` alone and the default retries. */
+export function serveOnly(dataDir: string, backend: InteractionBackend): Promise<ChannelsServer> {
+  return startChannelsServer({ dataDir, port: 0, backends: [backend] });
+}
+
 /** A backend that records when each change reached it. */
 export function recorder(
   name = "recorder",
