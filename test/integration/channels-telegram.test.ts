@@ -3,8 +3,7 @@
 // ours, Telegram down or rate-limiting while another backend goes on, the token never shown, and
 // `codex-harness serve --telegram`.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { inspect } from "node:util";
@@ -17,6 +16,7 @@ import {
   telegramBackend,
 } from "../../src/channels/telegram/backend.js";
 import { execCommand, reply } from "../../src/testing/script.js";
+import { channelsTestDirs } from "../support/channels-dirs.js";
 import {
   askColor,
   recorder,
@@ -44,7 +44,7 @@ const NOT_ALLOWED = /not on this codex-harness Telegram allow-list/;
 let telegram: FakeTelegram | undefined;
 let server: ChannelsServer | undefined;
 let fixture: CodexApiFixture | undefined;
-const dirs: string[] = [];
+const { dataDir: tempDir } = channelsTestDirs("codex-harness-telegram-");
 
 afterEach(async () => {
   await fixture?.close();
@@ -53,14 +53,7 @@ afterEach(async () => {
   fixture = undefined;
   server = undefined;
   telegram = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-telegram-"));
-  dirs.push(dir);
-  return dir;
-}
 
 interface Started {
   telegram: FakeTelegram;
