@@ -24,7 +24,7 @@ import {
   serveBackend,
   startCodexAsking,
 } from "../support/chat-backends.js";
-import { servedAt, startCli } from "../support/cli.js";
+import { startCli, whileServing } from "../support/cli.js";
 import type { CodexApiFixture } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
 import {
@@ -344,7 +344,8 @@ describe("telegram backend", () => {
   });
 
   it("codex-harness serve --telegram: the token from a file, never printed", async () => {
-    telegram = await startFakeTelegram(TOKEN, [CHAT]);
+    const fake = await startFakeTelegram(TOKEN, [CHAT]);
+    telegram = fake;
     const dir = tempDir();
     const tokenFile = path.join(dir, "bot-token");
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -360,7 +361,7 @@ describe("telegram backend", () => {
       "--telegram-people",
       `${ALICE}=alice`,
       "--telegram-api-root",
-      telegram.url,
+      fake.url,
     ];
     const env = { PATH: process.env.PATH, HOME: dir };
     const missing = startCli(flags, env);
@@ -368,20 +369,18 @@ describe("telegram backend", () => {
     assert.equal(await missing.closed, 1);
     assert.match(missing.output.stderr, /needs TELEGRAM_BOT_TOKEN \(or TELEGRAM_BOT_TOKEN_FILE/);
 
-    const cli = startCli(flags, { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile });
-    cli.child.stdin.end();
-    try {
-      const { url, token } = await servedAt(cli.output);
-      const client = new ChannelsClient({ url, token });
-      await createApproval(client, "make deploy");
-      const message = await eventually("the message", () => telegram?.messages[0]);
-      assert.match(message.text, /make deploy/);
-      telegram.click({ userId: ALICE, message, data: button(message, "Decline") });
-      await eventually("the edit", () => /Declined by alice/.test(message.text));
-    } finally {
-      cli.child.kill("SIGTERM");
-      await cli.closed;
-    }
-    assert.ok(!`${cli.output.stdout}${cli.output.stderr}`.includes(TOKEN));
+    const output = await whileServing(
+      flags,
+      { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile },
+      async ({ url, token }) => {
+        const client = new ChannelsClient({ url, token });
+        await createApproval(client, "make deploy");
+        const message = await eventually("the message", () => fake.messages[0]);
+        assert.match(message.text, /make deploy/);
+        fake.click({ userId: ALICE, message, data: button(message, "Decline") });
+        await eventually("the edit", () => /Declined by alice/.test(message.text));
+      },
+    );
+    assert.ok(!`${output.stdout}${output.stderr}`.includes(TOKEN));
   });
 });

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { assertRefusedStarts, envWithout, servedAt, startCli } from "../support/cli.js";
+import { assertRefusedStarts, envWithout, whileServing } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { applicationKeys, FakeDiscord, postInteraction } from "../support/fake-discord.js";
 
@@ -51,7 +51,7 @@ describe("codex-harness serve --discord", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "discord-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const cli = startCli(
+    await whileServing(
       [
         "serve",
         "--port",
@@ -68,37 +68,31 @@ describe("codex-harness serve --discord", () => {
         DISCORD_PUBLIC_KEY: KEYS.publicKeyHex,
         CODEX_HARNESS_DISCORD_API_URL: fake.apiUrl,
       }),
+      async ({ url, token, output }) => {
+        assert.match(
+          output.stdout,
+          new RegExp(`discord: interactions endpoint at ${url}/v1/discord/interactions`),
+        );
+        assert.match(
+          output.stdout,
+          /discord: posting to channel 1000000000000000042; 1 person may answer/,
+        );
+        const pong = await postInteraction(`${url}/v1/discord/interactions`, KEYS.privateKey, {
+          type: 1,
+        });
+        assert.deepEqual(pong, { status: 200, body: { type: 1 } });
+        await new ChannelsClient({ url, token }).create({
+          kind: "approval_request",
+          source: { name: "test" },
+          payload: { command: "ls" },
+        });
+        const message = await eventually(
+          "the Discord message",
+          () => [...(fake?.messages.values() ?? [])][0],
+        );
+        assert.equal(message.channel_id, "1000000000000000042");
+        assert.ok(!output.stdout.includes(BOT_TOKEN) && !output.stderr.includes(BOT_TOKEN));
+      },
     );
-    cli.child.stdin.end();
-    const { output } = cli;
-    try {
-      const { url, token } = await servedAt(output);
-      assert.match(
-        output.stdout,
-        new RegExp(`discord: interactions endpoint at ${url}/v1/discord/interactions`),
-      );
-      assert.match(
-        output.stdout,
-        /discord: posting to channel 1000000000000000042; 1 person may answer/,
-      );
-      const pong = await postInteraction(`${url}/v1/discord/interactions`, KEYS.privateKey, {
-        type: 1,
-      });
-      assert.deepEqual(pong, { status: 200, body: { type: 1 } });
-      await new ChannelsClient({ url, token }).create({
-        kind: "approval_request",
-        source: { name: "test" },
-        payload: { command: "ls" },
-      });
-      const message = await eventually(
-        "the Discord message",
-        () => [...(fake?.messages.values() ?? [])][0],
-      );
-      assert.equal(message.channel_id, "1000000000000000042");
-      assert.ok(!output.stdout.includes(BOT_TOKEN) && !output.stderr.includes(BOT_TOKEN));
-    } finally {
-      cli.child.kill("SIGTERM");
-      await cli.closed;
-    }
   });
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { assertRefusedStarts, envWithout, servedAt, startCli } from "../support/cli.js";
+import { assertRefusedStarts, envWithout, whileServing } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { FakeSlack } from "../support/fake-slack.js";
 
@@ -48,7 +48,7 @@ describe("codex-harness serve --slack", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "slack-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const cli = startCli(
+    await whileServing(
       [
         "serve",
         "--port",
@@ -65,32 +65,26 @@ describe("codex-harness serve --slack", () => {
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
         CODEX_HARNESS_SLACK_API_URL: fake.apiUrl,
       }),
+      async ({ url, token, output }) => {
+        assert.match(
+          output.stdout,
+          new RegExp(`slack: interactivity at ${url}/v1/slack/interactions`),
+        );
+        assert.match(output.stdout, /slack: posting to C0CLI; 1 person may answer/);
+        await new ChannelsClient({ url, token }).create({
+          kind: "approval_request",
+          source: { name: "test" },
+          payload: { command: "ls" },
+        });
+        const message = await eventually(
+          "the Slack message",
+          () => [...(fake?.messages.values() ?? [])][0],
+        );
+        assert.equal(message.channel, "C0CLI");
+        for (const secret of [BOT_TOKEN, SIGNING_SECRET]) {
+          assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
+        }
+      },
     );
-    cli.child.stdin.end();
-    const { output } = cli;
-    try {
-      const { url, token } = await servedAt(output);
-      assert.match(
-        output.stdout,
-        new RegExp(`slack: interactivity at ${url}/v1/slack/interactions`),
-      );
-      assert.match(output.stdout, /slack: posting to C0CLI; 1 person may answer/);
-      await new ChannelsClient({ url, token }).create({
-        kind: "approval_request",
-        source: { name: "test" },
-        payload: { command: "ls" },
-      });
-      const message = await eventually(
-        "the Slack message",
-        () => [...(fake?.messages.values() ?? [])][0],
-      );
-      assert.equal(message.channel, "C0CLI");
-      for (const secret of [BOT_TOKEN, SIGNING_SECRET]) {
-        assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
-      }
-    } finally {
-      cli.child.kill("SIGTERM");
-      await cli.closed;
-    }
   });
 });

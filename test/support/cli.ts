@@ -91,3 +91,23 @@ export async function assertRefusedStarts(
     assert.ok(!run.stderr.includes(secret));
   }
 }
+
+/**
+ * Starts `codex-harness` with `args` (a `serve`), runs `body` with the URL and token it prints and
+ * its output so far, then stops it; resolves with all it printed.
+ */
+export async function whileServing(
+  args: string[],
+  env: Record<string, string | undefined>,
+  body: (served: { url: string; token: string; output: StartedCli["output"] }) => Promise<void>,
+): Promise<StartedCli["output"]> {
+  const cli = startCli(args, env);
+  cli.child.stdin.end();
+  try {
+    await body({ ...(await servedAt(cli.output)), output: cli.output });
+  } finally {
+    cli.child.kill("SIGTERM");
+    await cli.closed;
+  }
+  return cli.output;
+}
