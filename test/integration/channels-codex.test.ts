@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { Interaction, InteractionStatus } from "../../src/channels/interaction-types.js";
 import { withProgressUpdates } from "../../src/channels/progress.js";
-import { execCommand, reply, requestUserInput, response } from "../../src/testing/script.js";
+import { execCommand, reply, response } from "../../src/testing/script.js";
+import { askColor, runTurn, startCodexAsking } from "../support/chat-backends.js";
 import { runCli } from "../support/cli.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
@@ -46,30 +46,8 @@ describe("channels with the real codex (ScriptedModel)", () => {
   it("a question answered with the CLI reaches the model's next request", async () => {
     server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
     const { url, token } = server;
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        requestUserInput(
-          [
-            {
-              id: "color",
-              header: "Color",
-              question: "Which color?",
-              options: [
-                { label: "blue", description: "calm" },
-                { label: "red", description: "bold" },
-              ],
-            },
-          ],
-          { callId: "q1" },
-        ),
-        reply("Blue it is."),
-      ],
-      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("pick one");
+    fixture = await startCodexAsking({ url, token }, [askColor(), reply("Blue it is.")]);
+    const turn = runTurn(fixture, "pick one");
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
     assert.equal(asked.kind, "user_input_request");
@@ -104,20 +82,11 @@ describe("channels with the real codex (ScriptedModel)", () => {
   it("a command approval answered through the API runs the command", async () => {
     server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
     const { url, token } = server;
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        execCommand("echo yes > approved.txt", { escalated: true, justification: "write it" }),
-        reply("ok"),
-      ],
-      {
-        config: {},
-        codex: { approvals: channelsApprovals({ url, token, source: "ci-bot", project: "shop" }) },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url, token, source: "ci-bot", project: "shop" }, [
+      execCommand("echo yes > approved.txt", { escalated: true, justification: "write it" }),
+      reply("ok"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const client = new ChannelsClient({ url, token });
     const asked = await waitForInteraction(client, ["pending"]);
     assert.equal(asked.kind, "approval_request");
@@ -132,14 +101,10 @@ describe("channels with the real codex (ScriptedModel)", () => {
   it("codex clearing the request (turn interrupted) marks the interaction cancelled", async () => {
     server = await startChannelsServer({ dataDir: dataDir(), port: 0 });
     const { url, token } = server;
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        execCommand("echo no > never.txt", { escalated: true }),
-        response(reply("unused"), { delayMs: 5_000 }),
-      ],
-      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
-    );
+    fixture = await startCodexAsking({ url, token }, [
+      execCommand("echo no > never.txt", { escalated: true }),
+      response(reply("unused"), { delayMs: 5_000 }),
+    ]);
     const abort = new AbortController();
     const turn = fixture.codex
       .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
@@ -189,14 +154,11 @@ describe("channels with the real codex (ScriptedModel)", () => {
     server = await startChannelsServer({ dataDir: dir, port: 0 });
     const { url, token } = server;
     const port = Number(new URL(url).port);
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo yes > after-restart.txt", { escalated: true }), reply("ok")],
-      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url, token }, [
+      execCommand("echo yes > after-restart.txt", { escalated: true }),
+      reply("ok"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const asked = await waitForInteraction(new ChannelsClient({ url, token }), ["pending"]);
     await server.close();
     server = await startChannelsServer({ dataDir: dir, port });

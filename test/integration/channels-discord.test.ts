@@ -6,8 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { inspect } from "node:util";
-import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
-import { channelsApprovals } from "../../src/channels/bridge.js";
+import type { InteractionBackend } from "../../src/channels/backends.js";
 import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import {
@@ -16,13 +15,22 @@ import {
   discordBackend,
 } from "../../src/channels/discord/backend.js";
 import { DISCORD_INTERACTIONS_PATH } from "../../src/channels/discord/interactions.js";
-import type { ModuleImporter } from "../../src/channels/drivers.js";
-import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
-import type { InteractionChange } from "../../src/channels/interaction-types.js";
 import type { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import {
+  approvalRequest as approval,
+  colorRequest,
+  posted,
+  recorder,
+  runTurn,
+  type ServedBackend,
+  serveBackend,
+  serveOnly,
+  startCodexAsking,
+} from "../support/chat-backends.js";
+import { withoutPackage } from "../support/chat-fixtures.js";
+import type { CodexApiFixture } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
 import {
   applicationKeys,
@@ -55,14 +63,21 @@ async function startFake(): Promise<FakeDiscord> {
   return fake;
 }
 
-interface Setup {
+/** The options every Discord backend here has: the bot token, the key, the channel, who, the fake. */
+function discordOptions(fake: FakeDiscord): DiscordBackendOptions {
+  return {
+    token: BOT_TOKEN,
+    applicationPublicKey: KEYS.publicKeyHex,
+    channelId: CHANNEL,
+    people: PEOPLE,
+    apiUrl: fake.apiUrl,
+  };
+}
+
+interface Setup extends ServedBackend<DiscordBackend> {
   fake: FakeDiscord;
   discord: DiscordBackend;
-  server: ChannelsServer;
-  client: ChannelsClient;
   endpoint: string;
-  logs: string[];
-  failures: DeliveryFailure[];
 }
 
 async function setup(
@@ -71,62 +86,28 @@ async function setup(
   fake?: FakeDiscord,
 ): Promise<Setup> {
   const discordFake = fake ?? (await startFake());
-  const logs: string[] = [];
-  const failures: DeliveryFailure[] = [];
-  const discord = discordBackend({
-    token: BOT_TOKEN,
-    applicationPublicKey: KEYS.publicKeyHex,
-    channelId: CHANNEL,
-    people: PEOPLE,
-    apiUrl: discordFake.apiUrl,
-    log: (line) => logs.push(line),
-    ...options,
-  });
-  const server = await startChannelsServer({
-    dataDir: dataDir(),
-    port: 0,
-    backends: [discord, ...extra],
-    backendRetry: { initialDelayMs: 20, maxDelayMs: 2_000 },
-    onBackendFailure: (failure) => failures.push(failure),
-  });
-  servers.push(server);
+  const served = await serveBackend(
+    dataDir(),
+    (log) => discordBackend({ ...discordOptions(discordFake), log, ...options }),
+    { extra },
+  );
+  servers.push(served.server);
   return {
+    ...served,
     fake: discordFake,
-    discord,
-    server,
-    client: new ChannelsClient({ url: server.url, token: server.token }),
-    endpoint: `${server.url}${DISCORD_INTERACTIONS_PATH}`,
-    logs,
-    failures,
+    discord: served.backend,
+    endpoint: `${served.server.url}${DISCORD_INTERACTIONS_PATH}`,
   };
 }
-
-/** The n-th posted message, once there is one. */
-async function posted(fake: FakeDiscord, n = 0) {
-  return eventually("a posted message", () => [...fake.messages.values()][n]);
-}
-
-const approval = {
-  kind: "approval_request" as const,
-  source: { name: "test" },
-  title: "Run make deploy",
-  payload: { command: "make deploy", cwd: "/srv/app", reason: "ship it" },
-};
 
 describe("Discord backend", () => {
   it("a real codex command approval answered by a signed click runs the command; the message says who", async () => {
     const { fake, server, endpoint } = await setup();
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo discorded > discord.txt", { escalated: true }), reply("done")],
-      {
-        config: {},
-        codex: { approvals: channelsApprovals({ url: server.url, token: server.token }) },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url: server.url, token: server.token }, [
+      execCommand("echo discorded > discord.txt", { escalated: true }),
+      reply("done"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const message = await posted(fake);
     assert.equal(message.channel_id, CHANNEL);
     assert.match(message.content, /discord\.txt/);
@@ -166,16 +147,7 @@ describe("Discord backend", () => {
 
   it("a question is answered with an option button", async () => {
     const { fake, client, discord, endpoint } = await setup();
-    const asked = await client.create({
-      kind: "user_input_request",
-      source: { name: "test" },
-      title: "Which color?",
-      payload: {
-        questions: [
-          { id: "color", question: "Which color?", options: [{ label: "blue" }, { label: "red" }] },
-        ],
-      },
-    });
+    const asked = await client.create(colorRequest);
     const message = await posted(fake);
     const buttons = buttonsOf(message);
     assert.deepEqual([...buttons.keys()], ["blue", "red", "Decline", "Interrupt the turn"]);
@@ -289,17 +261,11 @@ describe("Discord backend", () => {
     const fake = await startFake();
     fake.failNext({ method: "POST", status: 500 });
     fake.failNext(rateLimited(1));
-    const other: { change: InteractionChange; at: number }[] = [];
-    const quick: InteractionBackend = {
-      name: "quick",
-      async deliver(change) {
-        other.push({ change, at: Date.now() });
-      },
-    };
-    const { client, failures } = await setup({}, [quick], fake);
+    const other = recorder("quick");
+    const { client, failures } = await setup({}, [other], fake);
     const started = Date.now();
     const created = await client.create(approval);
-    await eventually("the other backend's delivery", () => other.length > 0);
+    await eventually("the other backend's delivery", () => other.seen.length > 0);
     assert.ok(Date.now() - started < 900, "the other backend got it before Discord's retry_after");
     const message = await posted(fake);
     assert.match(message.content, /make deploy/);
@@ -337,28 +303,12 @@ describe("Discord backend", () => {
   });
 
   it("names the package to install when discord.js is missing", async () => {
-    const without: ModuleImporter = async (specifier) => {
-      if (specifier !== "discord.js") return import(specifier);
-      throw Object.assign(new Error("Cannot find package 'discord.js' imported from /app/x.js"), {
-        code: "ERR_MODULE_NOT_FOUND",
-      });
-    };
     const fake = await startFake();
     await assert.rejects(
-      startChannelsServer({
-        dataDir: dataDir(),
-        port: 0,
-        backends: [
-          discordBackend({
-            token: BOT_TOKEN,
-            applicationPublicKey: KEYS.publicKeyHex,
-            channelId: CHANNEL,
-            people: PEOPLE,
-            apiUrl: fake.apiUrl,
-            importer: without,
-          }),
-        ],
-      }),
+      serveOnly(
+        dataDir(),
+        discordBackend({ ...discordOptions(fake), importer: withoutPackage("discord.js") }),
+      ),
       {
         code: "missing_dependency",
         message:

@@ -5,13 +5,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
-import { channelsApprovals } from "../../src/channels/bridge.js";
+import type { InteractionBackend } from "../../src/channels/backends.js";
 import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
-import type { ModuleImporter } from "../../src/channels/drivers.js";
-import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
-import type { InteractionChange } from "../../src/channels/interaction-types.js";
 import {
   type SlackBackend,
   type SlackBackendOptions,
@@ -21,7 +17,19 @@ import { SLACK_INTERACTIONS_PATH } from "../../src/channels/slack/interactivity.
 import type { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import {
+  approvalRequest as approval,
+  colorRequest,
+  posted,
+  recorder,
+  runTurn,
+  type ServedBackend,
+  serveBackend,
+  serveOnly,
+  startCodexAsking,
+} from "../support/chat-backends.js";
+import { withoutPackage } from "../support/chat-fixtures.js";
+import type { CodexApiFixture } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
 import { buttonsOf, clickPayload, FakeSlack, postClick } from "../support/fake-slack.js";
 
@@ -45,14 +53,15 @@ async function startFake(): Promise<FakeSlack> {
   return fake;
 }
 
-interface Setup {
+/** The options every Slack backend here has: the bot token, the channel, who may answer, the fake. */
+function slackOptions(fake: FakeSlack): SlackBackendOptions {
+  return { token: BOT_TOKEN, channel: CHANNEL, people: PEOPLE, apiUrl: fake.apiUrl };
+}
+
+interface Setup extends ServedBackend<SlackBackend> {
   fake: FakeSlack;
   slack: SlackBackend;
-  server: ChannelsServer;
-  client: ChannelsClient;
   clickUrl: string;
-  logs: string[];
-  failures: DeliveryFailure[];
 }
 
 async function setup(
@@ -61,62 +70,29 @@ async function setup(
   fake?: FakeSlack,
 ): Promise<Setup> {
   const slackFake = fake ?? (await startFake());
-  const logs: string[] = [];
-  const failures: DeliveryFailure[] = [];
-  const slack = slackBackend({
-    token: BOT_TOKEN,
-    channel: CHANNEL,
-    people: PEOPLE,
-    signingSecret: SIGNING_SECRET,
-    apiUrl: slackFake.apiUrl,
-    log: (line) => logs.push(line),
-    ...options,
-  });
-  const server = await startChannelsServer({
-    dataDir: dataDir(),
-    port: 0,
-    backends: [slack, ...extra],
-    backendRetry: { initialDelayMs: 20, maxDelayMs: 2_000 },
-    onBackendFailure: (failure) => failures.push(failure),
-  });
-  servers.push(server);
+  const served = await serveBackend(
+    dataDir(),
+    (log) =>
+      slackBackend({ ...slackOptions(slackFake), signingSecret: SIGNING_SECRET, log, ...options }),
+    { extra },
+  );
+  servers.push(served.server);
   return {
+    ...served,
     fake: slackFake,
-    slack,
-    server,
-    client: new ChannelsClient({ url: server.url, token: server.token }),
-    clickUrl: `${server.url}${SLACK_INTERACTIONS_PATH}`,
-    logs,
-    failures,
+    slack: served.backend,
+    clickUrl: `${served.server.url}${SLACK_INTERACTIONS_PATH}`,
   };
 }
-
-/** The posted message of the n-th postMessage, once there is one. */
-async function posted(fake: FakeSlack, n = 0) {
-  return eventually("a posted message", () => [...fake.messages.values()][n]);
-}
-
-const approval = {
-  kind: "approval_request" as const,
-  source: { name: "test" },
-  title: "Run make deploy",
-  payload: { command: "make deploy", cwd: "/srv/app", reason: "ship it" },
-};
 
 describe("Slack backend", () => {
   it("a real codex command approval answered by a signed click runs the command; the message says who", async () => {
     const { fake, server, clickUrl } = await setup();
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo slacked > slack.txt", { escalated: true }), reply("done")],
-      {
-        config: {},
-        codex: { approvals: channelsApprovals({ url: server.url, token: server.token }) },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url: server.url, token: server.token }, [
+      execCommand("echo slacked > slack.txt", { escalated: true }),
+      reply("done"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const message = await posted(fake);
     assert.equal(message.channel, CHANNEL);
     assert.match(message.text, /slack\.txt/);
@@ -158,16 +134,7 @@ describe("Slack backend", () => {
     );
     assert.equal(fake.connections, 1, "socket mode connected on start");
     assert.equal(fake.callsOf("apps.connections.open").length, 1);
-    const asked = await client.create({
-      kind: "user_input_request",
-      source: { name: "test" },
-      title: "Which color?",
-      payload: {
-        questions: [
-          { id: "color", question: "Which color?", options: [{ label: "blue" }, { label: "red" }] },
-        ],
-      },
-    });
+    const asked = await client.create(colorRequest);
     const message = await posted(fake);
     const buttons = buttonsOf(message);
     assert.deepEqual([...buttons.keys()], ["blue", "red", "Decline", "Interrupt the turn"]);
@@ -253,17 +220,11 @@ describe("Slack backend", () => {
     const fake = await startFake();
     fake.failNext({ method: "chat.postMessage", status: 500, body: "upstream down" });
     fake.failNext({ method: "chat.postMessage", status: 429, headers: { "retry-after": "1" } });
-    const other: { change: InteractionChange; at: number }[] = [];
-    const quick: InteractionBackend = {
-      name: "quick",
-      async deliver(change) {
-        other.push({ change, at: Date.now() });
-      },
-    };
-    const { client, failures } = await setup({}, [quick], fake);
+    const other = recorder("quick");
+    const { client, failures } = await setup({}, [other], fake);
     const started = Date.now();
     const created = await client.create(approval);
-    await eventually("the other backend's delivery", () => other.length > 0);
+    await eventually("the other backend's delivery", () => other.seen.length > 0);
     assert.ok(Date.now() - started < 900, "the other backend got it before Slack's retry-after");
     const message = await posted(fake);
     assert.match(message.text, /make deploy/);
@@ -291,20 +252,14 @@ describe("Slack backend", () => {
     assert.match(error.message, /chat\.postMessage: invalid_auth \(check SLACK_BOT_TOKEN/);
     assert.ok(!error.message.includes("xoxb-wrong-token-value"));
     await assert.rejects(
-      startChannelsServer({
-        dataDir: dataDir(),
-        port: 0,
-        backends: [
-          slackBackend({
-            token: BOT_TOKEN,
-            channel: CHANNEL,
-            people: PEOPLE,
-            appToken: "xapp-not-the-right-one",
-            apiUrl: fake.apiUrl,
-            log: () => {},
-          }),
-        ],
-      }),
+      serveOnly(
+        dataDir(),
+        slackBackend({
+          ...slackOptions(fake),
+          appToken: "xapp-not-the-right-one",
+          log: () => {},
+        }),
+      ),
       (thrown: CodexHarnessError) => {
         assert.equal(thrown.code, "slack_socket_failed");
         assert.match(thrown.message, /invalid_auth/);
@@ -315,35 +270,21 @@ describe("Slack backend", () => {
   });
 
   it("names the package to install when a Slack SDK is missing", async () => {
-    const without =
-      (name: string): ModuleImporter =>
-      async (specifier) => {
-        if (specifier !== name) return import(specifier);
-        throw Object.assign(new Error(`Cannot find package '${name}' imported from /app/x.js`), {
-          code: "ERR_MODULE_NOT_FOUND",
-        });
-      };
     const fake = await startFake();
     for (const [name, neededBy, extra] of [
       ["@slack/web-api", "The Slack backend", {}],
       ["@slack/socket-mode", "The Slack backend's socket mode", { appToken: APP_TOKEN }],
     ] as const) {
       await assert.rejects(
-        startChannelsServer({
-          dataDir: dataDir(),
-          port: 0,
-          backends: [
-            slackBackend({
-              token: BOT_TOKEN,
-              channel: CHANNEL,
-              people: PEOPLE,
-              signingSecret: SIGNING_SECRET,
-              apiUrl: fake.apiUrl,
-              importer: without(name),
-              ...extra,
-            }),
-          ],
-        }),
+        serveOnly(
+          dataDir(),
+          slackBackend({
+            ...slackOptions(fake),
+            signingSecret: SIGNING_SECRET,
+            importer: withoutPackage(name),
+            ...extra,
+          }),
+        ),
         {
           code: "missing_dependency",
           message: `${neededBy} needs the optional package ${name}: npm install ${name}`,

@@ -3,24 +3,29 @@
 // ours, Telegram down or rate-limiting while another backend goes on, the token never shown, and
 // `codex-harness serve --telegram`.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { inspect } from "node:util";
 import type { DeliveryFailure, InteractionBackend } from "../../src/channels/backends.js";
-import { channelsApprovals } from "../../src/channels/bridge.js";
 import { parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
-import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
-import type { InteractionChange } from "../../src/channels/interaction-types.js";
+import type { ChannelsServer } from "../../src/channels/http-server.js";
 import {
   type TelegramBackendOptions,
   telegramBackend,
 } from "../../src/channels/telegram/backend.js";
-import { execCommand, reply, requestUserInput } from "../../src/testing/script.js";
-import { startCli } from "../support/cli.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { channelsTestDirs } from "../support/channels-dirs.js";
+import {
+  askColor,
+  recorder,
+  runTurn,
+  serveBackend,
+  startCodexAsking,
+} from "../support/chat-backends.js";
+import { startCli, whileServing } from "../support/cli.js";
+import type { CodexApiFixture } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
 import {
   apiError,
@@ -39,7 +44,7 @@ const NOT_ALLOWED = /not on this codex-harness Telegram allow-list/;
 let telegram: FakeTelegram | undefined;
 let server: ChannelsServer | undefined;
 let fixture: CodexApiFixture | undefined;
-const dirs: string[] = [];
+const { dataDir: tempDir } = channelsTestDirs("codex-harness-telegram-");
 
 afterEach(async () => {
   await fixture?.close();
@@ -48,26 +53,7 @@ afterEach(async () => {
   fixture = undefined;
   server = undefined;
   telegram = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-telegram-"));
-  dirs.push(dir);
-  return dir;
-}
-
-/** A backend that records when each change reached it. */
-function recorder(): InteractionBackend & { seen: { change: InteractionChange; at: number }[] } {
-  const seen: { change: InteractionChange; at: number }[] = [];
-  return {
-    name: "recorder",
-    seen,
-    async deliver(change) {
-      seen.push({ change, at: Date.now() });
-    },
-  };
-}
 
 interface Started {
   telegram: FakeTelegram;
@@ -85,28 +71,29 @@ async function start(
     attempts?: number;
   } = {},
 ): Promise<Started> {
-  telegram = await startFakeTelegram(TOKEN, [CHAT]);
+  const fake = await startFakeTelegram(TOKEN, [CHAT]);
+  telegram = fake;
   const errors: Error[] = [];
-  const failures: DeliveryFailure[] = [];
-  const backend = await telegramBackend({
-    token: TOKEN,
-    chatId: CHAT,
-    people: parsePeople(`${ALICE}=alice,${BOB}=bob`, "test"),
-    apiRoot: telegram.url,
-    pollTimeoutSeconds: 5,
-    timeoutMs: 3_000,
-    onError: (error) => errors.push(error),
-    ...options.backend,
-  });
-  server = await startChannelsServer({
-    dataDir: tempDir(),
-    port: 0,
-    backends: [backend, ...(options.others ?? [])],
-    backendRetry: { initialDelayMs: 50, maxDelayMs: 3_000, attempts: options.attempts ?? 6 },
-    onBackendFailure: (failure) => failures.push(failure),
-  });
-  const client = new ChannelsClient({ url: server.url, token: server.token });
-  return { telegram, server, client, errors, failures };
+  const served = await serveBackend(
+    tempDir(),
+    () =>
+      telegramBackend({
+        token: TOKEN,
+        chatId: CHAT,
+        people: parsePeople(`${ALICE}=alice,${BOB}=bob`, "test"),
+        apiRoot: fake.url,
+        pollTimeoutSeconds: 5,
+        timeoutMs: 3_000,
+        onError: (error) => errors.push(error),
+        ...options.backend,
+      }),
+    {
+      extra: options.others ?? [],
+      retry: { initialDelayMs: 50, maxDelayMs: 3_000, attempts: options.attempts ?? 6 },
+    },
+  );
+  server = served.server;
+  return { telegram: fake, server, client: served.client, errors, failures: served.failures };
 }
 
 /** The data of the button labelled `label`. */
@@ -127,19 +114,11 @@ const createApproval = (client: ChannelsClient, command = "ls") =>
 describe("telegram backend", () => {
   it("a real codex command approval answered with a button: the command runs, the message says who", async () => {
     const started = await start();
-    fixture = await startCodexApi(
-      "app-server",
-      [execCommand("echo telegram > tg.txt", { escalated: true }), reply("done")],
-      {
-        config: {},
-        codex: {
-          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
-        },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("go");
+    fixture = await startCodexAsking({ url: started.server.url, token: started.server.token }, [
+      execCommand("echo telegram > tg.txt", { escalated: true }),
+      reply("done"),
+    ]);
+    const turn = runTurn(fixture, "go");
     const message = await eventually(
       "the approval in the chat",
       () => started.telegram.messages[0],
@@ -177,35 +156,11 @@ describe("telegram backend", () => {
 
   it("a real codex question answered with one of its options", async () => {
     const started = await start();
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        requestUserInput(
-          [
-            {
-              id: "color",
-              header: "Color",
-              question: "Which color?",
-              options: [
-                { label: "blue", description: "calm" },
-                { label: "red", description: "bold" },
-              ],
-            },
-          ],
-          { callId: "q1" },
-        ),
-        reply("Red it is."),
-      ],
-      {
-        config: {},
-        codex: {
-          approvals: channelsApprovals({ url: started.server.url, token: started.server.token }),
-        },
-      },
-    );
-    const turn = fixture.codex
-      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
-      .run("pick one");
+    fixture = await startCodexAsking({ url: started.server.url, token: started.server.token }, [
+      askColor(),
+      reply("Red it is."),
+    ]);
+    const turn = runTurn(fixture, "pick one");
     const message = await eventually(
       "the question in the chat",
       () => started.telegram.messages[0],
@@ -389,7 +344,8 @@ describe("telegram backend", () => {
   });
 
   it("codex-harness serve --telegram: the token from a file, never printed", async () => {
-    telegram = await startFakeTelegram(TOKEN, [CHAT]);
+    const fake = await startFakeTelegram(TOKEN, [CHAT]);
+    telegram = fake;
     const dir = tempDir();
     const tokenFile = path.join(dir, "bot-token");
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -405,7 +361,7 @@ describe("telegram backend", () => {
       "--telegram-people",
       `${ALICE}=alice`,
       "--telegram-api-root",
-      telegram.url,
+      fake.url,
     ];
     const env = { PATH: process.env.PATH, HOME: dir };
     const missing = startCli(flags, env);
@@ -413,27 +369,18 @@ describe("telegram backend", () => {
     assert.equal(await missing.closed, 1);
     assert.match(missing.output.stderr, /needs TELEGRAM_BOT_TOKEN \(or TELEGRAM_BOT_TOKEN_FILE/);
 
-    const cli = startCli(flags, { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile });
-    cli.child.stdin.end();
-    try {
-      const url = await eventually(
-        "serve's address",
-        () => /listening on (http:\/\/\S+)/.exec(cli.output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "serve's token",
-        () => /token \(printed once[^:]*\): (\S+)/.exec(cli.output.stdout)?.[1],
-      );
-      const client = new ChannelsClient({ url, token });
-      await createApproval(client, "make deploy");
-      const message = await eventually("the message", () => telegram?.messages[0]);
-      assert.match(message.text, /make deploy/);
-      telegram.click({ userId: ALICE, message, data: button(message, "Decline") });
-      await eventually("the edit", () => /Declined by alice/.test(message.text));
-    } finally {
-      cli.child.kill("SIGTERM");
-      await cli.closed;
-    }
-    assert.ok(!`${cli.output.stdout}${cli.output.stderr}`.includes(TOKEN));
+    const output = await whileServing(
+      flags,
+      { ...env, TELEGRAM_BOT_TOKEN_FILE: tokenFile },
+      async ({ url, token }) => {
+        const client = new ChannelsClient({ url, token });
+        await createApproval(client, "make deploy");
+        const message = await eventually("the message", () => fake.messages[0]);
+        assert.match(message.text, /make deploy/);
+        fake.click({ userId: ALICE, message, data: button(message, "Decline") });
+        await eventually("the edit", () => /Declined by alice/.test(message.text));
+      },
+    );
+    assert.ok(!`${output.stdout}${output.stderr}`.includes(TOKEN));
   });
 });

@@ -2,13 +2,12 @@
 // environment (one in a file) it posts to Discord (a local fake), prints its Interactions Endpoint
 // URL, answers a signed PING there, and never prints a secret.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { bin, runCli } from "../support/cli.js";
+import { assertRefusedStarts, envWithout, whileServing } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { applicationKeys, FakeDiscord, postInteraction } from "../support/fake-discord.js";
 
@@ -19,18 +18,13 @@ let fake: FakeDiscord | undefined;
 after(() => fake?.close());
 
 /** A child environment without any Discord variable of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/DISCORD/.test(name)),
-  );
-  return { ...env, ...extra };
-}
+const cleanEnv = (extra: Record<string, string>) => envWithout(/DISCORD/, extra);
 
 describe("codex-harness serve --discord", () => {
   it("says what is missing: the channel, the people, the bot token, the public key", async () => {
     const base = ["serve", "--port", "0", "--data-dir", dataDir(), "--discord"];
     const people = ["--discord-channel", "1000000000000000042", "--discord-people", "803=a"];
-    const cases: [string[], Record<string, string>, RegExp][] = [
+    await assertRefusedStarts(base, /DISCORD/, BOT_TOKEN, [
       [[], {}, /--discord needs --discord-channel <id>/],
       [["--discord-channel", "1000000000000000042"], {}, /--discord needs --discord-people/],
       [
@@ -49,13 +43,7 @@ describe("codex-harness serve --discord", () => {
         { DISCORD_BOT_TOKEN: BOT_TOKEN, DISCORD_PUBLIC_KEY: "not-hex" },
         /applicationPublicKey` must be the application's public key, 64 hex/,
       ],
-    ];
-    for (const [args, env, expected] of cases) {
-      const run = await runCli([...base, ...args], { env: cleanEnv(env) });
-      assert.equal(run.code, 1, run.stdout);
-      assert.match(run.stderr, expected);
-      assert.ok(!run.stderr.includes(BOT_TOKEN));
-    }
+    ]);
   });
 
   it("posts interactions to Discord with the token from a file, and prints where Discord calls", async () => {
@@ -63,10 +51,8 @@ describe("codex-harness serve --discord", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "discord-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const child = spawn(
-      process.execPath,
+    await whileServing(
       [
-        bin,
         "serve",
         "--port",
         "0",
@@ -77,54 +63,36 @@ describe("codex-harness serve --discord", () => {
         "--discord-people",
         "80351110224678912=alice",
       ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: cleanEnv({
-          DISCORD_BOT_TOKEN_FILE: tokenFile,
-          DISCORD_PUBLIC_KEY: KEYS.publicKeyHex,
-          CODEX_HARNESS_DISCORD_API_URL: fake.apiUrl,
-        }),
+      cleanEnv({
+        DISCORD_BOT_TOKEN_FILE: tokenFile,
+        DISCORD_PUBLIC_KEY: KEYS.publicKeyHex,
+        CODEX_HARNESS_DISCORD_API_URL: fake.apiUrl,
+      }),
+      async ({ url, token, output }) => {
+        assert.match(
+          output.stdout,
+          new RegExp(`discord: interactions endpoint at ${url}/v1/discord/interactions`),
+        );
+        assert.match(
+          output.stdout,
+          /discord: posting to channel 1000000000000000042; 1 person may answer/,
+        );
+        const pong = await postInteraction(`${url}/v1/discord/interactions`, KEYS.privateKey, {
+          type: 1,
+        });
+        assert.deepEqual(pong, { status: 200, body: { type: 1 } });
+        await new ChannelsClient({ url, token }).create({
+          kind: "approval_request",
+          source: { name: "test" },
+          payload: { command: "ls" },
+        });
+        const message = await eventually(
+          "the Discord message",
+          () => [...(fake?.messages.values() ?? [])][0],
+        );
+        assert.equal(message.channel_id, "1000000000000000042");
+        assert.ok(!output.stdout.includes(BOT_TOKEN) && !output.stderr.includes(BOT_TOKEN));
       },
     );
-    const output = { stdout: "", stderr: "" };
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    try {
-      const url = await eventually(
-        "serve's URL",
-        () => /listening on (http:\/\/\S+)/.exec(output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "the token",
-        () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
-      );
-      assert.match(
-        output.stdout,
-        new RegExp(`discord: interactions endpoint at ${url}/v1/discord/interactions`),
-      );
-      assert.match(
-        output.stdout,
-        /discord: posting to channel 1000000000000000042; 1 person may answer/,
-      );
-      const pong = await postInteraction(`${url}/v1/discord/interactions`, KEYS.privateKey, {
-        type: 1,
-      });
-      assert.deepEqual(pong, { status: 200, body: { type: 1 } });
-      await new ChannelsClient({ url, token }).create({
-        kind: "approval_request",
-        source: { name: "test" },
-        payload: { command: "ls" },
-      });
-      const message = await eventually(
-        "the Discord message",
-        () => [...(fake?.messages.values() ?? [])][0],
-      );
-      assert.equal(message.channel_id, "1000000000000000042");
-      assert.ok(!output.stdout.includes(BOT_TOKEN) && !output.stderr.includes(BOT_TOKEN));
-    } finally {
-      child.kill("SIGTERM");
-      await exited;
-    }
   });
 });

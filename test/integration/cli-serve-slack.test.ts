@@ -1,13 +1,12 @@
 // `codex-harness serve --slack`: clear errors for what is missing, and with the secrets in the
 // environment (one in a file) it posts to Slack (a local fake) and never prints a secret.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { bin, runCli } from "../support/cli.js";
+import { assertRefusedStarts, envWithout, whileServing } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { FakeSlack } from "../support/fake-slack.js";
 
@@ -18,17 +17,12 @@ let fake: FakeSlack | undefined;
 after(() => fake?.close());
 
 /** A child environment without any Slack variable of the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/SLACK/.test(name)),
-  );
-  return { ...env, ...extra };
-}
+const cleanEnv = (extra: Record<string, string>) => envWithout(/SLACK/, extra);
 
 describe("codex-harness serve --slack", () => {
   it("says what is missing: the channel, the people, the bot token, a way for clicks back", async () => {
     const base = ["serve", "--port", "0", "--data-dir", dataDir(), "--slack"];
-    const cases: [string[], Record<string, string>, RegExp][] = [
+    await assertRefusedStarts(base, /SLACK/, BOT_TOKEN, [
       [[], {}, /--slack needs --slack-channel <id>/],
       [["--slack-channel", "C1"], {}, /--slack needs --slack-people/],
       [
@@ -46,13 +40,7 @@ describe("codex-harness serve --slack", () => {
         { SLACK_BOT_TOKEN: BOT_TOKEN },
         /SLACK_SIGNING_SECRET .* or SLACK_APP_TOKEN/,
       ],
-    ];
-    for (const [args, env, expected] of cases) {
-      const run = await runCli([...base, ...args], { env: cleanEnv(env) });
-      assert.equal(run.code, 1, run.stdout);
-      assert.match(run.stderr, expected);
-      assert.ok(!run.stderr.includes(BOT_TOKEN));
-    }
+    ]);
   });
 
   it("posts interactions to Slack with the token from a file, and prints where Slack calls", async () => {
@@ -60,10 +48,8 @@ describe("codex-harness serve --slack", () => {
     const dir = dataDir();
     const tokenFile = path.join(dir, "slack-bot-token");
     writeFileSync(tokenFile, `${BOT_TOKEN}\n`, { mode: 0o600 });
-    const child = spawn(
-      process.execPath,
+    await whileServing(
       [
-        bin,
         "serve",
         "--port",
         "0",
@@ -74,49 +60,31 @@ describe("codex-harness serve --slack", () => {
         "--slack-people",
         "U0ALICE=alice",
       ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: cleanEnv({
-          SLACK_BOT_TOKEN_FILE: tokenFile,
-          SLACK_SIGNING_SECRET: SIGNING_SECRET,
-          CODEX_HARNESS_SLACK_API_URL: fake.apiUrl,
-        }),
+      cleanEnv({
+        SLACK_BOT_TOKEN_FILE: tokenFile,
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        CODEX_HARNESS_SLACK_API_URL: fake.apiUrl,
+      }),
+      async ({ url, token, output }) => {
+        assert.match(
+          output.stdout,
+          new RegExp(`slack: interactivity at ${url}/v1/slack/interactions`),
+        );
+        assert.match(output.stdout, /slack: posting to C0CLI; 1 person may answer/);
+        await new ChannelsClient({ url, token }).create({
+          kind: "approval_request",
+          source: { name: "test" },
+          payload: { command: "ls" },
+        });
+        const message = await eventually(
+          "the Slack message",
+          () => [...(fake?.messages.values() ?? [])][0],
+        );
+        assert.equal(message.channel, "C0CLI");
+        for (const secret of [BOT_TOKEN, SIGNING_SECRET]) {
+          assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
+        }
       },
     );
-    const output = { stdout: "", stderr: "" };
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    try {
-      const url = await eventually(
-        "serve's URL",
-        () => /listening on (http:\/\/\S+)/.exec(output.stdout)?.[1],
-      );
-      const token = await eventually(
-        "the token",
-        () => /token \(printed once.*\): (\S+)/.exec(output.stdout)?.[1],
-      );
-      assert.match(
-        output.stdout,
-        new RegExp(`slack: interactivity at ${url}/v1/slack/interactions`),
-      );
-      assert.match(output.stdout, /slack: posting to C0CLI; 1 person may answer/);
-      await new ChannelsClient({ url, token }).create({
-        kind: "approval_request",
-        source: { name: "test" },
-        payload: { command: "ls" },
-      });
-      const message = await eventually(
-        "the Slack message",
-        () => [...(fake?.messages.values() ?? [])][0],
-      );
-      assert.equal(message.channel, "C0CLI");
-      for (const secret of [BOT_TOKEN, SIGNING_SECRET]) {
-        assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
-      }
-    } finally {
-      child.kill("SIGTERM");
-      await exited;
-    }
   });
 });

@@ -11,6 +11,14 @@ import {
   discordPublicKeyHex,
   signDiscordRequest,
 } from "../../src/channels/discord/signature.js";
+import {
+  closeServer,
+  FailureQueue,
+  listenOnLoopback,
+  readBody,
+  type ScriptedFailure,
+  sendJson,
+} from "./fake-http.js";
 
 /** One REST call the fake received. */
 export interface DiscordCall {
@@ -33,12 +41,7 @@ export interface FakeMessage {
 }
 
 /** A failure to answer the next call of `method` (POST, PATCH) with. */
-export interface FakeFailure {
-  method: string;
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
+export type FakeFailure = ScriptedFailure;
 
 /** Discord's 429: the JSON body and the headers it sends with it. */
 export function rateLimited(seconds: number, method = "POST"): FakeFailure {
@@ -62,7 +65,7 @@ export function rateLimited(seconds: number, method = "POST"): FakeFailure {
 export class FakeDiscord {
   readonly calls: DiscordCall[] = [];
   readonly messages = new Map<string, FakeMessage>();
-  private readonly failures: FakeFailure[] = [];
+  private readonly failures = new FailureQueue();
   private counter = 0;
 
   private constructor(
@@ -76,16 +79,13 @@ export class FakeDiscord {
     const fake = new FakeDiscord(server, botToken);
     server.on("request", (request, response) => {
       void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of request) chunks.push(chunk as Buffer);
-        const text = Buffer.concat(chunks).toString("utf8");
+        const text = await readBody(request);
         const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
         const method = request.method ?? "GET";
         const path = (request.url ?? "").split("?")[0] ?? "";
         const answer = fake.answer(method, path, body, request.headers.authorization);
         fake.calls.push({ method, path, body, status: answer.status, at: Date.now() });
-        response.writeHead(answer.status, {
-          "content-type": "application/json",
+        sendJson(response, answer.status, answer.body, {
           ...(answer.status === 200
             ? {
                 "x-ratelimit-limit": "5",
@@ -96,10 +96,9 @@ export class FakeDiscord {
             : {}),
           ...answer.headers,
         });
-        response.end(JSON.stringify(answer.body));
       })();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     return fake;
   }
 
@@ -110,7 +109,7 @@ export class FakeDiscord {
 
   /** Answers the next call of `failure.method` with a failure instead (queued in order). */
   failNext(failure: FakeFailure): void {
-    this.failures.push(failure);
+    this.failures.add(failure);
   }
 
   /** The successful calls of one method. */
@@ -119,8 +118,7 @@ export class FakeDiscord {
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    await closeServer(this.server);
   }
 
   private answer(
@@ -129,15 +127,8 @@ export class FakeDiscord {
     body: Record<string, unknown>,
     authorization: string | undefined,
   ): { status: number; headers?: Record<string, string>; body: unknown } {
-    const index = this.failures.findIndex((failure) => failure.method === method);
-    if (index >= 0) {
-      const [failure] = this.failures.splice(index, 1);
-      return {
-        status: failure?.status ?? 500,
-        ...(failure?.headers ? { headers: failure.headers } : {}),
-        body: failure?.body ?? { message: "500: Internal Server Error", code: 0 },
-      };
-    }
+    const failed = this.failures.answer(method, { message: "500: Internal Server Error", code: 0 });
+    if (failed) return failed;
     if (authorization !== `Bot ${this.botToken}`) {
       return { status: 401, body: { message: "401: Unauthorized", code: 0 } };
     }

@@ -11,6 +11,14 @@ import {
   SLACK_TIMESTAMP_HEADER,
   signSlackRequest,
 } from "../../src/channels/slack/signature.js";
+import {
+  closeServer,
+  FailureQueue,
+  listenOnLoopback,
+  readBody,
+  type ScriptedFailure,
+  sendJson,
+} from "./fake-http.js";
 
 /** One Web API call the fake received. */
 export interface SlackCall {
@@ -29,18 +37,13 @@ export interface FakeMessage {
 }
 
 /** A failure to answer the next matching call with. */
-export interface FakeFailure {
-  method: string;
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
+export type FakeFailure = ScriptedFailure;
 
 /** The fake Slack: its API base, what it received, and ways to click and to fail. */
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
   readonly messages = new Map<string, FakeMessage>();
-  private readonly failures: FakeFailure[] = [];
+  private readonly failures = new FailureQueue();
   private readonly sockets = new Set<WebSocket>();
   private readonly acks = new Map<string, () => void>();
   private readonly wss = new WebSocketServer({ noServer: true });
@@ -58,20 +61,16 @@ export class FakeSlack {
     const fake = new FakeSlack(server, tokens.botToken, tokens.appToken);
     server.on("request", (request, response) => {
       void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of request) chunks.push(chunk as Buffer);
         const method = (request.url ?? "").replace(/^\/api\//, "").split("?")[0] ?? "";
-        const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+        const form = new URLSearchParams(await readBody(request));
         const args: Record<string, unknown> = {};
         for (const [key, value] of form) args[key] = parseValue(value);
         const { status, headers, body } = fake.answer(method, args, request.headers.authorization);
         fake.calls.push({ method, args, status, at: Date.now() });
-        const text = JSON.stringify(body);
-        response.writeHead(status, {
+        sendJson(response, status, body, {
           "content-type": "application/json; charset=utf-8",
           ...headers,
         });
-        response.end(text);
       })();
     });
     server.on("upgrade", (request, socket, head) => {
@@ -96,7 +95,7 @@ export class FakeSlack {
         );
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     return fake;
   }
 
@@ -107,7 +106,7 @@ export class FakeSlack {
 
   /** Answers the next call of `method` with a failure instead (queued in order). */
   failNext(failure: FakeFailure): void {
-    this.failures.push(failure);
+    this.failures.add(failure);
   }
 
   /** The calls of one method. */
@@ -146,8 +145,7 @@ export class FakeSlack {
   async close(): Promise<void> {
     for (const ws of this.sockets) ws.terminate();
     this.wss.close();
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    await closeServer(this.server);
   }
 
   private answer(
@@ -155,15 +153,8 @@ export class FakeSlack {
     args: Record<string, unknown>,
     authorization: string | undefined,
   ): { status: number; headers?: Record<string, string>; body: unknown } {
-    const index = this.failures.findIndex((failure) => failure.method === method);
-    if (index >= 0) {
-      const [failure] = this.failures.splice(index, 1);
-      return {
-        status: failure?.status ?? 500,
-        ...(failure?.headers ? { headers: failure.headers } : {}),
-        body: failure?.body ?? { ok: false, error: "fatal_error" },
-      };
-    }
+    const failed = this.failures.answer(method, { ok: false, error: "fatal_error" });
+    if (failed) return failed;
     const token = method === "apps.connections.open" ? this.appToken : this.botToken;
     if (authorization !== `Bearer ${token}`) {
       return { status: 200, body: { ok: false, error: "invalid_auth" } };

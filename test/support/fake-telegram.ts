@@ -2,7 +2,7 @@
 // public API's shapes (`{ok, result}`, `{ok:false, error_code, description, parameters}`), long
 // polling `getUpdates` with `offset`, and hooks to click buttons, reply and inject failures.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeServer, FailureQueue, listenOnLoopback, readBody, sendJson } from "./fake-http.js";
 
 /** A message the bot sent, as the fake keeps it (edits change it in place). */
 export interface FakeMessage {
@@ -85,7 +85,7 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
   const calls: FakeCall[] = [];
   const messages: FakeMessage[] = [];
   const callbackAnswers = new Map<string, { text?: string; show_alert?: boolean }>();
-  const failures = new Map<string, FakeFailure[]>();
+  const failures = new FailureQueue<FakeFailure & { method: string }>();
   const updates: Update[] = [];
   let nextUpdate = 1;
   let nextMessage = 100;
@@ -93,16 +93,11 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
   let answeredPolls = 0;
   let poll: Poll | undefined;
 
-  const send = (response: ServerResponse, status: number, body: unknown, headers = {}) => {
-    if (response.writableEnded) return;
-    response.writeHead(status, { "content-type": "application/json", ...headers });
-    response.end(JSON.stringify(body));
-  };
   const ok = (response: ServerResponse, result: unknown) =>
-    send(response, 200, { ok: true, result });
+    sendJson(response, 200, { ok: true, result });
   const bad = (response: ServerResponse, description: string) => {
     const failure = apiError(400, `Bad Request: ${description}`);
-    send(response, failure.status, failure.body);
+    sendJson(response, failure.status, failure.body);
   };
 
   const pending = (offset: number) => updates.filter((update) => update.update_id >= offset);
@@ -145,7 +140,7 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
         poll = undefined;
         clearTimeout(previous.timer);
         const conflict = apiError(409, "Conflict: terminated by other getUpdates request");
-        send(previous.response, conflict.status, conflict.body);
+        sendJson(previous.response, conflict.status, conflict.body);
       }
       const timeout = Number(payload.timeout ?? 0);
       if (pending(offset).length > 0 || timeout <= 0) {
@@ -226,12 +221,10 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
 
   const server = createServer(async (request, response) => {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.url ?? "");
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    if (!match?.[1] || !match[2]) return send(response, 404, apiError(404, "Not Found").body);
+    const body = await readBody(request);
+    if (!match?.[1] || !match[2]) return sendJson(response, 404, apiError(404, "Not Found").body);
     const [, given, method] = match;
     let payload: Record<string, unknown> = {};
-    const body = Buffer.concat(chunks).toString("utf8");
     if (body !== "") {
       try {
         payload = JSON.parse(body) as Record<string, unknown>;
@@ -240,15 +233,14 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
       }
     }
     calls.push({ method, payload, token: given, at: Date.now() });
-    if (given !== token) return send(response, 401, apiError(401, "Unauthorized").body);
-    const failure = failures.get(method)?.shift();
-    if (failure) return send(response, failure.status, failure.body, failure.headers);
+    if (given !== token) return sendJson(response, 401, apiError(401, "Unauthorized").body);
+    const failure = failures.take(method);
+    if (failure) return sendJson(response, failure.status, failure.body, failure.headers);
     const handler = methods[method];
-    if (!handler) return send(response, 404, apiError(404, "Not Found").body);
+    if (!handler) return sendJson(response, 404, apiError(404, "Not Found").body);
     handler(payload, response, request);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -256,7 +248,7 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
     messages,
     callbackAnswers,
     failNext(method, count, failure) {
-      failures.set(method, [...(failures.get(method) ?? []), ...Array(count).fill(failure)]);
+      failures.add({ ...failure, method }, count);
     },
     click({ userId, message, data, chatId }) {
       const id = `q${nextQuery++}`;
@@ -290,8 +282,7 @@ export async function startFakeTelegram(token: string, chats: number[]): Promise
         ok(poll.response, []);
         poll = undefined;
       }
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     },
   };
 }

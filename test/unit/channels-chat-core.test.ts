@@ -8,18 +8,10 @@ import { answerOf, chatMessage, interactionIdOf } from "../../src/channels/chat/
 import { parsePeople } from "../../src/channels/chat/people.js";
 import { readSecret } from "../../src/channels/chat/secrets.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
-
-const base = {
-  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
-  source: { name: "test" },
-  status: "delivered",
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  expiresAt: "2026-11-22T10:10:00.000Z",
-} as const;
+import { interactionBase } from "../support/chat-fixtures.js";
 
 const approval = {
-  ...base,
+  ...interactionBase,
   kind: "approval_request",
   title: "Run npm test",
   payload: { command: "npm test", cwd: "/work/app", reason: "run the tests" },
@@ -52,7 +44,7 @@ describe("chat messages", () => {
 
   it("offers a single question's options as buttons, and says how it ended once it did", () => {
     const question = {
-      ...base,
+      ...interactionBase,
       kind: "user_input_request",
       title: "Which branch?",
       payload: {
@@ -74,7 +66,11 @@ describe("chat messages", () => {
     const answered = {
       ...approval,
       status: "resolved",
-      response: { action: "decline", metadata: { answeredBy: "bob" }, respondedAt: base.createdAt },
+      response: {
+        action: "decline",
+        metadata: { answeredBy: "bob" },
+        respondedAt: interactionBase.createdAt,
+      },
     } as unknown as Interaction;
     assert.deepEqual(chatMessage(answered).buttons, []);
     assert.equal(chatMessage(answered).outcome, "Declined by bob");

@@ -20,18 +20,10 @@ import {
 } from "../../src/channels/discord/signature.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { CodexHarnessError } from "../../src/errors.js";
-
-const base = {
-  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
-  source: { name: "test" },
-  status: "delivered",
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  expiresAt: "2026-11-22T10:10:00.000Z",
-} as const;
+import { interactionBase } from "../support/chat-fixtures.js";
 
 const approval = {
-  ...base,
+  ...interactionBase,
   kind: "approval_request",
   title: "Run *everything* @everyone",
   payload: { command: "rm -rf build_dir", cwd: "/work/app" },
@@ -66,7 +58,7 @@ describe("Discord messages", () => {
         action: "accept",
         values: {},
         metadata: { answeredBy: "alice", via: "discord" },
-        respondedAt: base.updatedAt,
+        respondedAt: interactionBase.updatedAt,
       },
     } as Interaction;
     const message = discordMessage(answered);
@@ -79,7 +71,7 @@ describe("Discord messages", () => {
       label: `option ${i} ${"x".repeat(90)}`,
     }));
     const question = {
-      ...base,
+      ...interactionBase,
       kind: "user_input_request",
       title: "t".repeat(400),
       payload: { questions: [{ id: "q", question: "q".repeat(3_000), options }] },
@@ -97,7 +89,7 @@ describe("Discord messages", () => {
 
   it("a question without options says where to type the answer", () => {
     const open = {
-      ...base,
+      ...interactionBase,
       kind: "user_input_request",
       title: "Name?",
       payload: { questions: [{ id: "q", question: "Your name?" }] },

@@ -11,18 +11,10 @@ import { escapeMrkdwn, slackMessage, TYPE_ELSEWHERE } from "../../src/channels/s
 import { slackFailure } from "../../src/channels/slack/errors.js";
 import { signSlackRequest, verifySlackRequest } from "../../src/channels/slack/signature.js";
 import { CodexHarnessError } from "../../src/errors.js";
-
-const base = {
-  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
-  source: { name: "test" },
-  status: "delivered",
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  expiresAt: "2026-11-22T10:10:00.000Z",
-} as const;
+import { interactionBase } from "../support/chat-fixtures.js";
 
 const approval = {
-  ...base,
+  ...interactionBase,
   kind: "approval_request",
   title: "Run <rm -rf> & co",
   payload: { command: "echo a > b", cwd: "/work/app" },
@@ -64,7 +56,7 @@ describe("Slack messages", () => {
         action: "accept",
         values: { scope: "session" },
         metadata: { answeredBy: "alice", via: "slack" },
-        respondedAt: base.updatedAt,
+        respondedAt: interactionBase.updatedAt,
       },
     } as Interaction;
     const message = slackMessage(answered);
@@ -81,7 +73,7 @@ describe("Slack messages", () => {
   it("a question without options gets a Type an answer button (a modal); one with options does not", () => {
     const question = (options?: { label: string }[]) =>
       ({
-        ...base,
+        ...interactionBase,
         kind: "user_input_request",
         title: "Which?",
         payload: { questions: [{ id: "q", question: "Which?", ...(options ? { options } : {}) }] },

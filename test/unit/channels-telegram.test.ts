@@ -5,40 +5,25 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { inspect } from "node:util";
 import { RetryableError } from "../../src/channels/backends.js";
-import type { ModuleImporter } from "../../src/channels/drivers.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { callFailure, isNotModified } from "../../src/channels/telegram/api-errors.js";
 import { telegramBackend } from "../../src/channels/telegram/backend.js";
 import { keyboardOf, messageText } from "../../src/channels/telegram/markup.js";
 import { telegramBackendsOf } from "../../src/cli/serve-chat-telegram.js";
 import { CodexHarnessError } from "../../src/errors.js";
+import { interactionBase, withoutPackage } from "../support/chat-fixtures.js";
 import { runWithHooks } from "../support/module-hooks.js";
 
 const TOKEN = "123456789:AAF-secret-token-never-shown_0123456";
 const people = new Map([["111", "alice"]]);
 
 const approval: Interaction = {
-  id: "int_0b7c6f0e-4c1d-4a55-9a43-6f1f3c9b2a10",
+  ...interactionBase,
   kind: "approval_request",
-  source: { name: "test" },
   title: "Run <script> & rm",
   payload: { command: "echo '<b>' && rm -rf build", cwd: "/work", reason: "a & b" },
   actions: ["accept", "decline", "cancel"],
-  status: "delivered",
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  expiresAt: "2026-11-22T10:10:00.000Z",
 };
-
-/** An importer for which `name` is not installed, failing as node's resolver does. */
-function without(name: string): ModuleImporter {
-  return async (specifier) => {
-    if (specifier !== name) return import(specifier);
-    throw Object.assign(new Error(`Cannot find package '${name}' imported from /app/x.js`), {
-      code: "ERR_MODULE_NOT_FOUND",
-    });
-  };
-}
 
 describe("telegram message", () => {
   it("escapes HTML, puts the command in code, and offers the kind's buttons", () => {
@@ -182,7 +167,12 @@ describe("telegram backend options", () => {
 
   it("names the package to install when grammy is missing", async () => {
     await assert.rejects(
-      telegramBackend({ token: TOKEN, chatId: -100123, people, importer: without("grammy") }),
+      telegramBackend({
+        token: TOKEN,
+        chatId: -100123,
+        people,
+        importer: withoutPackage("grammy"),
+      }),
       (error: unknown) => {
         assert.ok(error instanceof CodexHarnessError);
         assert.equal(error.code, "missing_dependency");
