@@ -1,5 +1,6 @@
 // The Slack backend against a local fake Slack (the real @slack/web-api and @slack/socket-mode
-// pointed at it): a real codex approval answered by a click, an option answered over socket mode,
+// pointed at it): a real codex approval answered by a click, a free-text question answered in a
+// modal, an option answered over socket mode,
 // a late click, forged and stale signatures, an unknown user, Slack down or rate-limiting.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -8,6 +9,7 @@ import { after, describe, it } from "node:test";
 import type { InteractionBackend } from "../../src/channels/backends.js";
 import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
+import { type answerModal, TYPE_ANSWER_ACTION } from "../../src/channels/slack/answer-modal.js";
 import {
   type SlackBackend,
   type SlackBackendOptions,
@@ -15,7 +17,7 @@ import {
 } from "../../src/channels/slack/backend.js";
 import { SLACK_INTERACTIONS_PATH } from "../../src/channels/slack/interactivity.js";
 import type { CodexHarnessError } from "../../src/errors.js";
-import { execCommand, reply } from "../../src/testing/script.js";
+import { execCommand, reply, requestUserInput } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import {
   approvalRequest as approval,
@@ -121,6 +123,65 @@ describe("Slack backend", () => {
       via: "slack",
       slackUser: "U0ALICE",
     });
+    await fixture.close();
+    fixture = undefined;
+  });
+
+  it("a real codex question answered in a modal with words of one's own: Type an answer, then submit", async () => {
+    const { fake, server, clickUrl, client } = await setup();
+    fixture = await startCodexAsking({ url: server.url, token: server.token }, [
+      requestUserInput(
+        [
+          {
+            id: "branch",
+            header: "Branch",
+            question: "Which branch?",
+            options: [
+              { label: "main", description: "" },
+              { label: "dev", description: "" },
+            ],
+          },
+        ],
+        { callId: "q2" },
+      ),
+      reply("On it."),
+    ]);
+    const turn = runTurn(fixture, "go");
+    const message = await posted(fake);
+    const buttons = buttonsOf(message);
+    // codex lets every question be answered besides its options (is_other): the modal takes that.
+    assert.deepEqual(
+      [...buttons.keys()],
+      ["main", "dev", "Type an answer", "Decline", "Interrupt the turn"],
+    );
+    const [waiting] = await client.list({ status: ["pending", "delivered"] });
+    assert.ok(waiting);
+    assert.equal(buttons.get("Type an answer"), waiting.id);
+    const open = clickPayload("U0ALICE", message, waiting.id, TYPE_ANSWER_ACTION);
+    assert.equal(await postClick(clickUrl, SIGNING_SECRET, open), 200);
+    const opened = await eventually("the modal opened", () => fake.callsOf("views.open")[0]);
+    const view = opened.args.view as ReturnType<typeof answerModal>;
+    assert.equal(opened.args.trigger_id, "1.2.3");
+    assert.deepEqual(
+      view.blocks.map((block) => [block.label.text, block.hint?.text]),
+      [["Which branch?", "Your own answer, or one of: main, dev"]],
+    );
+    const submission = {
+      type: "view_submission",
+      user: { id: "U0ALICE" },
+      view: {
+        id: "V1",
+        callback_id: view.callback_id,
+        private_metadata: view.private_metadata,
+        state: {
+          values: { "q:branch": { answer: { type: "plain_text_input", value: "release/2.0" } } },
+        },
+      },
+    };
+    assert.equal(await postClick(clickUrl, SIGNING_SECRET, submission), 200);
+    await turn;
+    assert.match(fixture.model.toolOutput("q2")?.output ?? "", /release\/2\.0/);
+    await eventually("the message updated", () => /Answered by alice/.test(message.text));
     await fixture.close();
     fixture = undefined;
   });

@@ -179,6 +179,13 @@ export class FakeSlack {
           body: { ok: true, channel: found.channel, ts: found.ts, text: found.text },
         };
       }
+      case "views.open": {
+        if (typeof args.trigger_id !== "string" || !args.trigger_id) {
+          return { status: 200, body: { ok: false, error: "invalid_trigger" } };
+        }
+        const view = typeof args.view === "object" && args.view !== null ? args.view : {};
+        return { status: 200, body: { ok: true, view: { id: `V${++this.counter}`, ...view } } };
+      }
       case "chat.postEphemeral":
         return { status: 200, body: { ok: true, message_ts: `1700000001.${++this.counter}` } };
       case "apps.connections.open": {
@@ -222,8 +229,16 @@ export function buttonsOf(message: FakeMessage): Map<string, string> {
   return buttons;
 }
 
-/** A `block_actions` payload as Slack sends it when `user` clicks the button `value` of `message`. */
-export function clickPayload(user: string, message: FakeMessage, value: string): unknown {
+/**
+ * A `block_actions` payload as Slack sends it when `user` clicks the button `value` of `message`
+ * (its `action_id` is the value too, as the backend's answer buttons have it, unless given).
+ */
+export function clickPayload(
+  user: string,
+  message: FakeMessage,
+  value: string,
+  actionId = value,
+): unknown {
   return {
     type: "block_actions",
     user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: "T0FAKE" },
@@ -242,7 +257,7 @@ export function clickPayload(user: string, message: FakeMessage, value: string):
     response_url: "https://hooks.slack.invalid/actions/T0FAKE/1/x",
     actions: [
       {
-        action_id: value,
+        action_id: actionId,
         block_id: "b",
         value,
         type: "button",

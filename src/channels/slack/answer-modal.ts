@@ -21,6 +21,9 @@ export interface ModalOrigin {
 interface Question {
   id: string;
   question: string;
+  /** The offered options' labels (a typed answer may be one of them, or, with `is_other`, anything). */
+  options: string[];
+  isOther: boolean;
 }
 
 /** The questions an interaction asks that a modal can take answers to (none: no modal). */
@@ -28,15 +31,30 @@ export function typedQuestions(interaction: Interaction): Question[] {
   if (interaction.kind !== "user_input_request") return [];
   const questions = interaction.payload.questions;
   if (!Array.isArray(questions)) return [];
-  return questions.flatMap((question: { id?: unknown; question?: unknown }) =>
-    typeof question?.id === "string" && question.id !== ""
-      ? [
-          {
-            id: question.id,
-            question: typeof question.question === "string" ? question.question : question.id,
-          },
-        ]
-      : [],
+  return questions.flatMap(
+    (question: { id?: unknown; question?: unknown; options?: unknown; is_other?: unknown }) => {
+      if (typeof question?.id !== "string" || question.id === "") return [];
+      const options = Array.isArray(question.options)
+        ? question.options.flatMap((option: { label?: unknown }) =>
+            typeof option?.label === "string" ? [option.label] : [],
+          )
+        : [];
+      const asked = typeof question.question === "string" ? question.question : question.id;
+      return [{ id: question.id, question: asked, options, isOther: question.is_other === true }];
+    },
+  );
+}
+
+/**
+ * Whether a message offers the modal: no button answers the questions, or some question takes an
+ * answer besides its options (codex marks every question `is_other`).
+ */
+export function offersModal(interaction: Interaction, answeredByButtons: boolean): boolean {
+  const questions = typedQuestions(interaction);
+  if (questions.length === 0) return false;
+  return (
+    !answeredByButtons ||
+    questions.some((question) => question.isOther || question.options.length === 0)
   );
 }
 
@@ -56,7 +74,16 @@ export function answerModal(interaction: Interaction, origin: ModalOrigin) {
         block_id: `q:${question.id}`.slice(0, 255),
         label: { type: "plain_text" as const, text: clip(question.question, LABEL_MAX) },
         element: { type: "plain_text_input" as const, action_id: "answer", multiline: true },
+        ...(question.options.length > 0 ? { hint: optionsHint(question) } : {}),
       })),
+  };
+}
+
+function optionsHint(question: Question) {
+  const lead = question.isOther ? "Your own answer, or one of" : "One of";
+  return {
+    type: "plain_text" as const,
+    text: clip(`${lead}: ${question.options.join(", ")}`, LABEL_MAX),
   };
 }
 

@@ -3,7 +3,7 @@
 
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
 import type { Interaction } from "../interaction-types.js";
-import { TYPE_ANSWER_ACTION, typedQuestions } from "./answer-modal.js";
+import { offersModal, TYPE_ANSWER_ACTION } from "./answer-modal.js";
 
 /** The Block Kit blocks we send (the subset of Slack's block types we use). */
 export type SlackBlock =
@@ -52,19 +52,19 @@ export function slackMessage(interaction: Interaction): SlackMessage {
         ...(button.style ? { style: button.style } : {}),
       })),
     });
-    if (
-      typedQuestions(interaction).length > 0 &&
-      needsTyping(interaction, message.buttons.length)
-    ) {
-      // Questions no button answers: typed into a modal (answer-modal.ts).
-      (blocks.at(-1) as Extract<SlackBlock, { type: "actions" }>).elements.unshift({
+    const typing = needsTyping(interaction, message.buttons.length);
+    if (offersModal(interaction, !typing)) {
+      // Typed answers (besides the options, or to questions no button answers): a modal.
+      const elements = (blocks.at(-1) as Extract<SlackBlock, { type: "actions" }>).elements;
+      // After the options, before Decline (the first danger button).
+      const at = elements.findIndex((button) => button.style === "danger");
+      elements.splice(at === -1 ? elements.length : at, 0, {
         type: "button",
         text: { type: "plain_text", text: "Type an answer" },
         action_id: TYPE_ANSWER_ACTION,
         value: interaction.id,
-        style: "primary",
       });
-    } else if (needsTyping(interaction, message.buttons.length)) {
+    } else if (typing) {
       blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: TYPE_ELSEWHERE }] });
     }
   }
