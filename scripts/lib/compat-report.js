@@ -122,6 +122,12 @@ function releaseSection(release, p) {
       `- Flaky (failed, then passed when rerun): ${flaky.map((o) => `${cell(o.key, 120)} (\`${o.file}\`)`).join("; ")}.`,
     );
   }
+  const control = outcomes.filter((o) => o.status === "control");
+  if (control.length) {
+    p(
+      `- The official \`@openai/codex-sdk\` itself (the suite's "control" variant, not counted) fails: ${control.map((o) => `${cell(o.key, 120)}: ${code(cell(o.reason, 160))}`).join("; ")}.`,
+    );
+  }
   const expected = outcomes.filter((o) => o.status === "expected");
   if (expected.length) {
     p(

@@ -115,8 +115,11 @@ export function integrationFiles(root) {
     .sort();
 }
 
-/** Runs node's test runner with TAP output in its own process group, killed at `timeoutMs`. */
-export function runTests({ root, files, env, timeoutMs, tapFile }) {
+/**
+ * Runs node's test runner with TAP output in its own process group, killed at `timeoutMs`. With
+ * `names`, only the tests of those names run (`--test-name-pattern`, matched whole).
+ */
+export function runTests({ root, files, env, timeoutMs, tapFile, names }) {
   return new Promise((resolve) => {
     const began = Date.now();
     const child = spawn(
@@ -126,6 +129,9 @@ export function runTests({ root, files, env, timeoutMs, tapFile }) {
         "--test-concurrency=2",
         `--test-timeout=${TEST_TIMEOUT_MS}`,
         "--test-reporter=tap",
+        ...(names ?? []).map(
+          (name) => `--test-name-pattern=^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`,
+        ),
         ...files,
       ],
       { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
@@ -382,7 +388,8 @@ export function classify(row, rerun, baseline, pinnedVersion) {
 /**
  * Runs each file in a test runner of its own, `concurrency` at a time: a file that hangs is killed
  * at `fileTimeoutMs` without taking the others with it, and no file starts after `deadline`
- * (epoch ms); those are returned with `notRun`. Resolves with `{ file, ...runTests' result }` per
+ * (epoch ms); those are returned with `notRun`. `namesByFile` (file -> test names) runs only
+ * those tests of a file. Resolves with `{ file, ...runTests' result }` per
  * file, in the order of `files`; `onDone(file, result)` hears of each as it ends.
  */
 export async function runEachFile({
@@ -394,6 +401,7 @@ export async function runEachFile({
   tapDir,
   concurrency = 2,
   onDone,
+  namesByFile,
 }) {
   const queue = [...files];
   const results = new Map();
@@ -410,6 +418,7 @@ export async function runEachFile({
         env,
         timeoutMs: Math.min(fileTimeoutMs, left),
         tapFile: path.join(tapDir, `${file.replaceAll(/[/\\]/g, "_")}.tap`),
+        names: namesByFile?.get(file),
       });
       results.set(file, { file, ...result });
       onDone?.(file, results.get(file));
@@ -420,9 +429,9 @@ export async function runEachFile({
 }
 
 /**
- * The tests (not suites) of one file's run, as `{ key, status, reason }` with status "pass",
- * "fail", "skip" or "todo"; a suite whose hook failed counts as one failed test, and the tests it
- * cancelled are left out.
+ * The tests (not suites) of one file's run, as `{ key, name, status, reason, whole }` with status
+ * "pass", "fail", "skip" or "todo"; a suite whose hook failed, or a file that failed by itself,
+ * counts as one failed test (`whole`), and the tests it cancelled are left out.
  */
 export function testOutcomes(run, root, codex) {
   const outcomes = [];
@@ -437,8 +446,10 @@ export function testOutcomes(run, root, codex) {
     const status = result.directive ? result.directive.toLowerCase() : result.ok ? "pass" : "fail";
     outcomes.push({
       key: keyOf(result),
+      name: result.name,
       status,
       reason: status === "fail" ? firstLine(result, root, codex) : "",
+      ...(isSuite || isFile ? { whole: true } : {}),
     });
   }
   return outcomes;
