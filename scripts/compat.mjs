@@ -39,7 +39,7 @@ const DEFAULT_VERSIONS = [
   "0.169.0",
 ];
 
-const USAGE = `Usage: node scripts/compat.mjs [version…] [--cache <dir>] [--out <file>] [--files <a,b>] [--render-only] [--keep]
+const USAGE = `Usage: node scripts/compat.mjs [version…] [--cache <dir>] [--out <file>] [--files <a,b>] [--merge] [--render-only] [--keep]
 
 Runs the compiled integration tests (the files that exercise codex) against each codex release
 and writes <out> (default docs/compat.md): release × capability, pass / fail / unsupported, with
@@ -50,6 +50,7 @@ into the cache. Run \`npm run build\` first (\`npm run compat\` does).
   --cache <dir>   where releases are kept (default: ${defaultCacheDir()})
   --out <file>    the report (default docs/compat.md)
   --files <a,b>   run only the test files whose path contains one of these
+  --merge         keep the other releases of the last run's results in the report
   --render-only   write the report from the last run's results (<cache>/compat-results.json)
   --keep          keep the temporary folder (TAP output per file) and print its path
 
@@ -82,6 +83,7 @@ function parseArgs(argv) {
       if (!value) throw new CannotRun(`${arg} needs a value.\n\n${USAGE}`);
       options[arg.slice(2)] = arg === "--files" ? value.split(",") : path.resolve(value);
     } else if (arg === "--render-only") options.renderOnly = true;
+    else if (arg === "--merge") options.merge = true;
     else if (arg === "--keep") options.keep = true;
     else if (arg === "--help" || arg === "-h") {
       console.log(USAGE);
@@ -132,10 +134,14 @@ function outcomesOf(runs, root, codex) {
   return outcomes;
 }
 
+/** How a failure reads when the release lacks what the test uses and says so. */
+const UNSUPPORTED_REASONS =
+  /is not supported by this codex version|unexpected argument '--[\w-]+' found/;
+
 /**
  * Sets aside the failures that say nothing about codex-harness on this release (tests that check
- * the pinned release on purpose, the official SDK's own "control" runs), then judges each
- * capability. Also run on stored results by --render-only, so both follow the current rules.
+ * the pinned release on purpose, the official SDK's own "control" runs), marks those that are a
+ * clear refusal of something the release lacks "unsupported", then judges each capability. Also run on stored results by --render-only, so both follow the current rules.
  */
 function judgeCapabilities(record) {
   for (const o of record.outcomes ?? []) {
@@ -143,6 +149,14 @@ function judgeCapabilities(record) {
     const rule = !record.pinned && expectedFailure({ file: path.basename(o.file), name: o.key });
     if (rule) Object.assign(o, { status: "expected", why: rule.why });
     else if (/ › control( ›|$)/.test(o.key)) o.status = "control";
+    // A clear refusal of something this release lacks: codex-harness's typed errors, or codex
+    // exec's own for a flag it does not know.
+    else if (UNSUPPORTED_REASONS.test(o.detail ?? o.reason)) {
+      o.status = "unsupported";
+      // The line that says so, rather than a warning printed before it.
+      const line = (o.detail ?? "").split("\n").find((l) => UNSUPPORTED_REASONS.test(l));
+      if (line && !UNSUPPORTED_REASONS.test(o.reason)) o.reason = `${o.reason} … ${line.trim()}`;
+    }
   }
   record.cells = {};
   for (const capability of CAPABILITIES) {
@@ -298,6 +312,14 @@ async function main() {
     ...gitState(),
     releases: [],
   };
+  const kept = [];
+  if (options.merge && existsSync(resultsFile)) {
+    const earlier = readJson(resultsFile);
+    if (earlier.pinnedVersion === pinnedVersion) {
+      kept.push(...earlier.releases.filter((r) => !versions.includes(r.version)));
+      log(`keeping ${kept.length} releases of the run of ${earlier.date}`);
+    }
+  }
   try {
     await snapshotBuild(root, { log }).catch((error) => {
       throw new CannotRun(error.message);
@@ -336,16 +358,20 @@ async function main() {
         record = { version, error: error.message.split("\n")[0], elapsedMs: Date.now() - began };
         log(`${version}: could not be judged: ${record.error}`);
       }
+      Object.assign(record, { date: new Date().toISOString(), ...gitState() });
       run.releases.push(record);
       // Kept after each release, so that an interrupted run loses only the release it was on.
       mkdirSync(options.cache, { recursive: true });
-      writeFileSync(resultsFile, `${JSON.stringify(run, null, 1)}\n`);
+      const sofar = { ...run, releases: [...run.releases, ...kept] };
+      writeFileSync(resultsFile, `${JSON.stringify(sofar, null, 1)}\n`);
     }
   } finally {
     if (options.keep) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }
   run.elapsedMs = Date.now() - startedAt;
+  run.releases.push(...kept);
+  run.versions = run.releases.map((r) => r.version);
   mkdirSync(options.cache, { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(run, null, 1)}\n`);
   writeFileSync(options.out, renderCompat(run, options.out));

@@ -284,7 +284,8 @@ export function missingMethods(capability, methods) {
 
 /**
  * One cell: `{ status, passed, total, reason, flaky }`. status is "pass", "fail", "unsupported"
- * (the release lacks a method the capability needs), "present" (no test, methods there),
+ * (the release lacks a method the capability needs, or its tests fail only with a clear refusal:
+ * `FeatureNotSupportedError`, `MethodNotSupportedError`, codex exec's unknown flag), "present" (no test, methods there),
  * "not run" (no test of it ran) or "error" (the release could not be judged).
  * `tests` are the capability's test results `{ key, file, status, reason, flaky }`.
  */
@@ -292,8 +293,9 @@ export function judge(capability, { tests, methods, probe }) {
   const missing = missingMethods(capability, methods);
   const passed = tests.filter((t) => t.status === "pass").length;
   const failed = tests.filter((t) => t.status === "fail");
+  const refused = tests.filter((t) => t.status === "unsupported");
   const flaky = tests.filter((t) => t.status === "pass" && t.flaky).map((t) => t.key);
-  const total = passed + failed.length;
+  const total = passed + failed.length + refused.length;
   const base = { passed, total, flaky };
   if (capability.probe && probe && !probe.ok) {
     return { ...base, status: "fail", reason: `probe: ${probe.reason}` };
@@ -310,6 +312,14 @@ export function judge(capability, { tests, methods, probe }) {
   }
   if (failed.length) {
     return { ...base, status: "fail", reason: `${failed[0].key}: ${failed[0].reason}` };
+  }
+  if (refused.length) {
+    const [first] = refused;
+    return {
+      ...base,
+      status: "unsupported",
+      reason: `refused clearly (${refused.length} of ${total} tests): ${first.key} — ${first.reason}`,
+    };
   }
   if (!capability.tests) return { ...base, status: "present", reason: "its methods are there" };
   if (total === 0) return { ...base, status: "not run", reason: "none of its tests ran" };

@@ -288,12 +288,26 @@ export const keyOf = (result) =>
     ? path.basename(result.name)
     : [...result.ancestors, result.name].join(" › ");
 
+/** A failure's error text, without the paths of this run's temporary folders and binary. */
+function sanitize(text, root, codex) {
+  return text
+    .replaceAll(`${root}/`, "")
+    .replaceAll(root, ".")
+    .replaceAll(codex, "<codex>")
+    .replace(/(\/tmp\/[\w.-]+-)[A-Za-z0-9]{6}\b/g, "$1XXXXXX");
+}
+
+function errorText(result) {
+  const text = result.yaml.error ?? "";
+  if (/^test failed$/.test(text) && result.comments.length) {
+    return result.comments.find((c) => /error/i.test(c)) ?? result.comments[0];
+  }
+  return text;
+}
+
 /** The first line of a failure (and the next one when the first only introduces it). */
 export function firstLine(result, root, codex) {
-  let text = result.yaml.error ?? "";
-  if (/^test failed$/.test(text) && result.comments.length) {
-    text = result.comments.find((c) => /error/i.test(c)) ?? result.comments[0];
-  }
+  const text = errorText(result);
   const lines = text
     .split("\n")
     .map((l) => l.trim())
@@ -305,11 +319,7 @@ export function firstLine(result, root, codex) {
     const diff = lines.slice(2).filter((l) => /^[+-] /.test(l));
     if (diff.length) line = `${line}: ${diff.slice(0, 4).join(" ")}`;
   }
-  return line
-    .replaceAll(`${root}/`, "")
-    .replaceAll(root, ".")
-    .replaceAll(codex, "<codex>")
-    .replace(/(\/tmp\/[\w.-]+-)[A-Za-z0-9]{6}\b/g, "$1XXXXXX");
+  return sanitize(line, root, codex);
 }
 
 /** The failures worth a row: failed tests, and suites whose own hook failed (with their cancelled tests). */
@@ -429,7 +439,7 @@ export async function runEachFile({
 }
 
 /**
- * The tests (not suites) of one file's run, as `{ key, name, status, reason, whole }` with status
+ * The tests (not suites) of one file's run, as `{ key, name, status, reason, detail, whole }` with status
  * "pass", "fail", "skip" or "todo"; a suite whose hook failed, or a file that failed by itself,
  * counts as one failed test (`whole`), and the tests it cancelled are left out.
  */
@@ -449,6 +459,9 @@ export function testOutcomes(run, root, codex) {
       name: result.name,
       status,
       reason: status === "fail" ? firstLine(result, root, codex) : "",
+      ...(status === "fail"
+        ? { detail: sanitize(errorText(result), root, codex).slice(0, 2000) }
+        : {}),
       ...(isSuite || isFile ? { whole: true } : {}),
     });
   }
