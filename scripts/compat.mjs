@@ -136,7 +136,7 @@ function outcomesOf(runs, root, codex) {
 
 /** How a failure reads when the release lacks what the test uses and says so. */
 const UNSUPPORTED_REASONS =
-  /is not supported by this codex version|unexpected argument '--[\w-]+' found/;
+  /is not supported by this codex version|unexpected argument '--[\w-]+' found|managed standalone Codex install not found|Cyber access programs are disabled/;
 
 /**
  * Sets aside the failures that say nothing about codex-harness on this release (tests that check
@@ -149,8 +149,8 @@ function judgeCapabilities(record) {
     const rule = !record.pinned && expectedFailure({ file: path.basename(o.file), name: o.key });
     if (rule) Object.assign(o, { status: "expected", why: rule.why });
     else if (/ › control( ›|$)/.test(o.key)) o.status = "control";
-    // A clear refusal of something this release lacks: codex-harness's typed errors, or codex
-    // exec's own for a flag it does not know.
+    // A clear refusal of something this release lacks: codex-harness's typed errors, codex
+    // exec's own for a flag it does not know, an early daemon's need of codex's own installer.
     else if (UNSUPPORTED_REASONS.test(o.detail ?? o.reason)) {
       o.status = "unsupported";
       // The line that says so, rather than a warning printed before it.

@@ -7,8 +7,11 @@ import { CodexHarnessError } from "../errors.js";
  * accepts the request and drops the param, so the option would be lost without a word.
  */
 export const PARAM_SINCE: Readonly<Record<string, { param: string; since: string }[]>> = {
-  // `TurnOptions.cyberAccessProgram`: 0.150.x runs the turn without the access program.
-  "turn/start": [{ param: "cyberAccessProgram", since: "0.151.0" }],
+  // `ThreadOptions.threadSource`: 0.150.x starts the thread but records no source.
+  "thread/start": [{ param: "threadSource", since: "0.151.0" }],
+  // `TurnOptions.cyberAccessProgram`: 0.150.x does not know it; 0.151.0–0.159.x accept it and
+  // leave it out of the model request; 0.161.0 passes it on (or refuses it, for an API key).
+  "turn/start": [{ param: "cyberAccessProgram", since: "0.161.0" }],
 };
 
 /** A param the running codex does not read: upgrade codex, or leave the option out. */

@@ -48,14 +48,14 @@ describe("params older codex releases do not read", () => {
     assert.ok(Number.isNaN(compareCodexVersions("unknown", "0.151.0")));
   });
 
-  it("finds turn/start's cyberAccessProgram unsupported before 0.151.0 only", () => {
-    const error = unsupportedParam("turn/start", turnStart, "0.150.1");
+  it("finds turn/start's cyberAccessProgram unsupported before 0.161.0 only", () => {
+    const error = unsupportedParam("turn/start", turnStart, "0.159.3");
     assert.ok(error instanceof FeatureNotSupportedError);
     assert.equal(error.code, "feature_not_supported");
     assert.equal(error.feature, "turn/start.cyberAccessProgram");
-    assert.equal(error.since, "0.151.0");
-    assert.match(error.message, /not supported by this codex version \(0\.150\.1\).*0\.151\.0/);
-    assert.equal(unsupportedParam("turn/start", turnStart, "0.151.0"), undefined);
+    assert.equal(error.since, "0.161.0");
+    assert.match(error.message, /not supported by this codex version \(0\.159\.3\).*0\.161\.0/);
+    assert.equal(unsupportedParam("turn/start", turnStart, "0.161.0"), undefined);
     assert.equal(unsupportedParam("turn/start", turnStart, "unknown"), undefined);
     const { cyberAccessProgram: _left, ...plain } = turnStart;
     assert.equal(unsupportedParam("turn/start", plain, "0.150.0"), undefined);
@@ -66,7 +66,7 @@ describe("params older codex releases do not read", () => {
   });
 
   it("AppServerClient rejects the request at once on an older codex and sends nothing", async () => {
-    const { client, methods } = await fakeCodex("0.150.0");
+    const { client, methods } = await fakeCodex("0.160.1");
     try {
       await assert.rejects(client.request("turn/start", turnStart), FeatureNotSupportedError);
       assert.deepEqual(methods, ["initialize", "initialized"]);
@@ -76,7 +76,7 @@ describe("params older codex releases do not read", () => {
   });
 
   it("sends it to a codex that reads it", async () => {
-    const { client, methods } = await fakeCodex("0.151.0");
+    const { client, methods } = await fakeCodex("0.161.0");
     try {
       const { turn } = await client.request("turn/start", turnStart);
       assert.equal(turn.id, "turn_1");
