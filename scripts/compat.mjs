@@ -121,13 +121,32 @@ function outcomesOf(runs, root, codex) {
       outcomes.push({ file, key: "(file)", status: "fail", reason: "not run: out of time" });
       continue;
     }
-    for (const outcome of testOutcomes(run, root, codex)) outcomes.push({ file, ...outcome });
+    const own = testOutcomes(run, root, codex);
+    for (const outcome of own) outcomes.push({ file, ...outcome });
     if (run.timedOut) {
       outcomes.push({
         file,
         key: "(file)",
         status: "fail",
         reason: `still running after ${seconds(run.elapsedMs)}: killed (a hang?)`,
+      });
+    } else if (
+      // The runner ended before its summary, or badly with no failing test to say why: the tests
+      // it did not report must not pass for passed.
+      (run.summary.duration_ms === undefined || run.code !== 0) &&
+      !own.some((o) => o.status === "fail")
+    ) {
+      const how = run.signal ? `signal ${run.signal}` : `exit code ${run.code}`;
+      const stderr =
+        String(run.stderr ?? "")
+          .trim()
+          .split("\n")
+          .at(-1) ?? "";
+      outcomes.push({
+        file,
+        key: "(file)",
+        status: "fail",
+        reason: `the test runner ended early (${how}) after ${own.length} tests${stderr ? `: ${stderr.slice(0, 200)}` : ""}`,
       });
     }
   }
@@ -140,11 +159,11 @@ const UNSUPPORTED_REASONS =
 
 /**
  * Sets aside the failures that say nothing about codex-harness on this release (tests that check
- * the pinned release on purpose, the official SDK's own "control" runs), marks those that are a
- * clear refusal of something the release lacks "unsupported", then judges each capability. Also run on stored results by --render-only, so both follow the current rules.
+ * the pinned release on purpose, the official SDK's own "control" runs) and marks those that are
+ * a clear refusal of something the release lacks "unsupported".
  */
-function judgeCapabilities(record) {
-  for (const o of record.outcomes ?? []) {
+function setAside(record, outcomes) {
+  for (const o of outcomes) {
     if (o.status !== "fail") continue;
     const rule = !record.pinned && expectedFailure({ file: path.basename(o.file), name: o.key });
     if (rule) Object.assign(o, { status: "expected", why: rule.why });
@@ -158,6 +177,11 @@ function judgeCapabilities(record) {
       if (line && !UNSUPPORTED_REASONS.test(o.reason)) o.reason = `${o.reason} … ${line.trim()}`;
     }
   }
+}
+
+/** Judges each capability of a release. Also run on stored results by --render-only. */
+function judgeCapabilities(record) {
+  setAside(record, record.outcomes ?? []);
   record.cells = {};
   for (const capability of CAPABILITIES) {
     const tests = (record.outcomes ?? []).filter((o) => capabilityOf(o.file, o.key) === capability);
@@ -214,7 +238,8 @@ async function judgeRelease(version, context) {
       tapDir: dir,
     });
     let outcomes = outcomesOf(runs, root, binary);
-    // Only the failing tests run again, unless a whole file or suite failed.
+    // Only the failing tests run again (not those set aside), unless a whole file or suite failed.
+    setAside(record, outcomes);
     const namesByFile = new Map();
     for (const o of outcomes.filter((x) => x.status === "fail")) {
       const file = path.join("build/test/integration", o.file);
@@ -235,16 +260,25 @@ async function judgeRelease(version, context) {
         deadline: Date.now() + RERUN_BUDGET_MS,
         tapDir: mkdtempSync(path.join(dir, "rerun-")),
       });
+      const rerun = outcomesOf(again, root, binary);
       const passedAgain = new Set(
-        outcomesOf(again, root, binary)
-          .filter((o) => o.status === "pass")
-          .map((o) => `${o.file}\n${o.key}`),
+        rerun.filter((o) => o.status === "pass").map((o) => `${o.file}\n${o.key}`),
       );
       outcomes = outcomes.map((o) =>
         o.status === "fail" && passedAgain.has(`${o.file}\n${o.key}`)
           ? { ...o, status: "pass", flaky: o.reason }
           : o,
       );
+      // A file that ended early or hung, then ran whole without a failure: its second run counts.
+      for (const broken of outcomes.filter((o) => o.key === "(file)" && o.status === "fail")) {
+        const second = rerun.filter((o) => o.file === broken.file);
+        if (second.length === 0 || second.some((o) => o.status === "fail")) continue;
+        const seen = new Set(outcomes.filter((o) => o.file === broken.file).map((o) => o.key));
+        outcomes = [
+          ...outcomes.filter((o) => o.file !== broken.file),
+          ...second.map((o) => (seen.has(o.key) ? o : { ...o, flaky: broken.reason })),
+        ];
+      }
     }
     record.outcomes = outcomes;
     record.fileSeconds = Object.fromEntries(
