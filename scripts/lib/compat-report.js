@@ -34,7 +34,7 @@ function cellText(release, capability) {
   const link = `[↓](${anchor(heading(release))})`;
   switch (c.status) {
     case "pass":
-      return `pass${c.total ? ` ${c.passed}/${c.total}` : ""}${c.flaky?.length ? ` (${c.flaky.length} flaky) ${link}` : ""}`;
+      return `pass${c.total ? ` ${c.passed}/${c.total}` : ""}${c.refused ? `, ${c.refused} unsupported ${link}` : ""}${c.flaky?.length ? ` (${c.flaky.length} flaky) ${link}` : ""}`;
     case "fail":
       return `**fail** ${c.passed}/${c.total} ${link}`;
     case "unsupported":
@@ -108,8 +108,9 @@ function releaseSection(release, p) {
   }
   for (const capability of CAPABILITIES) {
     const c = release.cells?.[capability.id];
-    if (!c || !["fail", "unsupported"].includes(c.status)) continue;
-    p(`- **${c.status}: ${capability.label}** — ${cell(c.reason, 400)}`);
+    if (!c || !(["fail", "unsupported"].includes(c.status) || c.refused)) continue;
+    const status = c.status === "pass" ? "unsupported in part" : c.status;
+    p(`- **${status}: ${capability.label}** — ${cell(c.reason, 400)}`);
   }
   const failures = outcomes.filter((o) => o.status === "fail");
   if (failures.length > 1) {
@@ -177,8 +178,10 @@ export function renderCompat(run, outFile) {
   p("## Release × capability");
   p();
   p(
-    "`pass n/m`: the capability's tests pass on that release. `**fail**`: one of them fails (↓ says which and why). " +
-      "`unsupported`: the release lacks a method the capability needs. `present`: no test, but its methods are there.",
+    "`pass n/m`: n of the capability's m tests pass on that release, the others (`k unsupported`) use something the release " +
+      "lacks and fail at once with a clear error. `**fail**`: a test fails otherwise (↓ says which and why). " +
+      "`unsupported`: the release lacks a method the capability needs, or all its tests are refused clearly. " +
+      "`present`: no test, but its methods are there.",
   );
   p();
   p(
