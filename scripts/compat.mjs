@@ -351,6 +351,8 @@ async function main() {
     const earlier = readJson(resultsFile);
     if (earlier.pinnedVersion === pinnedVersion) {
       kept.push(...earlier.releases.filter((r) => !versions.includes(r.version)));
+      // Judged again with the current rules, as --render-only does.
+      for (const record of kept) if (!record.error) judgeCapabilities(record);
       log(`keeping ${kept.length} releases of the run of ${earlier.date}`);
     }
   }
