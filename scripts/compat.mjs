@@ -351,6 +351,10 @@ async function main() {
     const earlier = readJson(resultsFile);
     if (earlier.pinnedVersion === pinnedVersion) {
       kept.push(...earlier.releases.filter((r) => !versions.includes(r.version)));
+      for (const record of kept) {
+        record.commit ??= earlier.commit;
+        record.dirty ??= earlier.dirty;
+      }
       // Judged again with the current rules, as --render-only does.
       for (const record of kept) if (!record.error) judgeCapabilities(record);
       log(`keeping ${kept.length} releases of the run of ${earlier.date}`);
@@ -394,7 +398,12 @@ async function main() {
         record = { version, error: error.message.split("\n")[0], elapsedMs: Date.now() - began };
         log(`${version}: could not be judged: ${record.error}`);
       }
-      Object.assign(record, { date: new Date().toISOString(), ...gitState() });
+      // The code under test is the snapshot's, taken at the start of the run.
+      Object.assign(record, {
+        date: new Date().toISOString(),
+        commit: run.commit,
+        dirty: run.dirty,
+      });
       run.releases.push(record);
       // Kept after each release, so that an interrupted run loses only the release it was on.
       mkdirSync(options.cache, { recursive: true });
