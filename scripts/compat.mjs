@@ -19,11 +19,10 @@ import {
   expectedFailure,
   integrationFiles,
   killRunningTests,
-  runEachFile,
   snapshotBuild,
   testEnvironment,
-  testOutcomes,
 } from "./lib/integration-run.js";
+import { runEachFile, testOutcomes } from "./lib/per-file-runs.js";
 import { compareProtocol } from "./lib/protocol-diff.js";
 
 /** Spread over 0.150–0.169, each with a linux-x64 build on npm. */
