@@ -4,6 +4,7 @@
 // codex-harness/channels, codex-harness/spaces, codex-harness/testing, codex-harness/protocol.
 
 export type { ConfigObject, ConfigValue } from "./app-server/codex-config.js";
+export { FeatureNotSupportedError } from "./app-server/codex-features.js";
 export {
   AppServerExitedError,
   CodexExitedError,

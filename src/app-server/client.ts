@@ -22,6 +22,7 @@ import type { Transport } from "../rpc/transport.js";
 import { type CaptureSink, CapturingTransport, openCaptureFile } from "./capture.js";
 import type { CodexBinary } from "./codex-binary.js";
 import type { ConfigObject } from "./codex-config.js";
+import { unsupportedParam } from "./codex-features.js";
 import { type AppServerLink, remoteLink, spawnLink, transportLink } from "./links.js";
 import { AppServerExitedError } from "./process-errors.js";
 import type { RemoteOptions } from "./remote.js";
@@ -275,6 +276,9 @@ export class AppServerClient {
   /** Sends a typed client request. */
   request<M extends ClientMethod>(method: M, ...args: ParamsArg<M>): Promise<ClientResult<M>> {
     const [params, options] = args;
+    // A param this codex would drop without a word (see codex-features.ts) is refused instead.
+    const unsupported = unsupportedParam(method, params, this.codexVersion);
+    if (unsupported) return Promise.reject(unsupported);
     const release = this.hold();
     return (this.peer.request(method, params, options) as Promise<ClientResult<M>>)
       .finally(release)

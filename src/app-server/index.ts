@@ -56,6 +56,11 @@ export {
   renderConfigToml,
   toConfigOverrides,
 } from "./codex-config.js";
+export {
+  compareCodexVersions,
+  FeatureNotSupportedError,
+  PARAM_SINCE,
+} from "./codex-features.js";
 export { CodexProcess, type SpawnCodexOptions } from "./codex-process.js";
 export { type Host, type HostAuth, type HostOptions, startHost } from "./host.js";
 export { AppServerExitedError, CodexExitedError, type ProcessExit } from "./process-errors.js";

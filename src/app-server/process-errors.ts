@@ -15,12 +15,14 @@ export class CodexExitedError extends RpcLocalError {
 
   /**
    * @param context what ended, e.g. "codex app-server exited"
-   * @param stderrTail the last stderr lines; an `Error: …` line among them leads the message
+   * @param stderrTail the last stderr lines; an `Error: …` (or `error: …`) line among them leads
+   *   the message
    * @param hint what to check when stderr has no `Error: …` line
    */
   constructor(exit: ProcessExit, stderrTail: string[], context: string, hint = "") {
     const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.exitCode)}`;
-    const errorLine = stderrTail.find((line) => line.startsWith("Error:"));
+    // `Error: …` from codex, `error: …` from its argument parser (an unknown flag, say).
+    const errorLine = stderrTail.find((line) => /^(Error|error): /.test(line));
     const tail = stderrTail.length > 0 ? `\nLast stderr lines:\n${stderrTail.join("\n")}` : "";
     const detail = errorLine ? `: ${errorLine}` : `.${hint ? ` ${hint}` : ""}`;
     super("process_exited", `${context} (${how})${detail}${tail}`);

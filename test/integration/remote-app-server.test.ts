@@ -462,7 +462,7 @@ describe("AppServerClient.connect over a transport of one's own", () => {
     const client = await AppServerClient.connect(new StreamTransport(child.stdout, child.stdin), {
       endpoint: "ssh build-box",
     });
-    assert.match(client.initializeResult.userAgent, /0\.169\.0/);
+    assert.match(client.initializeResult.userAgent, /^codex_harness\/\d+\.\d+\.\d+ /);
     assert.equal(client.endpoint, "ssh build-box");
     assert.equal(client.binary, undefined);
     const { thread } = await client.request("thread/start", { cwd: root });
