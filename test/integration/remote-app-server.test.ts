@@ -582,10 +582,8 @@ describe("codex-harness host / run --remote / doctor --remote", () => {
       await host.closed;
     });
     const started = Date.now();
-    while (
-      !/Connect from another machine/.test(host.output.stdout) &&
-      Date.now() - started < 20_000
-    ) {
+    // The how-to-connect lines end with the token file's; they may come in more than one chunk.
+    while (!/--remote-token-file/.test(host.output.stdout) && Date.now() - started < 20_000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const url = /listening on (ws:\/\/\S+) /.exec(host.output.stdout)?.[1];

@@ -1,7 +1,7 @@
 // A real PostgreSQL server (Debian's package) for a test run: initdb into a temp folder, started on a
 // free loopback port, stopped and removed afterwards. Says why when it cannot run.
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -42,10 +42,26 @@ export interface TestPostgres {
   stop(): void;
 }
 
+/**
+ * Where the server's folder goes: a folder the `postgres` user can pass through. codex's sandbox
+ * (bubblewrap, with /tmp a writable root) has been seen to leave /tmp 0700 mid-run; /var/tmp is
+ * the system's other world-writable temporary folder.
+ */
+function serverParent(): string {
+  for (const candidate of [os.tmpdir(), "/var/tmp"]) {
+    try {
+      if ((statSync(candidate).mode & 0o001) !== 0) return candidate;
+    } catch {
+      // Not there: try the next.
+    }
+  }
+  return os.tmpdir();
+}
+
 /** Starts a fresh server. Call only when {@link postgresMissing} is undefined. */
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = binDir() as string;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-pg-"));
+  const dir = mkdtempSync(path.join(serverParent(), "codex-harness-pg-"));
   const data = path.join(dir, "data");
   const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
   const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
