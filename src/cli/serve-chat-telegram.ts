@@ -2,7 +2,7 @@
 // make. The bot token comes from the environment (or a file it names), never from a flag.
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { parsePeople } from "../channels/chat/people.js";
+import { peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { CodexHarnessError } from "../errors.js";
 
@@ -57,17 +57,12 @@ export async function telegramBackendsOf(
       "--telegram needs --telegram-chat <id>, the numeric id of the chat to ask in.",
     );
   }
-  const spec = flags.telegramPeople ?? env.CODEX_HARNESS_TELEGRAM_PEOPLE;
-  if (!spec) {
-    throw new CodexHarnessError(
-      "invalid_option",
-      "--telegram needs --telegram-people id=name,… (or $CODEX_HARNESS_TELEGRAM_PEOPLE): who may answer.",
-    );
-  }
-  const people = parsePeople(
-    spec,
-    flags.telegramPeople ? "--telegram-people" : "CODEX_HARNESS_TELEGRAM_PEOPLE",
-  );
+  const people = peopleOf(flags.telegramPeople, env, {
+    chat: "--telegram",
+    flag: "--telegram-people",
+    envName: "CODEX_HARNESS_TELEGRAM_PEOPLE",
+    example: "id=name,…",
+  });
   const token = readSecret(env, "TELEGRAM_BOT_TOKEN", "--telegram");
   // Loaded here so that `serve` without --telegram never loads the backend (nor grammy).
   const { telegramBackend } = await import("../channels/telegram/backend.js");

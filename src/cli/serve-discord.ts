@@ -2,7 +2,7 @@
 // environment (the bot token and the application's public key, never arguments).
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { parsePeople } from "../channels/chat/people.js";
+import { peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { discordBackend } from "../channels/discord/backend.js";
 import { DISCORD_INTERACTIONS_PATH } from "../channels/discord/interactions.js";
@@ -42,17 +42,12 @@ export function discordServeBackend(
       "--discord needs --discord-channel <id> (or $CODEX_HARNESS_DISCORD_CHANNEL): the text channel's id (Developer Mode, Copy Channel ID).",
     );
   }
-  const spec = flags.discordPeople ?? env.CODEX_HARNESS_DISCORD_PEOPLE;
-  if (!spec) {
-    throw new CodexHarnessError(
-      "invalid_option",
-      "--discord needs --discord-people <user id>=name,… (or $CODEX_HARNESS_DISCORD_PEOPLE): who may answer.",
-    );
-  }
-  const people = parsePeople(
-    spec,
-    flags.discordPeople ? "--discord-people" : "CODEX_HARNESS_DISCORD_PEOPLE",
-  );
+  const people = peopleOf(flags.discordPeople, env, {
+    chat: "--discord",
+    flag: "--discord-people",
+    envName: "CODEX_HARNESS_DISCORD_PEOPLE",
+    example: "<user id>=name,…",
+  });
   const token = readSecret(env, "DISCORD_BOT_TOKEN", "--discord");
   const applicationPublicKey = readSecret(env, "DISCORD_PUBLIC_KEY", "--discord");
   const backend = discordBackend({

@@ -2,7 +2,7 @@
 // (tokens and the signing secret, never arguments).
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { parsePeople } from "../channels/chat/people.js";
+import { peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { slackBackend } from "../channels/slack/backend.js";
 import { SLACK_INTERACTIONS_PATH } from "../channels/slack/interactivity.js";
@@ -42,17 +42,12 @@ export function slackServeBackend(
       "--slack needs --slack-channel <id> (or $CODEX_HARNESS_SLACK_CHANNEL): the channel id, C…, the app is in.",
     );
   }
-  const spec = flags.slackPeople ?? env.CODEX_HARNESS_SLACK_PEOPLE;
-  if (!spec) {
-    throw new CodexHarnessError(
-      "invalid_option",
-      "--slack needs --slack-people U…=name,… (or $CODEX_HARNESS_SLACK_PEOPLE): who may answer.",
-    );
-  }
-  const people = parsePeople(
-    spec,
-    flags.slackPeople ? "--slack-people" : "CODEX_HARNESS_SLACK_PEOPLE",
-  );
+  const people = peopleOf(flags.slackPeople, env, {
+    chat: "--slack",
+    flag: "--slack-people",
+    envName: "CODEX_HARNESS_SLACK_PEOPLE",
+    example: "U…=name,…",
+  });
   const token = readSecret(env, "SLACK_BOT_TOKEN", "--slack");
   const given = (name: string) => Boolean(env[name] || env[`${name}_FILE`]);
   if (!given("SLACK_SIGNING_SECRET") && !given("SLACK_APP_TOKEN")) {

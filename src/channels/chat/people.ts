@@ -33,6 +33,26 @@ export function parsePeople(spec: string, from: string): ChatPeople {
   return people;
 }
 
+/**
+ * The people of a chat's `--<chat>-people` flag, else of its environment variable. Throws
+ * `invalid_option` naming both when neither is given (e.g. `--slack needs --slack-people
+ * U…=name,… (or $CODEX_HARNESS_SLACK_PEOPLE): who may answer.`).
+ */
+export function peopleOf(
+  flagValue: string | undefined,
+  env: NodeJS.ProcessEnv,
+  names: { chat: string; flag: string; envName: string; example: string },
+): ChatPeople {
+  const spec = flagValue ?? env[names.envName];
+  if (!spec) {
+    throw new CodexHarnessError(
+      "invalid_option",
+      `${names.chat} needs ${names.flag} ${names.example} (or $${names.envName}): who may answer.`,
+    );
+  }
+  return parsePeople(spec, flagValue ? names.flag : names.envName);
+}
+
 /** Why an answer from a chat was refused, in words the person sees. */
 export function notAllowed(platform: string): string {
   return `You are not on this codex-harness ${platform} allow-list, so your answer was not taken. Ask whoever runs it to add your user id.`;
