@@ -26,9 +26,8 @@ export class CodexProcess {
   /** Resolves when the process has exited (never rejects). */
   readonly exited: Promise<ProcessExit>;
   /**
-   * Resolves once codex has exited and, when it did not exit cleanly by itself (killed, crashed),
-   * the processes it left running (its commands, which live in sessions of their own) were ended:
-   * the pids killed. See {@link endMarkedProcesses}.
+   * Resolves once codex has exited and the processes it left running (its commands, which live in
+   * sessions of their own) were ended: the pids killed. See {@link endMarkedProcesses}.
    */
   readonly swept: Promise<number[]>;
   readonly stderr: StderrTail;
@@ -47,9 +46,11 @@ export class CodexProcess {
       });
     });
     this.swept = this.exited.then(async ({ exitCode, signal }) => {
-      // A codex that exited by itself (stdin EOF) ended its commands: nothing to sweep, and
-      // close() returns at once. One that was killed or crashed could not.
-      if (signal === null && exitCode === 0) return [];
+      // A codex that exited by itself (stdin EOF) ended its commands, nearly always: a command's
+      // sandbox (bubblewrap, in a session of its own) caught starting as its turn was interrupted
+      // has been seen orphaned and asleep for good. One look (a few ms of /proc) ends it. One that
+      // was killed or crashed could not end anything: looked for twice.
+      if (signal === null && exitCode === 0) return endMarkedProcesses(mark);
       const first = await endMarkedProcesses(mark);
       // Held: ending codex's leftovers is work in flight, the program waits for it.
       await new Promise((resolve) => setTimeout(resolve, SECOND_SWEEP_MS));
