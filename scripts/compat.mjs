@@ -16,9 +16,11 @@ import { CAPABILITIES, capabilityOf, judge, SKIPPED_FILES } from "./lib/compat-c
 import { probeMissingMethods } from "./lib/compat-probe.js";
 import { renderCompat } from "./lib/compat-report.js";
 import {
+  CannotRun,
   expectedFailure,
   integrationFiles,
   killRunningTests,
+  runScript,
   snapshotBuild,
   testEnvironment,
 } from "./lib/integration-run.js";
@@ -66,8 +68,6 @@ const DOWNLOAD_MS = 5 * 60_000;
 
 const startedAt = Date.now();
 const log = (message) => console.log(`[compat ${seconds(Date.now() - startedAt)}] ${message}`);
-
-class CannotRun extends Error {}
 
 function parseArgs(argv) {
   const options = {
@@ -422,18 +422,4 @@ async function main() {
   log(`wrote ${path.relative(process.cwd(), options.out)} (results kept in ${resultsFile})`);
 }
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    killRunningTests();
-    process.exit(130);
-  });
-}
-
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(`compat: ${error instanceof CannotRun ? error.message : (error.stack ?? error)}`);
-    killRunningTests();
-    process.exit(1);
-  },
-);
+runScript("compat", main);

@@ -14,10 +14,12 @@ import {
 } from "./lib/common.js";
 import { renderReport } from "./lib/drift-report.js";
 import {
+  CannotRun,
   classify,
   failuresOf,
   integrationFiles,
   killRunningTests,
+  runScript,
   runTests,
   snapshotBuild,
   statusByKey,
@@ -50,8 +52,6 @@ const RESERVE_MS = 100_000;
 
 const startedAt = Date.now();
 const deadline = startedAt + OVERALL_MS;
-
-class CannotRun extends Error {}
 
 function parseArgs(argv) {
   const options = { codex: DEFAULT_CODEX, out: path.join(repoRoot, "docs/drift"), baseline: true };
@@ -236,18 +236,4 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, OVERALL_MS + 30_000);
 watchdog.unref();
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    killRunningTests();
-    process.exit(130);
-  });
-}
-
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(`drift: ${error instanceof CannotRun ? error.message : (error.stack ?? error)}`);
-    killRunningTests();
-    process.exit(1);
-  },
-);
+runScript("drift", main);

@@ -48,6 +48,32 @@ export function killRunningTests() {
   for (const child of children) killGroup(child);
 }
 
+/** A reason the script cannot run at all (exit 1 with its message, no stack). */
+export class CannotRun extends Error {}
+
+/**
+ * Runs a script's `main`: exit 0 when it resolves, else 1 with the reason (a {@link CannotRun}'s
+ * message, else the stack); on SIGINT/SIGTERM or failure, the test runners still running are killed.
+ */
+export function runScript(name, main) {
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      killRunningTests();
+      process.exit(130);
+    });
+  }
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(
+        `${name}: ${error instanceof CannotRun ? error.message : (error.stack ?? error)}`,
+      );
+      killRunningTests();
+      process.exit(1);
+    },
+  );
+}
+
 /**
  * The environment of a test run: this one's, with `CODEX_HARNESS_CODEX_PATH` set to `codex` (or
  * removed, for the pinned one), an empty HOME (codex starts login shells, which read HOME's startup
