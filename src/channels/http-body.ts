@@ -1,6 +1,7 @@
-// Reading a request's JSON body: size-limited while it streams, and depth-limited once parsed, so
-// that a deeply nested body is a 400 rather than a stack overflow anywhere later.
-import type { IncomingMessage } from "node:http";
+// Reading a request's body (JSON: size-limited while it streams, and depth-limited once parsed, so
+// that a deeply nested body is a 400 rather than a stack overflow anywhere later) and answering it
+// with JSON: the runtime's API and the chat platforms' signed callbacks alike.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { nestsDeeperThan } from "../protocol/json-depth.js";
 import { ChannelsError } from "./errors.js";
 
@@ -69,6 +70,35 @@ export async function readRawBody(
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** A request header's (first) value. */
+export function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Answers with `body` as JSON (never cached). */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(text),
+    // A refused body is not read to its end: close the connection rather than drain it.
+    ...(status === 413 ? { connection: "close" } : {}),
+  });
+  response.end(text);
+}
+
+/** Answers `{error: {code, message}}`: the API's error shape. */
+export function sendFailure(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+): void {
+  sendJson(response, status, { error: { code, message } });
 }
 
 function tooLarge(max: number): ChannelsError {

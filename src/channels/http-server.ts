@@ -12,7 +12,7 @@ import {
 } from "./backends.js";
 import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
-import { readJson } from "./http-body.js";
+import { readJson, sendFailure, sendJson } from "./http-body.js";
 import { serveInbox } from "./inbox.js";
 import {
   INTERACTION_KINDS,
@@ -209,7 +209,7 @@ class Api {
           `Requests from origin ${origin} are refused; only the runtime's own pages may call it.`,
         );
       }
-      if (health) return send(response, 200, { ok: true });
+      if (health) return sendJson(response, 200, { ok: true });
       if (!url.pathname.startsWith("/v1/")) {
         throw new ChannelsError(
           "not_found",
@@ -250,30 +250,30 @@ class Api {
     if (id === undefined) {
       if (method === "POST") {
         const body = parseBody(createBody, await readJson(request, this.maxBodyBytes));
-        return send(response, 201, await runtime.create(body));
+        return sendJson(response, 201, await runtime.create(body));
       }
       if (method === "GET") {
-        return send(response, 200, await runtime.page(filterOf(url)));
+        return sendJson(response, 200, await runtime.page(filterOf(url)));
       }
     } else if (parts.length === 3 && method === "GET") {
       const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
       const aborted = new AbortController();
       response.on("close", () => aborted.abort());
-      return send(response, 200, await runtime.wait(id, waitMs, aborted.signal));
+      return sendJson(response, 200, await runtime.wait(id, waitMs, aborted.signal));
     } else if (parts.length === 4 && method === "POST") {
       const action = parts[3];
       if (action === "respond") {
         const body = parseBody(respondBody, await readJson(request, this.maxBodyBytes));
-        return send(response, 200, await runtime.respond(id, body));
+        return sendJson(response, 200, await runtime.respond(id, body));
       }
       if (action === "cancel") {
         const body = parseBody(cancelBody, await readJson(request, this.maxBodyBytes, true));
-        return send(response, 200, await runtime.cancel(id, body.reason, body.message));
+        return sendJson(response, 200, await runtime.cancel(id, body.reason, body.message));
       }
       if (action === "delivered") {
         await runtime.get(id);
         await runtime.markDelivered(id);
-        return send(response, 200, await runtime.get(id));
+        return sendJson(response, 200, await runtime.get(id));
       }
     }
     throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);
@@ -340,16 +340,6 @@ function filterOf(url: URL): InteractionFilter {
   };
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "cache-control": "no-store",
-    "content-length": Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
 function sendError(response: ServerResponse, error: unknown): void {
   if (response.headersSent) {
     response.destroy();
@@ -364,9 +354,7 @@ function sendError(response: ServerResponse, error: unknown): void {
   const code = error instanceof CodexHarnessError ? error.code : "internal_error";
   const message = error instanceof Error ? error.message : String(error);
   if (status === 401) response.setHeader("www-authenticate", 'Bearer realm="codex-harness"');
-  // A refused body is not read to its end: close the connection rather than drain it.
-  if (status === 413) response.setHeader("connection", "close");
-  send(response, status, { error: { code, message } });
+  sendFailure(response, status, code, message);
 }
 
 /** What to change when the server cannot listen: the host when it is not this machine's. */

@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { CodexHarnessError } from "../errors.js";
 import { type InteractionBackend, RetryableError } from "./backends.js";
 import type { InteractionChange } from "./interaction-types.js";
+import { timestampCheck } from "./signed-requests.js";
 
 /** Options of {@link webhookBackend}. */
 export interface WebhookBackendOptions {
@@ -37,9 +38,8 @@ export function verifyWebhook(
   options: { toleranceSeconds?: number; now?: number } = {},
 ): boolean {
   const { signature, timestamp } = headers;
-  if (!signature || !timestamp || !/^\d+$/.test(timestamp)) return false;
-  const age = Math.abs((options.now ?? Date.now()) / 1000 - Number(timestamp));
-  if (age > (options.toleranceSeconds ?? 300)) return false;
+  if (!signature || timestamp === undefined) return false;
+  if (timestampCheck(timestamp, options, 300) !== "ok") return false;
   const expected = Buffer.from(signWebhook(secret, timestamp, body));
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected);

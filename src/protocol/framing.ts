@@ -1,6 +1,6 @@
 // Newline-delimited JSON framing: splits a byte stream into JSON values, surviving noise and huge lines.
 import { StringDecoder } from "node:string_decoder";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan, SHALLOW_TEXT_CHARS } from "./json-depth.js";
 
 /** The default largest line accepted, in bytes (codex sends whole diffs and outputs in one line). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -151,12 +151,11 @@ function parseLines(
   let count = 1;
   let start = 0;
   for (let newline = lines.indexOf("\n"); newline !== -1; newline = lines.indexOf("\n", start)) {
-    // Nesting past the limit takes more than twice as many brackets: only a longer line could.
-    if (newline - start > 2 * MAX_JSON_DEPTH) return false;
+    if (newline - start > SHALLOW_TEXT_CHARS) return false;
     count++;
     start = newline + 1;
   }
-  if (lines.length - start > 2 * MAX_JSON_DEPTH) return false;
+  if (lines.length - start > SHALLOW_TEXT_CHARS) return false;
   let values: unknown;
   try {
     values = JSON.parse(`[${lines.replaceAll("\n", ",")}]`);
@@ -200,8 +199,7 @@ export function decodeLine(
     );
     return;
   }
-  // Nesting past the limit takes more than twice as many brackets: short lines (deltas) cannot.
-  if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value)) {
+  if (text.length > SHALLOW_TEXT_CHARS && nestsDeeperThan(value)) {
     onError(
       new FramingError(
         "too_deep",

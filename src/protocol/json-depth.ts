@@ -8,6 +8,12 @@
 export const MAX_JSON_DEPTH = 512;
 
 /**
+ * Text this long or shorter cannot nest past {@link MAX_JSON_DEPTH}: that takes more than twice as
+ * many brackets. Lines up to it (deltas) need no walk.
+ */
+export const SHALLOW_TEXT_CHARS = 2 * MAX_JSON_DEPTH;
+
+/**
  * Whether `value` nests objects and arrays deeper than `limit` (a top-level object or array is
  * level 1). Iterative, and stops at the first level past the limit.
  */

@@ -3,11 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ApprovalBroker } from "../../src/approvals/broker.js";
-import {
-  CLIENT_ANSWERS,
-  EVERY_SERVER_REQUEST_ANSWERED,
-  KIND_OF_METHOD,
-} from "../../src/events/server-requests/index.js";
+// The compiler's half of the check is EVERY_SERVER_REQUEST_ANSWERED in the specs' index.
+import { CLIENT_ANSWERS, KIND_OF_METHOD } from "../../src/events/server-requests/index.js";
 import { SERVER_REQUEST_METHODS } from "../../src/protocol/method-map.js";
 
 describe("server request coverage", () => {
@@ -33,7 +30,6 @@ describe("server request coverage", () => {
       [...KIND_OF_METHOD.keys(), ...Object.keys(CLIENT_ANSWERS)].sort(),
       [...SERVER_REQUEST_METHODS].sort(),
     );
-    assert.equal(EVERY_SERVER_REQUEST_ANSWERED, true);
     const now = (await handlers.get("currentTime/read")?.({ threadId: "t" }, {})) as {
       currentTimeAt: number;
     };

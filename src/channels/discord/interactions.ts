@@ -3,7 +3,7 @@
 // expects), answers PING with PONG, and hands a button click on for the reply Discord shows.
 import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readRawBody } from "../http-body.js";
+import { headerOf, readRawBody, sendFailure, sendJson } from "../http-body.js";
 import { type DiscordReply, tellOnly } from "./clicks.js";
 import {
   DISCORD_SIGNATURE_HEADER,
@@ -31,50 +31,36 @@ export function interactionsHandler(
 ): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   return async (request, response) => {
     const body = await readRawBody(request, MAX_BODY_BYTES);
-    if (body === undefined) return fail(response, 413, "The body is over 1 MiB.");
+    if (body === undefined) {
+      return sendFailure(response, 413, "too_large", "The body is over 1 MiB.");
+    }
     const check = verifyDiscordRequest(
       publicKey,
       {
-        signature: header(request, DISCORD_SIGNATURE_HEADER),
-        timestamp: header(request, DISCORD_TIMESTAMP_HEADER),
+        signature: headerOf(request, DISCORD_SIGNATURE_HEADER),
+        timestamp: headerOf(request, DISCORD_TIMESTAMP_HEADER),
       },
       body,
       { now: now() },
     );
     if (check !== "ok") {
-      return fail(response, 401, `The Discord signature is ${check}; the request was ignored.`);
+      const message = `The Discord signature is ${check}; the request was ignored.`;
+      return sendFailure(response, 401, "unauthorized", message);
     }
     let payload: { type?: unknown };
     try {
       payload = JSON.parse(body.toString("utf8")) as { type?: unknown };
     } catch {
-      return fail(response, 400, "Expected a JSON interaction.");
+      return sendFailure(response, 400, "invalid_request", "Expected a JSON interaction.");
     }
-    if (payload?.type === PING) return send(response, 200, { type: 1 });
+    if (payload?.type === PING) return sendJson(response, 200, { type: 1 });
     if (payload?.type !== MESSAGE_COMPONENT) {
-      return send(response, 200, tellOnly("codex-harness only takes clicks on its own buttons."));
+      return sendJson(
+        response,
+        200,
+        tellOnly("codex-harness only takes clicks on its own buttons."),
+      );
     }
-    send(response, 200, await onClick(payload));
+    sendJson(response, 200, await onClick(payload));
   };
-}
-
-function header(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function send(response: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  response.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    ...(status === 413 ? { connection: "close" } : {}),
-  });
-  response.end(text);
-}
-
-function fail(response: ServerResponse, status: number, message: string): void {
-  send(response, status, {
-    error: { code: status === 401 ? "unauthorized" : "invalid_request", message },
-  });
 }

@@ -2,6 +2,7 @@
 // `X-Signature-Ed25519` (hex Ed25519 signature of `timestamp + body`) and `X-Signature-Timestamp`,
 // checked with the application's public key (hex, from the Developer Portal).
 import { createPublicKey, type KeyObject, sign, verify } from "node:crypto";
+import { timestampCheck } from "../signed-requests.js";
 
 /** Header with the hex Ed25519 signature. */
 export const DISCORD_SIGNATURE_HEADER = "x-signature-ed25519";
@@ -62,10 +63,11 @@ export function verifyDiscordRequest(
   options: { toleranceSeconds?: number; now?: number } = {},
 ): DiscordSignatureCheck {
   const { signature, timestamp } = headers;
-  if (!signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return "missing";
+  if (!signature || timestamp === undefined) return "missing";
+  const when = timestampCheck(timestamp, options, DISCORD_TOLERANCE_SECONDS);
+  if (when === "missing") return "missing";
   if (!/^[0-9a-fA-F]{128}$/.test(signature)) return "mismatch";
-  const age = Math.abs((options.now ?? Date.now()) / 1000 - Number(timestamp));
-  if (age > (options.toleranceSeconds ?? DISCORD_TOLERANCE_SECONDS)) return "stale";
+  if (when === "stale") return "stale";
   const data = Buffer.concat([Buffer.from(timestamp), Buffer.from(body)]);
   return verify(null, data, publicKey, Buffer.from(signature, "hex")) ? "ok" : "mismatch";
 }

@@ -1,6 +1,7 @@
 // Slack's request signing: `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<timestamp>:<body>">`
 // with the app's signing secret, and `X-Slack-Request-Timestamp` within five minutes.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { timestampCheck } from "../signed-requests.js";
 
 /** Header with Slack's `v0=` signature. */
 export const SLACK_SIGNATURE_HEADER = "x-slack-signature";
@@ -35,9 +36,9 @@ export function verifySlackRequest(
   options: { toleranceSeconds?: number; now?: number } = {},
 ): SlackSignatureCheck {
   const { signature, timestamp } = headers;
-  if (!signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return "missing";
-  const age = Math.abs((options.now ?? Date.now()) / 1000 - Number(timestamp));
-  if (age > (options.toleranceSeconds ?? SLACK_TOLERANCE_SECONDS)) return "stale";
+  if (!signature || timestamp === undefined) return "missing";
+  const when = timestampCheck(timestamp, options, SLACK_TOLERANCE_SECONDS);
+  if (when !== "ok") return when;
   const expected = Buffer.from(signSlackRequest(signingSecret, timestamp, body));
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected) ? "ok" : "mismatch";

@@ -4,7 +4,8 @@ import type { ReviewDecision } from "../../protocol/generated/ts/ReviewDecision.
 import type { CommandAction } from "../../protocol/generated/ts/v2/CommandAction.js";
 import type { CommandExecutionApprovalDecision } from "../../protocol/generated/ts/v2/CommandExecutionApprovalDecision.js";
 import type { NetworkPolicyAmendment } from "../../protocol/generated/ts/v2/NetworkPolicyAmendment.js";
-import { type ApprovalRequestBase, isObject, kindSpec, listOf } from "./spec.js";
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec, listOf } from "./spec.js";
 
 /** codex wants to run a command (outside the sandbox, or with more permissions). */
 export interface CommandExecutionRequest extends ApprovalRequestBase {

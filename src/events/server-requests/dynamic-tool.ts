@@ -1,7 +1,8 @@
 // Tools the client declared (`dynamicTools`), called by the agent: `item/tool/call`.
 import type { JsonValue } from "../../protocol/generated/ts/serde_json/JsonValue.js";
 import type { DynamicToolCallOutputContentItem } from "../../protocol/generated/ts/v2/DynamicToolCallOutputContentItem.js";
-import { type ApprovalRequestBase, isObject, kindSpec } from "./spec.js";
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec } from "./spec.js";
 
 /** The agent calls a tool the client declared (`dynamicTools`). */
 export interface DynamicToolRequest extends ApprovalRequestBase {

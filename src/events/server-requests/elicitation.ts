@@ -1,6 +1,7 @@
 // MCP servers asking the user: `mcpServer/elicitation/request`.
 import type { JsonValue } from "../../protocol/generated/ts/serde_json/JsonValue.js";
-import { type ApprovalRequestBase, isObject, kindSpec } from "./spec.js";
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec } from "./spec.js";
 
 /** An MCP server asks the user for input (a form, a URL to open, a verification). */
 export interface ElicitationRequest extends ApprovalRequestBase {

@@ -1,7 +1,8 @@
 // Permission requests: `item/permissions/requestApproval`.
 import type { AdditionalFileSystemPermissions } from "../../protocol/generated/ts/v2/AdditionalFileSystemPermissions.js";
 import type { AdditionalNetworkPermissions } from "../../protocol/generated/ts/v2/AdditionalNetworkPermissions.js";
-import { type ApprovalRequestBase, isObject, kindSpec } from "./spec.js";
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec } from "./spec.js";
 
 /** codex asks for more sandbox permissions. */
 export interface PermissionsRequest extends ApprovalRequestBase {

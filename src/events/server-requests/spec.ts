@@ -54,10 +54,6 @@ export function kindSpec<R, D>() {
   ) => spec;
 }
 
-/** A plain object (not null, not an array). */
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** A list, or empty when codex sent none. */
 export const listOf = <T>(value: readonly T[] | null | undefined): T[] =>
   Array.isArray(value) ? [...value] : [];

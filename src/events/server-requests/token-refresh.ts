@@ -1,6 +1,7 @@
 // ChatGPT tokens the client manages: `account/chatgptAuthTokens/refresh`.
 import { CodexHarnessError } from "../../errors.js";
-import { type ApprovalRequestBase, isObject, kindSpec } from "./spec.js";
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec } from "./spec.js";
 
 /** codex needs fresh ChatGPT tokens (the client manages them). */
 export interface TokenRefreshRequest extends ApprovalRequestBase {

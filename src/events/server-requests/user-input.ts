@@ -1,5 +1,7 @@
 // The agent's questions: `item/tool/requestUserInput`.
-import { type ApprovalRequestBase, isObject, kindSpec, listOf } from "./spec.js";
+
+import { isObject } from "../wire-values.js";
+import { type ApprovalRequestBase, kindSpec, listOf } from "./spec.js";
 
 /** One question of a `request_user_input` call. */
 export interface UserInputQuestion {
