@@ -7,6 +7,7 @@ import type { BackendContext, InteractionBackend } from "../backends.js";
 import type { ChatPeople } from "../chat/people.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
+import { withRequestSignal } from "../request-signal.js";
 import {
   type ClickOutcome,
   type DiscordClickPayload,
@@ -91,21 +92,29 @@ export function discordBackend(options: DiscordBackendOptions): DiscordBackend {
     client = loading;
     return loading;
   };
-  const call = async <T>(what: string, run: (api: REST) => Promise<unknown>): Promise<T> => {
+  /**
+   * One REST call, aborted when `tiedTo` (the dispatcher's signal) aborts. discord.js is given a
+   * signal of the call's own: it adds an abort listener to each signal it gets and never removes it.
+   */
+  const call = async <T>(
+    what: string,
+    tiedTo: AbortSignal | undefined,
+    run: (api: REST, signal: AbortSignal) => Promise<unknown>,
+  ): Promise<T> => {
     const api = await rest();
     // discord.js forgets the token after a 401; set it each time so each error says why.
     api.setToken(options.token);
     try {
-      return (await run(api)) as T;
+      return (await withRequestSignal([tiedTo], (signal) => run(api, signal))) as T;
     } catch (error) {
       throw discordFailure(what, error, options.token);
     }
   };
-  const edit = (interaction: Interaction, where: Where, signal?: AbortSignal) =>
-    call("PATCH /channels/{id}/messages/{id}", (api) =>
+  const edit = (interaction: Interaction, where: Where, tiedTo?: AbortSignal) =>
+    call("PATCH /channels/{id}/messages/{id}", tiedTo, (api, signal) =>
       api.patch(`/channels/${where.channelId}/messages/${where.messageId}`, {
         body: discordMessage(interaction),
-        ...(signal ? { signal } : {}),
+        signal,
       }),
     );
 
@@ -172,10 +181,11 @@ export function discordBackend(options: DiscordBackendOptions): DiscordBackend {
       if (change.type === interaction.kind) {
         const posted = await call<{ id?: string; channel_id?: string }>(
           "POST /channels/{id}/messages",
-          (api) =>
+          given.signal,
+          (api, signal) =>
             api.post(`/channels/${options.channelId}/messages`, {
               body: discordMessage(interaction),
-              signal: given.signal,
+              signal,
             }),
         );
         if (posted?.id) {
