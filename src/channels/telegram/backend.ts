@@ -9,6 +9,7 @@ import { type ChatPeople, notAllowed } from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
+import { withRequestSignal } from "../request-signal.js";
 import { callFailure, isNotModified, redactToken } from "./api-errors.js";
 import { answersByReply, keyboardOf, messageText } from "./markup.js";
 import { type Polling, startPolling } from "./poller.js";
@@ -226,10 +227,12 @@ class TelegramBackend implements InteractionBackend {
     outer: AbortSignal | undefined,
     run: (signal: ApiSignal) => Promise<T>,
   ): Promise<T> {
-    const signals = [this.closing.signal, AbortSignal.timeout(this.options.timeoutMs)];
-    if (outer) signals.push(outer);
     try {
-      return await run(apiSignal(AbortSignal.any(signals)));
+      return await withRequestSignal(
+        [this.closing.signal, outer],
+        (signal) => run(apiSignal(signal)),
+        this.options.timeoutMs,
+      );
     } catch (error) {
       throw callFailure(method, error, this.token);
     }

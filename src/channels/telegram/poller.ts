@@ -3,8 +3,9 @@
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
 import { RetryableError } from "../backends.js";
+import { withRequestSignal } from "../request-signal.js";
 import { callFailure, redactToken } from "./api-errors.js";
-import { apiSignal } from "./signal.js";
+import { type ApiSignal, apiSignal } from "./signal.js";
 
 /** Options of {@link startPolling}. */
 export interface PollingOptions {
@@ -59,22 +60,26 @@ async function run(options: PollingOptions, signal: AbortSignal): Promise<void> 
   let offset = 0;
   let webhookDeleted = false;
   let backoff = FIRST_BACKOFF_MS;
+  // Each call gets a signal of its own, tied to the loop's and cleaned up after it.
+  const bounded = <T>(call: (signal: ApiSignal) => Promise<T>) =>
+    withRequestSignal([signal], (own) => call(apiSignal(own)), callTimeoutMs);
   while (!signal.aborted) {
     const method = webhookDeleted ? "getUpdates" : "deleteWebhook";
     try {
-      const bounded = apiSignal(AbortSignal.any([signal, AbortSignal.timeout(callTimeoutMs)]));
       if (!webhookDeleted) {
-        await api.deleteWebhook({ drop_pending_updates: false }, bounded);
+        await bounded((own) => api.deleteWebhook({ drop_pending_updates: false }, own));
         webhookDeleted = true;
         continue;
       }
-      const updates = await api.getUpdates(
-        {
-          offset,
-          timeout: options.timeoutSeconds,
-          allowed_updates: ["callback_query", "message"],
-        },
-        bounded,
+      const updates = await bounded((own) =>
+        api.getUpdates(
+          {
+            offset,
+            timeout: options.timeoutSeconds,
+            allowed_updates: ["callback_query", "message"],
+          },
+          own,
+        ),
       );
       backoff = FIRST_BACKOFF_MS;
       for (const update of updates) {
