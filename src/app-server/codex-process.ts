@@ -1,10 +1,19 @@
 // Spawns a codex child process and ends it in order: stdin EOF, then SIGTERM, then SIGKILL; once
-// it is gone, what it left running is ended too.
+// it is gone, what it left running is ended too — and, for a codex that ignores stdin, when this
+// process dies.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { RpcLocalError } from "../rpc/errors.js";
 import type { ProcessExit } from "./process-errors.js";
-import { endMarkedProcesses, isStopped, newOwnerMark, OWNER_ENV } from "./process-sweep.js";
+import {
+  endMarkedProcesses,
+  endMarkedProcessesTwice,
+  isStopped,
+  newOwnerMark,
+  OWNER_ENV,
+  type OwnerWatcher,
+  watchOwner,
+} from "./process-sweep.js";
 import { StderrTail } from "./stderr-tail.js";
 
 export interface SpawnCodexOptions {
@@ -16,10 +25,13 @@ export interface SpawnCodexOptions {
   stderrTailLines?: number | undefined;
   /** Receives every stderr chunk as text. */
   onStderr?: ((text: string) => void) | undefined;
+  /**
+   * For a codex that does not exit when its stdin closes (`app-server --listen`): a watcher
+   * process ends codex, and all it started, when this process dies — SIGKILL included (see
+   * {@link watchOwner}). A codex on stdio needs none: the closed pipe ends it.
+   */
+  endWithThisProcess?: boolean | undefined;
 }
-
-/** How long after codex exited its leftovers are looked for a second time (commands it was starting). */
-const SECOND_SWEEP_MS = 250;
 
 /** A running codex process. */
 export class CodexProcess {
@@ -37,11 +49,13 @@ export class CodexProcess {
     readonly child: ChildProcessWithoutNullStreams,
     stderr: StderrTail,
     mark: string,
+    watcher: OwnerWatcher | undefined,
   ) {
     this.stderr = stderr;
     this.exited = new Promise((resolve) => {
       child.once("exit", (exitCode, signal) => {
         this.exit = { exitCode, signal };
+        watcher?.exited();
         resolve(this.exit);
       });
     });
@@ -49,18 +63,18 @@ export class CodexProcess {
       // A codex that exited by itself (stdin EOF) ended its commands, nearly always: a command's
       // sandbox (bubblewrap, in a session of its own) caught starting as its turn was interrupted
       // has been seen orphaned and asleep for good. One look (a few ms of /proc) ends it. One that
-      // was killed or crashed could not end anything: looked for twice.
+      // was killed or crashed could not end anything: looked for twice. Held: ending codex's
+      // leftovers is work in flight, the program waits for it.
       if (signal === null && exitCode === 0) return endMarkedProcesses(mark);
-      const first = await endMarkedProcesses(mark);
-      // Held: ending codex's leftovers is work in flight, the program waits for it.
-      await new Promise((resolve) => setTimeout(resolve, SECOND_SWEEP_MS));
-      return [...first, ...(await endMarkedProcesses(mark))];
+      return endMarkedProcessesTwice(mark);
     });
+    void this.swept.finally(() => watcher?.release());
   }
 
   /** Spawns the process; rejects with a `spawn_failed` error naming the binary when it cannot start. */
   static async spawn(options: SpawnCodexOptions): Promise<CodexProcess> {
     const mark = newOwnerMark();
+    const watcher = options.endWithThisProcess ? await watchOwner(mark) : undefined;
     const child = spawn(options.executablePath, options.args, {
       env: { ...options.env, [OWNER_ENV]: mark },
       cwd: options.cwd,
@@ -78,6 +92,7 @@ export class CodexProcess {
         once(child, "error").then(([error]) => Promise.reject(error)),
       ]);
     } catch (cause) {
+      watcher?.release();
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new RpcLocalError(
         "spawn_failed",
@@ -88,7 +103,8 @@ export class CodexProcess {
     // Later stream errors (EPIPE after the process died) are reported through the exit, not thrown.
     child.stdin.on("error", () => {});
     child.on("error", () => {});
-    return new CodexProcess(child, tail, mark);
+    if (child.pid !== undefined) watcher?.started(child.pid);
+    return new CodexProcess(child, tail, mark, watcher);
   }
 
   /**
