@@ -49,6 +49,7 @@ export interface Host {
   secretFile?: string;
   issuer?: string;
   audience?: string;
+  /** codex, which ends (with all it started) when this process does, even by SIGKILL. */
   process: CodexProcess;
   /** Stops codex (and what it started). */
   close(): Promise<void>;
@@ -129,6 +130,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
     executablePath: binary.executablePath,
     args,
     env,
+    // codex --listen reads no stdin: without a watcher it would outlive a host killed by SIGKILL,
+    // serving on its own, holding the port.
+    endWithThisProcess: true,
     onStderr: (text) => {
       banner += text;
       if (/listening on: ws:\/\/\S+/.test(banner)) heard?.();
