@@ -84,6 +84,7 @@ export function addFleetCommands(program: Command): void {
 
 interface SubmitFlags {
   store: string;
+  outageTimeout: number;
   target: string;
   session: string;
   runId?: string;
@@ -109,6 +110,12 @@ export function addSubmitCommand(program: Command): void {
     .option("-m, --model <model>", "model to use")
     .option("-C, --cd <dir>", "the folder the agent works in, on the worker (default: its project)")
     .option("--json", "print the run's events as JSONL")
+    .option(
+      "--outage-timeout <s>",
+      "how long to wait for an unreachable database before giving up following (the run goes on)",
+      wholeNumber(1),
+      300,
+    )
     .action(async (prompt: string, flags: SubmitFlags) => {
       if (flags.project) {
         const { readTargets } = await import("../spaces/targets.js");
@@ -130,11 +137,22 @@ export function addSubmitCommand(program: Command): void {
         prompt,
         ...(flags.model ? { model: flags.model } : {}),
         ...(flags.cd ? { cwd: flags.cd } : {}),
+        outageGiveUpMs: flags.outageTimeout * 1000,
+        onOutage: (state, error) =>
+          console.error(
+            state === "waiting"
+              ? `waiting for the database (${error.message})…`
+              : "the database is back: following again.",
+          ),
       });
+      // Ctrl-C stops following, never the run: say how to cancel it.
+      const following = new AbortController();
+      const interrupted = () => following.abort(new Error("interrupted"));
+      process.once("SIGINT", interrupted);
       try {
         if (!run.created) console.error(`run ${run.runId} was submitted before: following it.`);
         else console.error(`run ${run.runId} queued (session ${flags.session}).`);
-        for await (const recorded of run.events()) {
+        for await (const recorded of run.events({ signal: following.signal })) {
           // `seq` is the run's own (across retries): resume a follower with it.
           if (flags.json) console.log(JSON.stringify(recorded));
           else renderFleetEvent(recorded.event as unknown as { type: string });
@@ -145,6 +163,50 @@ export function addSubmitCommand(program: Command): void {
           console.error(`submit: the run failed: ${result.error?.message ?? "no reason given"}`);
           process.exitCode = 1;
         }
+      } catch (error) {
+        if (!following.signal.aborted) throw error;
+        console.error(
+          `submit: stopped following run ${run.runId}; it goes on in the fleet. Cancel it with: codex-harness cancel ${run.runId} --store <url>`,
+        );
+        process.exitCode = 130;
+      } finally {
+        process.off("SIGINT", interrupted);
+        await run.close();
+      }
+    });
+}
+
+/** Adds `cancel` to the program. */
+export function addCancelCommand(program: Command): void {
+  program
+    .command("cancel")
+    .description(
+      "Cancel a fleet run: a queued one never starts, a running one is interrupted at its worker",
+    )
+    .argument("<run-id>", "the run to cancel (submit prints it)")
+    .requiredOption("--store <url>", "the fleet's PostgreSQL URL (postgres://user:pass@host/db)")
+    .option("--timeout <s>", "how long to wait for the worker to record it", wholeNumber(1), 60)
+    .action(async (runId: string, flags: { store: string; timeout: number }) => {
+      const { followFleetRun } = await import("../fleet/submit.js");
+      const run = await followFleetRun(flags.store, runId);
+      try {
+        const outcome = await run.cancel();
+        if (outcome.alreadyEnded) {
+          console.error(`run ${runId} had already ended: ${outcome.status}.`);
+          process.exitCode = outcome.status === "cancelled" ? 0 : 1;
+          return;
+        }
+        if (outcome.status === "cancelling") {
+          console.error(`run ${runId} is running: its worker was asked to stop it…`);
+        }
+        const result = await run.result({ signal: AbortSignal.timeout(flags.timeout * 1000) });
+        const cancelled = (result.error?.details as { cancelled?: boolean } | undefined)?.cancelled;
+        console.error(
+          cancelled
+            ? `run ${runId} cancelled.`
+            : `run ${runId} ended before it could be stopped (${result.success ? "completed" : "failed"}).`,
+        );
+        if (!cancelled) process.exitCode = 1;
       } finally {
         await run.close();
       }

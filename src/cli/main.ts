@@ -6,7 +6,7 @@ import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
-import { addFleetCommands, addSubmitCommand } from "./fleet.js";
+import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
 import { addHostCommand } from "./host.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
@@ -137,6 +137,7 @@ export function buildProgram(): Command {
   addHostCommand(program);
   addFleetCommands(program);
   addSubmitCommand(program);
+  addCancelCommand(program);
 
   program
     .command("replay")

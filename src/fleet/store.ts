@@ -1,5 +1,6 @@
 // The fleet's tables in PostgreSQL: runs (one per externalRunId), their events (rows + NOTIFY,
-// read back by sequence), session records with the thread's rollout, and live workers.
+// read back by sequence), session records with the thread's rollout (versioned), and live workers
+// (leases with an epoch). Writes on behalf of a run attempt are fenced: see fence.ts.
 import type { Pool, PoolClient } from "pg";
 import { loadDriver, redactUrl } from "../channels/drivers.js";
 import { inTransaction, openPool } from "../channels/pg-pool.js";
@@ -7,6 +8,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { AgentEvent, RunResult } from "../session/agent-events.js";
 
 const SCHEMA_LOCK = 4_317_016;
+// Idempotent, run under SCHEMA_LOCK; the ALTERs bring tables made by earlier releases up to date.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS codex_harness_fleet_runs (
   run_id text PRIMARY KEY,
@@ -20,6 +22,9 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_runs (
   started_at timestamptz,
   finished_at timestamptz
 );
+ALTER TABLE codex_harness_fleet_runs
+  ADD COLUMN IF NOT EXISTS lease_epoch bigint,
+  ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz;
 CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_session ON codex_harness_fleet_runs (session_id, created_at);
 CREATE TABLE IF NOT EXISTS codex_harness_fleet_events (
   run_id text NOT NULL REFERENCES codex_harness_fleet_runs (run_id) ON DELETE CASCADE,
@@ -37,8 +42,20 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_sessions (
   manifest_hash text,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+ALTER TABLE codex_harness_fleet_sessions ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 0;
+CREATE SEQUENCE IF NOT EXISTS codex_harness_fleet_lease_epochs;
+CREATE TABLE IF NOT EXISTS codex_harness_fleet_workers (
+  name text PRIMARY KEY,
+  queue_worker_ids text[] NOT NULL DEFAULT '{}',
+  heartbeat_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE codex_harness_fleet_workers
+  ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS lease_ms integer NOT NULL DEFAULT 30000;
 `;
-const CHANNEL = "codex_harness_fleet_events";
+/** The channels this store NOTIFYs on: a run's new event, a run asked to stop. */
+const CHANNELS = { events: "codex_harness_fleet_events", cancels: "codex_harness_fleet_cancels" };
+export type FleetChannel = keyof typeof CHANNELS;
 
 /** What is submitted: one turn of one session (see `submitTurn`). */
 export interface FleetTurnRequest {
@@ -52,14 +69,22 @@ export interface FleetTurnRequest {
   cwd?: string;
 }
 
+/** Where a run is. `cancelled` runs never start, or were stopped at their worker. */
+export type FleetRunStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+
 /** A run as stored. */
 export interface FleetRunRow {
   runId: string;
   sessionId: string;
   request: FleetTurnRequest;
-  status: "queued" | "running" | "completed" | "failed";
+  status: FleetRunStatus;
+  /** Attempts started so far: the attempt number is the fencing token of the run's writes. */
   attempts: number;
   worker: string | null;
+  /** The lease epoch of the worker running the current attempt. */
+  leaseEpoch: number | null;
+  /** Set when someone asked to cancel the run while it was running. */
+  cancelRequested: boolean;
   result: RunResult | null;
 }
 
@@ -73,6 +98,8 @@ export interface FleetSessionRow {
   /** The rollout, gzip-compressed. */
   rollout: Buffer | null;
   manifestHash: string | null;
+  /** Grows by one with every save; a save names the version it started from (compare-and-set). */
+  version: number;
 }
 
 /** A stored event: the run's own sequence (across attempts) and the AgentEvent. */
@@ -81,9 +108,11 @@ export interface FleetEvent {
   event: AgentEvent & { attempt?: number; worker?: string };
 }
 
+type Queryable = Pick<Pool, "query">;
+
 /** The fleet's store on one PostgreSQL database (a pool of connections). */
 export class FleetStore {
-  private readonly subscribers = new Set<(runId: string) => void>();
+  private readonly subscribers = new Map<FleetChannel, Set<(runId: string) => void>>();
   private listener: Promise<import("pg").Client> | undefined;
   /** Set once graphile-worker's tables are known to exist. */
   queueReady: Promise<void> | undefined;
@@ -128,12 +157,11 @@ export class FleetStore {
     });
   }
 
-  async getRun(
-    runId: string,
-    client: Pick<Pool, "query"> = this.pool,
-  ): Promise<FleetRunRow | undefined> {
+  async getRun(runId: string, client: Queryable = this.pool): Promise<FleetRunRow | undefined> {
     const { rows } = await client.query(
-      "SELECT run_id, session_id, request, status, attempts, worker, result FROM codex_harness_fleet_runs WHERE run_id = $1",
+      `SELECT run_id, session_id, request, status, attempts, worker, lease_epoch,
+         cancel_requested_at IS NOT NULL AS cancel_requested, result
+       FROM codex_harness_fleet_runs WHERE run_id = $1`,
       [runId],
     );
     const row = rows[0];
@@ -145,44 +173,10 @@ export class FleetStore {
       status: row.status,
       attempts: row.attempts,
       worker: row.worker,
+      leaseEpoch: row.lease_epoch === null ? null : Number(row.lease_epoch),
+      cancelRequested: row.cancel_requested,
       result: row.result,
     };
-  }
-
-  /** Marks a run as running on `worker` (a new attempt); undefined when it already ended. */
-  async startRun(runId: string, worker: string): Promise<FleetRunRow | undefined> {
-    const { rows } = await this.pool.query(
-      `UPDATE codex_harness_fleet_runs SET status = 'running', attempts = attempts + 1, worker = $2,
-         started_at = now() WHERE run_id = $1 AND status IN ('queued', 'running') RETURNING run_id`,
-      [runId, worker],
-    );
-    return rows.length === 0 ? undefined : this.getRun(runId);
-  }
-
-  /** Records the run's result once: a second call (another attempt) changes nothing. */
-  async finishRun(runId: string, result: RunResult): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE codex_harness_fleet_runs SET status = $2, result = $3, finished_at = now()
-       WHERE run_id = $1 AND status IN ('queued', 'running')`,
-      [runId, result.success ? "completed" : "failed", result],
-    );
-    return rowCount === 1;
-  }
-
-  /** Appends an event to the run (its sequence follows the run's last) and notifies listeners. */
-  async addEvent(runId: string, event: FleetEvent["event"]): Promise<number> {
-    return this.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [runId]);
-      const { rows } = await client.query(
-        `INSERT INTO codex_harness_fleet_events (run_id, seq, event)
-         SELECT $1, COALESCE(MAX(seq), 0) + 1, $2 FROM codex_harness_fleet_events WHERE run_id = $1
-         RETURNING seq`,
-        [runId, event],
-      );
-      const seq = rows[0].seq as number;
-      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, `${runId}\n${seq}`]);
-      return seq;
-    });
   }
 
   /** The run's events after `since`, in order. */
@@ -195,39 +189,97 @@ export class FleetStore {
   }
 
   /**
-   * Calls `onEvent(runId)` whenever an event is added to any run, until the returned function is
-   * called. One connection of this store LISTENs for all its subscribers.
+   * Appends an event to the run (its sequence follows the run's last) and notifies listeners.
+   * The caller holds the run's row lock (a fenced transaction, or the cancel's).
    */
-  async listen(onEvent: (runId: string) => void): Promise<() => Promise<void>> {
-    this.subscribers.add(onEvent);
+  async appendEvent(client: Queryable, runId: string, event: object): Promise<number> {
+    const { rows } = await client.query(
+      `INSERT INTO codex_harness_fleet_events (run_id, seq, event)
+       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2 FROM codex_harness_fleet_events WHERE run_id = $1
+       RETURNING seq`,
+      [runId, event],
+    );
+    const seq = rows[0].seq as number;
+    await this.notify(client, "events", runId);
+    return seq;
+  }
+
+  /** NOTIFYs `channel` of `runId` (delivered when the transaction commits). */
+  async notify(client: Queryable, channel: FleetChannel, runId: string): Promise<void> {
+    await client.query("SELECT pg_notify($1, $2)", [CHANNELS[channel], runId]);
+  }
+
+  /**
+   * Calls `onRun(runId)` whenever `channel` is notified of a run, until the returned function is
+   * called. One connection of this store LISTENs for all its subscribers; when it is lost (the
+   * database went away), {@link listening} opens another.
+   */
+  async listen(
+    channel: FleetChannel,
+    onRun: (runId: string) => void,
+  ): Promise<() => Promise<void>> {
+    const set = this.subscribers.get(channel) ?? new Set();
+    this.subscribers.set(channel, set);
+    set.add(onRun);
     try {
-      this.listener ??= this.openListener();
-      await this.listener;
+      await this.listening();
     } catch (error) {
-      this.subscribers.delete(onEvent);
-      this.listener = undefined;
+      set.delete(onRun);
       throw error;
     }
     return async () => {
-      this.subscribers.delete(onEvent);
+      set.delete(onRun);
     };
   }
 
-  private async openListener(): Promise<import("pg").Client> {
-    const client = new this.pg.Client({ connectionString: this.url });
-    client.on("error", () => undefined);
+  /** Makes sure this store's LISTEN connection is open (again, after an outage). */
+  async listening(): Promise<void> {
+    if (!this.listener) {
+      const opened: Promise<import("pg").Client> = this.openListener(() => {
+        if (this.listener === opened) this.listener = undefined;
+      });
+      this.listener = opened;
+    }
+    const opening = this.listener;
+    try {
+      await opening;
+    } catch (error) {
+      if (this.listener === opening) this.listener = undefined;
+      throw error;
+    }
+  }
+
+  private async openListener(lost: () => void): Promise<import("pg").Client> {
+    const client = new this.pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 10_000,
+    });
+    client.on("error", lost);
+    client.on("end", lost);
     await client.connect();
     client.on("notification", (message) => {
-      const runId = message.payload?.split("\n")[0];
-      if (runId) for (const subscriber of this.subscribers) subscriber(runId);
+      const channel = (Object.keys(CHANNELS) as FleetChannel[]).find(
+        (key) => CHANNELS[key] === message.channel,
+      );
+      const runId = message.payload;
+      if (!channel || !runId) return;
+      for (const subscriber of this.subscribers.get(channel) ?? []) subscriber(runId);
     });
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      for (const name of Object.values(CHANNELS)) await client.query(`LISTEN ${name}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     return client;
   }
 
-  async getSession(sessionId: string): Promise<FleetSessionRow | undefined> {
-    const { rows } = await this.pool.query(
-      `SELECT session_id, thread_id, model, rollout_path, rollout, manifest_hash
+  async getSession(
+    sessionId: string,
+    client: Queryable = this.pool,
+  ): Promise<FleetSessionRow | undefined> {
+    const { rows } = await client.query(
+      `SELECT session_id, thread_id, model, rollout_path, rollout, manifest_hash, version
        FROM codex_harness_fleet_sessions WHERE session_id = $1`,
       [sessionId],
     );
@@ -240,26 +292,8 @@ export class FleetStore {
       rolloutPath: row.rollout_path,
       rollout: row.rollout,
       manifestHash: row.manifest_hash,
+      version: Number(row.version),
     };
-  }
-
-  /** Writes the session's record (after a turn: its thread and rollout). */
-  async saveSession(session: FleetSessionRow): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO codex_harness_fleet_sessions
-         (session_id, harness, thread_id, model, rollout_path, rollout, manifest_hash, updated_at)
-       VALUES ($1, 'codex', $2, $3, $4, $5, $6, now())
-       ON CONFLICT (session_id) DO UPDATE SET thread_id = $2, model = $3, rollout_path = $4,
-         rollout = $5, manifest_hash = $6, updated_at = now()`,
-      [
-        session.sessionId,
-        session.threadId,
-        session.model,
-        session.rolloutPath,
-        session.rollout,
-        session.manifestHash,
-      ],
-    );
   }
 
   async close(): Promise<void> {
@@ -269,7 +303,7 @@ export class FleetStore {
     await this.pool.end().catch(() => undefined);
   }
 
-  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work);
   }
 }

@@ -1,9 +1,23 @@
 // submitTurn: queue one turn for the fleet, and follow it from anywhere (events by sequence,
-// woken by NOTIFY; the result once recorded).
+// woken by NOTIFY; the result once recorded), riding out database outages on the way.
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
+import { cancelFleetRun, type FleetCancelOutcome } from "./cancel.js";
+import { type OutageOptions, throughOutage } from "./outage.js";
+import { enqueueTurn, migrateQueue } from "./queue.js";
+import { checkRunId, checkTurnFields } from "./request-check.js";
 import { type FleetEvent, FleetStore, type FleetTurnRequest } from "./store.js";
-import { enqueueTurn, migrateQueue } from "./worker.js";
+
+/** How a follower lives through a database outage. */
+export interface FollowOptions {
+  /**
+   * How long a follower keeps reconnecting while PostgreSQL is unreachable before it gives up
+   * with `store_unreachable` (ms, default 300 000). The run itself goes on in the fleet.
+   */
+  outageGiveUpMs?: number;
+  /** Told once when an outage starts ("waiting") and once when it ends ("back"). */
+  onOutage?: (state: "waiting" | "back", error: Error) => void;
+}
 
 /** A submitted run, followed from this process. */
 export interface FleetRun {
@@ -13,10 +27,16 @@ export interface FleetRun {
   /**
    * The run's events as they are recorded, after `since` (a sequence seen before, to resume);
    * ends after the `complete` event. Events carry the `attempt` and `worker` that emitted them.
+   * A database outage is waited out (see {@link FollowOptions}); the events resume where they were.
    */
   events(options?: { since?: number; signal?: AbortSignal }): AsyncGenerator<FleetEvent>;
   /** The run's result once it is recorded (at most once, whatever retries happened). */
   result(options?: { signal?: AbortSignal }): Promise<RunResult>;
+  /**
+   * Cancels the run: a queued one never starts, a running one is interrupted at its worker; the
+   * `complete` event then says so (see {@link cancelFleetRun}).
+   */
+  cancel(): Promise<FleetCancelOutcome>;
   /** Closes this handle's connections, when it opened them (the run goes on). */
   close(): Promise<void>;
 }
@@ -25,29 +45,34 @@ export interface FleetRun {
  * `submitTurn`'s request: the turn, and the fleet's PostgreSQL URL — or an open
  * {@link FleetStore}, shared by many submissions (its connections are then the caller's to close).
  */
-export interface SubmitTurnRequest extends FleetTurnRequest {
+export interface SubmitTurnRequest extends FleetTurnRequest, FollowOptions {
   store: string | FleetStore;
 }
 
 /** How often a follower looks again when no NOTIFY came (a missed one costs at most this). */
 const POLL_MS = 2_000;
+const DEFAULT_GIVE_UP_MS = 300_000;
 
 /**
  * Queues a turn of `externalSessionId` for the fleet's workers (`codex-harness worker`) and
  * returns its handle. The session's turns run one at a time in submission order; a repeated
  * `externalRunId` is not queued again (the handle follows the recorded run). Throws
- * `invalid_input` for a malformed request, `store_failed` when PostgreSQL cannot be used.
+ * `invalid_input` for a malformed request (naming the field and the limit), `store_failed` when
+ * PostgreSQL cannot be used.
  */
 export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> {
   checkRequest(request);
-  const { store: given, ...turn } = request;
+  const { store: given, outageGiveUpMs, onOutage, ...turn } = request;
   const owned = typeof given === "string";
   const store = owned ? await FleetStore.open(given) : given;
   try {
-    store.queueReady ??= migrateQueue(store.url);
-    await store.queueReady;
+    store.queueReady ??= migrateQueue(store);
+    await store.queueReady.catch((error) => {
+      store.queueReady = undefined;
+      throw error;
+    });
     const { created } = await store.addRun(turn, (client) => enqueueTurn(client, turn));
-    return followRun(store, turn.externalRunId, created, owned);
+    return followRun(store, turn.externalRunId, created, owned, { outageGiveUpMs, onOutage });
   } catch (error) {
     if (owned) await store.close();
     throw error;
@@ -55,7 +80,12 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
 }
 
 /** A handle on a run already submitted (from another process or machine). */
-export async function followFleetRun(storeUrl: string, runId: string): Promise<FleetRun> {
+export async function followFleetRun(
+  storeUrl: string,
+  runId: string,
+  options: FollowOptions = {},
+): Promise<FleetRun> {
+  checkRunId("followFleetRun", runId);
   const store = await FleetStore.open(storeUrl);
   if (!(await store.getRun(runId))) {
     await store.close();
@@ -64,48 +94,64 @@ export async function followFleetRun(storeUrl: string, runId: string): Promise<F
       `No fleet run ${JSON.stringify(runId)} in the store.`,
     );
   }
-  return followRun(store, runId, false, true);
+  return followRun(store, runId, false, true, options);
 }
 
-function followRun(store: FleetStore, runId: string, created: boolean, owned: boolean): FleetRun {
+function followRun(
+  store: FleetStore,
+  runId: string,
+  created: boolean,
+  owned: boolean,
+  follow: FollowOptions,
+): FleetRun {
+  const outage = (signal?: AbortSignal): OutageOptions => ({
+    giveUpMs: follow.outageGiveUpMs ?? DEFAULT_GIVE_UP_MS,
+    ...(signal ? { signal } : {}),
+    ...(follow.onOutage ? { onOutage: follow.onOutage } : {}),
+  });
   const run: FleetRun = {
     runId,
     created,
     async *events(options = {}) {
+      const { signal } = options;
+      const ride = <T>(work: () => Promise<T>) => throughOutage(work, outage(signal));
       let last = options.since ?? 0;
       // A NOTIFY between reading and waiting is not lost: `woken` remembers it.
       let woken = false;
       let wake: (() => void) | undefined;
-      const stop = await store.listen((id) => {
-        if (id !== runId) return;
-        woken = true;
-        wake?.();
-      });
-      const { signal } = options;
-      const aborted = new Promise<never>((_, reject) => {
-        if (signal?.aborted) reject(signal.reason);
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-      });
-      aborted.catch(() => undefined);
+      const stop = await ride(() =>
+        store.listen("events", (id) => {
+          if (id !== runId) return;
+          woken = true;
+          wake?.();
+        }),
+      );
       try {
         for (;;) {
           woken = false;
-          for (const event of await store.events(runId, last)) {
+          // After an outage: listen again, then read what was missed meanwhile.
+          await ride(() => store.listening());
+          for (const event of await ride(() => store.events(runId, last))) {
             last = event.seq;
             yield event;
             if (event.event.type === "complete") return;
           }
-          const recorded = await store.getRun(runId);
-          if (recorded?.result && (await store.events(runId, last)).length === 0) return;
+          const recorded = await ride(() => store.getRun(runId));
+          if (recorded?.result && (await ride(() => store.events(runId, last))).length === 0) {
+            return;
+          }
           if (woken) continue;
           let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            new Promise<void>((resolve) => {
-              timer = setTimeout(resolve, POLL_MS);
-              wake = resolve;
-            }),
-            aborted,
-          ]).finally(() => clearTimeout(timer));
+          const onAbort = () => wake?.();
+          signal?.addEventListener("abort", onAbort, { once: true });
+          await new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, POLL_MS);
+            wake = resolve;
+            if (signal?.aborted) resolve();
+          });
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          signal?.throwIfAborted();
         }
       } finally {
         wake = undefined;
@@ -116,12 +162,13 @@ function followRun(store: FleetStore, runId: string, created: boolean, owned: bo
       for await (const _ of run.events(options)) {
         // Read to the end: the result is recorded by then.
       }
-      const recorded = await store.getRun(runId);
+      const recorded = await throughOutage(() => store.getRun(runId), outage(options.signal));
       if (!recorded?.result) {
         throw new CodexHarnessError("run_not_finished", `Fleet run ${runId} has no result yet.`);
       }
       return recorded.result;
     },
+    cancel: () => cancelFleetRun(store, runId),
     close: async () => {
       if (owned) await store.close();
     },
@@ -130,19 +177,17 @@ function followRun(store: FleetStore, runId: string, created: boolean, owned: bo
 }
 
 function checkRequest(request: SubmitTurnRequest): void {
-  const need = (ok: boolean, message: string) => {
-    if (!ok) throw new CodexHarnessError("invalid_input", message);
-  };
-  need(typeof request === "object" && request !== null, "submitTurn needs a request object.");
-  need(
-    request?.store instanceof FleetStore ||
-      (typeof request?.store === "string" && request.store !== ""),
-    "submitTurn needs `store`: the fleet's PostgreSQL URL, or an open FleetStore.",
-  );
-  for (const key of ["externalSessionId", "externalRunId", "target", "prompt"] as const) {
-    need(
-      typeof request[key] === "string" && request[key].trim() !== "",
-      `submitTurn needs a non-empty string \`${key}\`.`,
+  if (typeof request !== "object" || request === null) {
+    throw new CodexHarnessError("invalid_input", "submitTurn needs a request object.");
+  }
+  if (
+    !(request.store instanceof FleetStore) &&
+    !(typeof request.store === "string" && request.store !== "")
+  ) {
+    throw new CodexHarnessError(
+      "invalid_input",
+      "submitTurn needs `store`: the fleet's PostgreSQL URL, or an open FleetStore.",
     );
   }
+  checkTurnFields("submitTurn", request as unknown as Record<string, unknown>);
 }

@@ -40,6 +40,10 @@ async function freePort(): Promise<number> {
 export interface TestPostgres {
   url: string;
   stop(): void;
+  /** Stops the server as a crash would (`immediate`), keeping its data: an outage. */
+  down(): void;
+  /** Starts it again on the same port, after {@link down}. */
+  up(): void;
 }
 
 /**
@@ -73,21 +77,33 @@ export async function startPostgres(): Promise<TestPostgres> {
     });
   asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const port = await freePort();
-  asPostgres("pg_ctl", [
-    "-D",
-    data,
-    "-w",
-    "-l",
-    path.join(dir, "log"),
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    "start",
-  ]);
+  const start = () =>
+    asPostgres("pg_ctl", [
+      "-D",
+      data,
+      "-w",
+      "-l",
+      path.join(dir, "log"),
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      "start",
+    ]);
+  start();
+  let running = true;
+  const down = () => {
+    if (running) asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "stop"]);
+    running = false;
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    down,
+    up() {
+      start();
+      running = true;
+    },
     stop() {
       try {
-        asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "stop"]);
+        down();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -1,0 +1,57 @@
+// The fleet's job queue on graphile-worker: one job per run, in one named queue per session (so a
+// session's turns run one at a time, in order), and its tables made once however many start at once.
+import type { PoolClient } from "pg";
+import { loadDriver } from "../channels/drivers.js";
+import type { FleetStore, FleetTurnRequest } from "./store.js";
+
+/** The graphile-worker task that runs one turn. */
+export const TURN_TASK = "codex_harness_turn";
+
+/** Held while graphile-worker's tables are made: its own first steps race without it. */
+const QUEUE_SCHEMA_LOCK = 4_317_017;
+
+/** The named queue of a session: graphile-worker runs a queue's jobs one at a time, in order. */
+export function sessionQueue(sessionId: string): string {
+  return `codex-harness-session:${sessionId}`;
+}
+
+/** Queues the run's job inside the transaction that records the run. */
+export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest): Promise<void> {
+  await client.query(
+    "SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $4, max_attempts => $5)",
+    [
+      TURN_TASK,
+      { runId: request.externalRunId },
+      sessionQueue(request.externalSessionId),
+      request.externalRunId,
+      25,
+    ],
+  );
+}
+
+/**
+ * Creates or updates graphile-worker's tables (submitters and workers both need them), under an
+ * advisory lock: graphile-worker's first step (`create schema if not exists`) fails with a
+ * duplicate key when several processes run it at once on a fresh database.
+ */
+export async function migrateQueue(store: FleetStore): Promise<void> {
+  const graphile = await loadDriver("graphile-worker", undefined, "The fleet");
+  const client = await store.pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [QUEUE_SCHEMA_LOCK]);
+    try {
+      await graphile.runMigrations({ connectionString: store.url, logger: quietLogger(graphile) });
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [QUEUE_SCHEMA_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** graphile-worker's log, kept off stdout (stdout is data only); errors go to stderr. */
+export function quietLogger(graphile: typeof import("graphile-worker")) {
+  return new graphile.Logger(() => (level: string, message: string) => {
+    if (level === "error") process.stderr.write(`graphile-worker: ${message}\n`);
+  });
+}

@@ -1,0 +1,232 @@
+// One attempt of one fleet run on this worker: a new attempt (the fencing token), the session's
+// thread brought from the store into a codex home of the attempt's own, the turn run with runTurn,
+// its events appended and its end recorded — every write fenced, through database outages.
+import { createHash } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { CodexHarnessError } from "../errors.js";
+import type { Approvals } from "../events/approval-types.js";
+import type { RunResult } from "../session/agent-events.js";
+import { runTurn } from "../session/run-turn.js";
+import type { PermissionHandler } from "../session/unified-types.js";
+import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
+import { prepareSessionHome } from "../spaces/session-home.js";
+import { cancelledResult } from "./cancel.js";
+import {
+  type AttemptFence,
+  type AttemptOutcome,
+  appendFencedEvent,
+  finishAttempt,
+  startAttempt,
+} from "./fence.js";
+import { throughOutage } from "./outage.js";
+import { manifestHash, readRollout, writeRollout } from "./session-files.js";
+import type { FleetStore, FleetTurnRequest } from "./store.js";
+
+/** Why a turn's signal aborted when somebody cancelled its run. */
+export class RunCancelledSignal extends CodexHarnessError {
+  constructor(runId: string) {
+    super("run_cancelled", `fleet run ${runId} was cancelled`);
+  }
+}
+
+/** What an attempt needs from its worker. */
+export interface AttemptContext {
+  name: string;
+  project: string;
+  /** Where session homes live here (`<aspHome>/fleet-attempts/…`, one per attempt). */
+  aspHome: string;
+  /** The worker's lease epoch: with the attempt number, the fencing token. */
+  epoch: number;
+  /** Aborts when the worker's lease is lost: every write is refused then, so the turn stops. */
+  leaseSignal: AbortSignal;
+  /** The turns running here, by run id, to stop one when its run is cancelled. */
+  running: Map<string, AbortController>;
+  codexPathOverride?: string;
+  permissionHandler?: PermissionHandler;
+  approvals?: Approvals;
+  log: (line: string) => void;
+}
+
+/**
+ * Runs one attempt of `runId` here. A run that already ended (a repeated job) is left as it is;
+ * one cancelled before it started is recorded cancelled. Throws when the attempt lost its run
+ * (fenced) or could not record its end: its turn was stopped, nothing of it was recorded.
+ */
+export async function runFleetAttempt(
+  store: FleetStore,
+  runId: string,
+  context: AttemptContext,
+): Promise<void> {
+  const write: Write = (work) =>
+    throughOutage(work, { giveUpMs: Number.POSITIVE_INFINITY, signal: context.leaseSignal });
+  const fence = await write(() => startAttempt(store, runId, context.name, context.epoch));
+  if (!fence) return;
+  const run = await write(() => store.getRun(runId));
+  if (!run) return;
+  const request = run.request;
+  const stamp = (event: object) => ({ ...event, attempt: fence.attempt, worker: context.name });
+  const turn = new AbortController();
+  const stopTurn = () => turn.abort(context.leaseSignal.reason);
+  context.leaseSignal.addEventListener("abort", stopTurn, { once: true });
+  context.running.set(runId, turn);
+  // The first write refused (or impossible) stops the turn: nothing after it is recorded.
+  let refused: Error | undefined;
+  let complete: object | undefined;
+  const emit = async (event: object): Promise<void> => {
+    if (refused) return;
+    if ((event as { type?: string }).type === "complete") {
+      complete = stamp(event);
+      return;
+    }
+    try {
+      await write(() => appendFencedEvent(store, fence, stamp(event)));
+    } catch (error) {
+      refused = error as Error;
+      turn.abort(refused);
+    }
+  };
+  const attemptHome = path.join(
+    context.aspHome,
+    "fleet-attempts",
+    `${createHash("sha256").update(runId).digest("hex").slice(0, 24)}-${fence.attempt}`,
+  );
+  try {
+    context.log(`turn ${runId} of session ${request.externalSessionId} (attempt ${fence.attempt})`);
+    if (run.cancelRequested) {
+      await record(store, fence, write, cancelled(stamp, "before it started"));
+      context.log(`turn ${runId} cancelled`);
+      return;
+    }
+    if (fence.attempt > 1) {
+      await emit({
+        type: "log",
+        level: "warn",
+        message: `The run was retried (attempt ${fence.attempt}) on worker ${context.name}: the worker that ran it before stopped.`,
+      });
+    }
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await turnHere(store, request, context, {
+        attemptHome,
+        signal: turn.signal,
+        write,
+        emit,
+      });
+    } catch (error) {
+      const result: RunResult = { success: false, error: { message: (error as Error).message } };
+      outcome = { status: "failed", result, complete: stamp({ type: "complete", result }) };
+    }
+    if (refused) throw refused;
+    if (turn.signal.reason instanceof RunCancelledSignal) {
+      outcome = { ...cancelled(stamp, "while it ran"), ...pick(outcome) };
+    } else if (complete && outcome.status !== "failed") {
+      outcome.complete = complete;
+    }
+    await record(store, fence, write, outcome);
+    context.log(`turn ${runId} ${outcome.status}`);
+  } catch (error) {
+    context.log(`turn ${runId} (attempt ${fence.attempt}) stopped: ${(error as Error).message}`);
+    throw error;
+  } finally {
+    context.running.delete(runId);
+    context.leaseSignal.removeEventListener("abort", stopTurn);
+    await rm(attemptHome, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function record(
+  store: FleetStore,
+  fence: AttemptFence,
+  write: Write,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  return write(() => finishAttempt(store, fence, outcome));
+}
+
+function cancelled(stamp: (event: object) => object, when: string): AttemptOutcome {
+  const result = cancelledResult(when);
+  return { status: "cancelled", result, complete: stamp({ type: "complete", result }) };
+}
+
+/** The session part of an outcome (a cancelled turn's thread is kept as codex recorded it). */
+function pick(outcome: AttemptOutcome): Partial<AttemptOutcome> {
+  return outcome.session ? { session: outcome.session } : {};
+}
+
+type Write = <T>(work: () => Promise<T>) => Promise<T>;
+
+async function turnHere(
+  store: FleetStore,
+  request: FleetTurnRequest,
+  context: AttemptContext,
+  attempt: {
+    attemptHome: string;
+    signal: AbortSignal;
+    write: Write;
+    emit: (event: object) => Promise<void>;
+  },
+): Promise<AttemptOutcome> {
+  const { attemptHome, signal, write, emit } = attempt;
+  const { homeDir } = await installedHome(
+    () => installTarget(context.project, request.target),
+    codexHomeDir(context.project, request.target),
+  );
+  const hash = await manifestHash(homeDir);
+  const session = await write(() => store.getSession(request.externalSessionId));
+  if (session?.manifestHash && session.manifestHash !== hash) {
+    throw new CodexHarnessError(
+      "target_mismatch",
+      `Target "${request.target}" is installed differently on worker ${context.name} than where session ${request.externalSessionId} ran before (manifest ${hash.slice(0, 12)} vs ${session.manifestHash.slice(0, 12)}): install the same project on every worker (codex-harness install).`,
+    );
+  }
+  // A codex home of this attempt's own: another attempt of the same session (a paused worker
+  // that wakes, another worker sharing this project folder) never shares its thread's files.
+  const { home } = await prepareSessionHome({
+    templateHome: homeDir,
+    aspHome: attemptHome,
+    sessionId: request.externalSessionId,
+  });
+  // The thread as the last recorded turn left it, wherever that ran.
+  if (session?.rollout && session.rolloutPath) {
+    await writeRollout(home, session.rolloutPath, session.rollout);
+  }
+  const response = await runTurn({
+    externalSessionId: request.externalSessionId,
+    externalRunId: request.externalRunId,
+    aspHome: attemptHome,
+    spec: { target: { targetName: request.target, targetDir: context.project } },
+    harness: "codex",
+    cwd: request.cwd ?? context.project,
+    prompt: request.prompt,
+    signal,
+    ...(request.model ? { model: request.model } : {}),
+    ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
+    ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
+    ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
+    ...(context.approvals ? { approvals: context.approvals } : {}),
+    callbacks: { onEvent: (event) => emit(event) },
+  });
+  const result = response.result;
+  const outcome: AttemptOutcome = {
+    status: result.success ? "completed" : "failed",
+    result,
+    complete: { type: "complete", result },
+  };
+  const threadId = response.harnessSessionId;
+  const rollout = threadId ? await readRollout(home, threadId) : undefined;
+  if (threadId && rollout) {
+    outcome.session = {
+      row: {
+        sessionId: request.externalSessionId,
+        threadId,
+        model: response.model ?? null,
+        rolloutPath: rollout.relativePath,
+        rollout: rollout.gzipped,
+        manifestHash: hash,
+      },
+      fromVersion: session?.version ?? 0,
+    };
+  }
+  return outcome;
+}

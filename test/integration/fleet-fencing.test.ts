@@ -1,0 +1,127 @@
+// Fencing on the real PostgreSQL and codex: a worker frozen (SIGSTOP) past its lease while it runs
+// a turn wakes up to find its writes refused; the session's history is the one the fleet recorded.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { submitTurn } from "../../src/fleet/submit.js";
+import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
+import { reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { eventually } from "../support/eventually.js";
+import { FleetTestbed, fleetRows, storedEvents } from "../support/fleet.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+const missing = postgresMissing();
+let postgres: TestPostgres | undefined;
+const testbed = new FleetTestbed();
+
+before(async () => {
+  if (!missing) postgres = await startPostgres();
+});
+
+after(async () => {
+  await testbed.close();
+  postgres?.stop();
+});
+
+describe("fencing", { skip: missing }, () => {
+  it("a worker frozen past its lease mid-turn: its late writes are refused, the history stays the fleet's", async () => {
+    const url = (postgres as TestPostgres).url;
+    // Every answer is numbered: the discarded one (the frozen worker's) is told apart.
+    let answers = 0;
+    const numbered = () => reply(`answer #${++answers}`);
+    const model = await ScriptedModel.start({
+      responses: Array.from({ length: 20 }, () => numbered),
+    });
+    try {
+      // Both workers share one project folder (one machine): each attempt has its own codex home.
+      const [project] = await testbed.projectCopies(1, model);
+      const lease = ["--lease-ms", "3000", "--concurrency", "1"];
+      const frozen = testbed.startWorker(url, project as string, "frozen", lease);
+      await testbed.taking(frozen);
+      const turn = async (n: number) => {
+        const run = await submitTurn({
+          store: url,
+          externalSessionId: "fenced-session",
+          externalRunId: `fenced-${n}`,
+          target: "dev",
+          prompt: `turn ${n}`,
+        });
+        return run;
+      };
+      const first = await turn(1);
+      assert.equal((await first.result()).finalOutput, "answer #1");
+      await first.close();
+
+      const second = await turn(2);
+      await model.waitForRequest(2, { timeoutMs: 30_000 });
+      frozen.child.kill("SIGSTOP");
+      const frozenAt = Date.now();
+      const other = testbed.startWorker(url, project as string, "other", lease);
+      // The run is taken over once the frozen worker's lease ran out: answer #2 is discarded.
+      assert.equal((await second.result()).finalOutput, "answer #3");
+      await second.close();
+      const third = await turn(3);
+      assert.equal((await third.result()).finalOutput, "answer #4");
+      await third.close();
+      assert.ok(frozen.child.exitCode === null, "the frozen worker is still there");
+      const frozenForMs = Date.now() - frozenAt;
+      frozen.child.kill("SIGCONT");
+      await eventually(
+        "the woken worker says its attempt lost the run",
+        () =>
+          /turn fenced-2 \(attempt 1\) stopped: .*no longer holds the run/.test(
+            frozen.output.stderr,
+          ),
+        { timeoutMs: 30_000 },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\nworker said: ${frozen.output.stderr}`);
+      });
+      await eventually(
+        "the woken worker takes a new lease",
+        () => /worker frozen is back: taking turns again/.test(frozen.output.stderr),
+        { timeoutMs: 30_000 },
+      );
+
+      const fourth = await turn(4);
+      assert.equal((await fourth.result()).finalOutput, "answer #5");
+      await fourth.close();
+      const last = model.requests.at(-1) as RecordedRequest;
+      const asked = inputTexts(last).filter((text) => text.startsWith("turn "));
+      assert.deepEqual(asked, ["turn 1", "turn 2", "turn 3", "turn 4"]);
+      const answered = inputTexts(last, "assistant");
+      assert.deepEqual(answered, ["answer #1", "answer #3", "answer #4"], "no discarded answer");
+
+      const events = await storedEvents(url, "fenced-2");
+      assert.equal(events.filter((event) => event.type === "complete").length, 1);
+      assert.equal(events.at(-1)?.type, "complete", "nothing after the run's complete");
+      const firstOfRetry = events.find((event) => event.attempt === 2)?.seq ?? 0;
+      assert.ok(
+        events.every((event) => event.attempt !== 1 || event.seq < firstOfRetry),
+        `no event of the stale attempt after the retry began: ${JSON.stringify(events)}`,
+      );
+      const runs = await fleetRows(
+        url,
+        "SELECT run_id, status, attempts, worker FROM codex_harness_fleet_runs ORDER BY run_id",
+      );
+      assert.deepEqual(
+        runs.map((row) => [row.run_id, row.status, row.attempts]),
+        [
+          ["fenced-1", "completed", 1],
+          ["fenced-2", "completed", 2],
+          ["fenced-3", "completed", 1],
+          ["fenced-4", "completed", 1],
+        ],
+      );
+      const sessions = await fleetRows(
+        url,
+        "SELECT version FROM codex_harness_fleet_sessions WHERE session_id = 'fenced-session'",
+      );
+      assert.equal(Number(sessions[0]?.version), 4, "one session version per recorded turn");
+      assert.ok(other.child.exitCode === null);
+      assert.ok(frozenForMs > 3_000, `frozen past its lease (${frozenForMs} ms)`);
+    } finally {
+      await testbed.stopWorkers();
+      await model.close();
+    }
+  });
+});
