@@ -49,9 +49,12 @@ export async function migrateQueue(store: FleetStore): Promise<void> {
   }
 }
 
-/** graphile-worker's log, kept off stdout (stdout is data only); errors go to stderr. */
+/**
+ * graphile-worker's log, kept off stdout (stdout is data only): the first line of each error goes
+ * to stderr (its stack traces say nothing the worker's own log line does not).
+ */
 export function quietLogger(graphile: typeof import("graphile-worker")) {
   return new graphile.Logger(() => (level: string, message: string) => {
-    if (level === "error") process.stderr.write(`graphile-worker: ${message}\n`);
+    if (level === "error") process.stderr.write(`graphile-worker: ${message.split("\n")[0]}\n`);
   });
 }

@@ -1,11 +1,9 @@
 // The fleet on a real PostgreSQL and the real codex: worker processes (`codex-harness worker`),
 // each with its own copy of the project, take the turns of many sessions from one queue.
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import pg from "pg";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
 import { CodexHarnessError } from "../../src/errors.js";
@@ -14,16 +12,15 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { runCli, type StartedCli, startCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
+import { FleetTestbed, fleetRows } from "../support/fleet.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
-import { scriptedProjectCopies } from "../support/scripted-project.js";
 
 const missing = postgresMissing();
 let postgres: TestPostgres | undefined;
 let model: ScriptedModel | undefined;
-const workers: StartedCli[] = [];
-const roots: string[] = [];
+const testbed = new FleetTestbed();
 
 before(async () => {
   if (missing) return;
@@ -38,41 +35,16 @@ before(async () => {
   model = await ScriptedModel.start({ responses: Array.from({ length: 200 }, () => echo) });
 });
 
-/** Stops the workers started so far (SIGTERM: they finish their turns and leave). */
-async function stopWorkers(): Promise<void> {
-  const stopping = workers.splice(0);
-  for (const worker of stopping) worker.child.kill("SIGTERM");
-  await Promise.all(stopping.map((worker) => worker.closed));
-}
-
 after(async () => {
-  await stopWorkers();
+  await testbed.close();
   await model?.close();
   postgres?.stop();
-  for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
-/** Copies of a project whose space points codex at `scripted`, one per worker "machine". */
-async function projectCopies(count: number, scripted = model as ScriptedModel): Promise<string[]> {
-  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-"));
-  roots.push(root);
-  return scriptedProjectCopies(root, scripted, count);
-}
-
-function startWorker(
-  url: string,
-  project: string,
-  name: string,
-  more: string[] = [],
-  env: NodeJS.ProcessEnv = process.env,
-): StartedCli {
-  const worker = startCli(
-    ["worker", "--store", url, "--project", project, "--concurrency", "2", "--name", name, ...more],
-    env,
-  );
-  workers.push(worker);
-  return worker;
-}
+const projectCopies = (count: number, scripted = model as ScriptedModel) =>
+  testbed.projectCopies(count, scripted);
+const startWorker = testbed.startWorker.bind(testbed);
+const stopWorkers = () => testbed.stopWorkers();
 
 describe("the fleet", { skip: missing }, () => {
   it("3 workers run 20 sessions x 3 turns: in order, never overlapping, moving between workers", async () => {
@@ -113,31 +85,27 @@ describe("the fleet", { skip: missing }, () => {
         assert.equal(result.finalOutput, `seen: ${expected}`);
       });
     });
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const { rows } = await client.query(
-        `SELECT session_id, run_id, worker, started_at, finished_at FROM codex_harness_fleet_runs
-         ORDER BY session_id, run_id`,
-      );
-      const bySession = new Map<string, typeof rows>();
-      for (const row of rows)
-        bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), row]);
-      let moved = 0;
-      for (const [session, runs] of bySession) {
-        assert.equal(runs.length, 3, session);
-        for (let k = 1; k < runs.length; k++) {
-          assert.ok(
-            runs[k].started_at >= runs[k - 1].finished_at,
-            `${session}: turn ${k + 1} started before turn ${k} ended`,
-          );
-        }
-        if (new Set(runs.map((run) => run.worker)).size > 1) moved++;
-      }
-      assert.ok(moved >= 1, "at least one session's turns ran on two workers");
-    } finally {
-      await client.end();
+    const rows = (await fleetRows(
+      url,
+      `SELECT session_id, run_id, worker, started_at, finished_at FROM codex_harness_fleet_runs
+       ORDER BY session_id, run_id`,
+    )) as { session_id: string; worker: string; started_at: Date; finished_at: Date }[];
+    const bySession = new Map<string, typeof rows>();
+    for (const row of rows) {
+      bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), row]);
     }
+    let moved = 0;
+    for (const [session, runs] of bySession) {
+      assert.equal(runs.length, 3, session);
+      for (let k = 1; k < runs.length; k++) {
+        assert.ok(
+          (runs[k] as (typeof runs)[0]).started_at >= (runs[k - 1] as (typeof runs)[0]).finished_at,
+          `${session}: turn ${k + 1} started before turn ${k} ended`,
+        );
+      }
+      if (new Set(runs.map((run) => run.worker)).size > 1) moved++;
+    }
+    assert.ok(moved >= 1, "at least one session's turns ran on two workers");
   });
 
   it("a worker killed mid-turn: the turn is run again elsewhere, its result recorded once", async () => {
@@ -179,16 +147,13 @@ describe("the fleet", { skip: missing }, () => {
         "the event stream says the run was retried",
       );
       assert.equal(events.filter((e) => e.event.type === "complete").length, 1);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        const { rows } = await client.query(
+      assert.deepEqual(
+        await fleetRows(
+          url,
           "SELECT status, attempts, worker FROM codex_harness_fleet_runs WHERE run_id = 'crash-run'",
-        );
-        assert.deepEqual(rows, [{ status: "completed", attempts: 2, worker: "survivor" }]);
-      } finally {
-        await client.end();
-      }
+        ),
+        [{ status: "completed", attempts: 2, worker: "survivor" }],
+      );
     } finally {
       await stopWorkers();
       await slow.close();
@@ -255,29 +220,6 @@ describe("the fleet", { skip: missing }, () => {
     await stopWorkers();
   });
 
-  it("a worker that loses the database stops taking turns and says why", async () => {
-    const own = await startPostgres();
-    let stopped = false;
-    try {
-      const [project] = await projectCopies(1);
-      const worker = startWorker(own.url, project as string, "cut-off", ["--lease-ms", "2000"]);
-      while (!/is taking turns/.test(worker.output.stderr)) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const cutAt = Date.now();
-      own.stop();
-      stopped = true;
-      assert.equal(await worker.closed, 1);
-      assert.ok(Date.now() - cutAt < 15_000, `stopped within 15 s (${Date.now() - cutAt} ms)`);
-      assert.match(
-        worker.output.stderr,
-        /worker cut-off stopped: .*lost the database for longer than its lease \(.*ECONNREFUSED.*\); it stops taking turns/,
-      );
-    } finally {
-      if (!stopped) own.stop();
-    }
-  });
-
   it("a turn on a worker asks a person through the channels runtime on the same PostgreSQL", async () => {
     const url = (postgres as TestPostgres).url;
     const asking = await ScriptedModel.start({
@@ -286,8 +228,7 @@ describe("the fleet", { skip: missing }, () => {
         reply("Approved."),
       ],
     });
-    const dataDir = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-channels-"));
-    roots.push(dataDir);
+    const dataDir = await testbed.tempDir("codex-harness-fleet-channels-");
     const channels = await startChannelsServer({ dataDir, port: 0, storeUrl: url });
     try {
       const [project] = await projectCopies(1, asking);
