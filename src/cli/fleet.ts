@@ -199,7 +199,18 @@ export function addCancelCommand(program: Command): void {
         if (outcome.status === "cancelling") {
           console.error(`run ${runId} is running: its worker was asked to stop it…`);
         }
-        const result = await run.result({ signal: AbortSignal.timeout(flags.timeout * 1000) });
+        const waiting = AbortSignal.timeout(flags.timeout * 1000);
+        let result: import("../session/agent-events.js").RunResult;
+        try {
+          result = await run.result({ signal: waiting });
+        } catch (error) {
+          if (!waiting.aborted) throw error;
+          console.error(
+            `run ${runId} is not recorded cancelled yet (waited ${flags.timeout} s): its worker is still asked to stop it, and records it when it does. Run this again to see.`,
+          );
+          process.exitCode = 1;
+          return;
+        }
         const cancelled = (result.error?.details as { cancelled?: boolean } | undefined)?.cancelled;
         console.error(
           cancelled

@@ -9,7 +9,7 @@ import type { FleetRunStatus, FleetStore } from "./store.js";
 /** What {@link cancelFleetRun} did. */
 export interface FleetCancelOutcome {
   /**
-   * `cancelled`: recorded now (it never ran, or its worker was gone); `cancelling`: its worker
+   * `cancelled`: recorded now (it never ran, its worker was gone, or it waited for a retry); `cancelling`: its worker
    * was asked to stop it and records the cancellation; `completed`/`failed`/`cancelled` when the
    * run had already ended (`alreadyEnded` true).
    */
@@ -42,7 +42,9 @@ export async function cancelFleetRun(
       `SELECT r.status, r.session_id, EXISTS (
          SELECT 1 FROM codex_harness_fleet_workers w
          WHERE w.name = r.worker AND w.epoch = r.lease_epoch
-           AND w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond') AS held
+           AND w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond') AS live,
+       EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = r.run_id AND j.locked_at IS NOT NULL)
+         AS taken
        FROM codex_harness_fleet_runs r WHERE r.run_id = $1 FOR UPDATE OF r`,
       [runId],
     );
@@ -55,7 +57,9 @@ export async function cancelFleetRun(
     }
     const status = row.status as FleetRunStatus;
     if (status !== "queued" && status !== "running") return { status, alreadyEnded: true };
-    if (status === "running" && row.held) {
+    // Running means an attempt holds its job on a live worker; a run whose attempt failed waits,
+    // unheld, for its retry (graphile-worker's backoff: seconds, later hours) and is ended here.
+    if (status === "running" && row.live && row.taken) {
       await client.query(
         `UPDATE codex_harness_fleet_runs SET cancel_requested_at = COALESCE(cancel_requested_at, now())
          WHERE run_id = $1`,
@@ -67,7 +71,11 @@ export async function cancelFleetRun(
     // Nobody runs it: record the cancellation here. Its job, if a worker holds it after all,
     // finds the run ended and leaves it; a stale attempt's writes are refused.
     const result = cancelledResult(
-      status === "queued" ? "before it started" : "while its worker was gone",
+      status === "queued"
+        ? "before it started"
+        : row.live
+          ? "while it waited to be retried"
+          : "while its worker was gone",
     );
     await client.query(
       `UPDATE codex_harness_fleet_runs SET status = 'cancelled', result = $2, finished_at = now(),
