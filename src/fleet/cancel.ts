@@ -9,9 +9,9 @@ import type { FleetRunStatus, FleetStore } from "./store.js";
 /** What {@link cancelFleetRun} did. */
 export interface FleetCancelOutcome {
   /**
-   * `cancelled`: recorded now (it never ran, its worker was gone, or it waited for a retry); `cancelling`: its worker
-   * was asked to stop it and records the cancellation; `completed`/`failed`/`cancelled` when the
-   * run had already ended (`alreadyEnded` true).
+   * `cancelled`: recorded now (it never ran, its worker was gone, or it waited for a retry);
+   * `cancelling`: its worker was asked to stop it and records the cancellation;
+   * `completed`/`failed`/`cancelled` when the run had already ended (`alreadyEnded` true).
    */
   status: "cancelling" | FleetRunStatus;
   alreadyEnded: boolean;
