@@ -5,7 +5,7 @@
 import type { PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
-import type { FleetSessionRow, FleetStore } from "./store.js";
+import { type FleetSessionRow, type FleetStore, jsonForPostgres } from "./store.js";
 
 /** One attempt of one run, as the worker running it knows it: the fencing token. */
 export interface AttemptFence {
@@ -149,9 +149,9 @@ export function finishAttempt(
     if (outcome.session)
       await saveSession(client, outcome.session.row, outcome.session.fromVersion);
     await client.query(
-      `UPDATE codex_harness_fleet_runs SET status = $2, result = $3, finished_at = now()
+      `UPDATE codex_harness_fleet_runs SET status = $2, result = $3::jsonb, finished_at = now()
        WHERE run_id = $1`,
-      [fence.runId, outcome.status, outcome.result],
+      [fence.runId, outcome.status, jsonForPostgres(outcome.result)],
     );
     await store.appendEvent(client, fence.runId, outcome.complete);
   });

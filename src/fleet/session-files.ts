@@ -1,7 +1,7 @@
 // A session's thread moving between workers: its codex rollout, found in one session home after a
 // turn, stored compressed, and put back into another's before the next.
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
@@ -66,4 +66,50 @@ async function findFile(dir: string, suffix: string): Promise<string | undefined
     }
   }
   return undefined;
+}
+
+/** Where an attempt keeps its session's codex home, and how it lets go of it. */
+export interface ClaimedHome {
+  /** The agent-spaces home the attempt's session home lives under. */
+  aspHome: string;
+  release(): Promise<void>;
+}
+
+/**
+ * The agent-spaces home for an attempt of `sessionId` on this machine: the worker's own
+ * (`aspHome`), where the session's codex home keeps the same path turn after turn (codex re-sends
+ * its skills list to the model whenever that path changes), unless another live attempt on this
+ * machine holds it — a paused worker's stale attempt, another worker sharing the project folder —
+ * then `ownHome`, the attempt's own (codex allows one writer per thread and home). A lock file
+ * with the holder's pid says which; one left by a process that is gone is taken over.
+ */
+export async function claimSessionHome(
+  aspHome: string,
+  sessionId: string,
+  ownHome: string,
+): Promise<ClaimedHome> {
+  const digest = createHash("sha256").update(sessionId, "utf8").digest("hex");
+  const lock = path.join(aspHome, "fleet-locks", `${digest}.lock`);
+  await mkdir(path.dirname(lock), { recursive: true });
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: "wx", mode: 0o600 });
+      return { aspHome, release: () => rm(lock, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = Number((await readFile(lock, "utf8").catch(() => "")).trim());
+      if (holder === process.pid || (holder > 0 && alive(holder))) break;
+      await rm(lock, { force: true });
+    }
+  }
+  return { aspHome: ownHome, release: () => rm(ownHome, { recursive: true, force: true }) };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

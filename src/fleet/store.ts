@@ -110,6 +110,14 @@ export interface FleetEvent {
 
 type Queryable = Pick<Pool, "query">;
 
+/**
+ * `value` as JSON PostgreSQL's jsonb takes: a NUL character (`\u0000`, which codex's output can
+ * carry) becomes U+FFFD, the replacement character — jsonb refuses NUL outright.
+ */
+export function jsonForPostgres(value: unknown): string {
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+}
+
 /** The fleet's store on one PostgreSQL database (a pool of connections). */
 export class FleetStore {
   private readonly subscribers = new Map<FleetChannel, Set<(runId: string) => void>>();
@@ -195,9 +203,9 @@ export class FleetStore {
   async appendEvent(client: Queryable, runId: string, event: object): Promise<number> {
     const { rows } = await client.query(
       `INSERT INTO codex_harness_fleet_events (run_id, seq, event)
-       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2 FROM codex_harness_fleet_events WHERE run_id = $1
+       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2::jsonb FROM codex_harness_fleet_events WHERE run_id = $1
        RETURNING seq`,
-      [runId, event],
+      [runId, jsonForPostgres(event)],
     );
     const seq = rows[0].seq as number;
     await this.notify(client, "events", runId);

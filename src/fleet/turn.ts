@@ -8,6 +8,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { RunResult } from "../session/agent-events.js";
 import { runTurn } from "../session/run-turn.js";
+import { sessionRecordPath } from "../session/session-store.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
@@ -16,12 +17,14 @@ import {
   type AttemptFence,
   type AttemptOutcome,
   appendFencedEvent,
+  FencedError,
   finishAttempt,
   startAttempt,
 } from "./fence.js";
+import { LeaseLostError } from "./lease.js";
 import { throughOutage } from "./outage.js";
-import { manifestHash, readRollout, writeRollout } from "./session-files.js";
-import type { FleetStore, FleetTurnRequest } from "./store.js";
+import { claimSessionHome, manifestHash, readRollout, writeRollout } from "./session-files.js";
+import type { FleetSessionRow, FleetStore, FleetTurnRequest } from "./store.js";
 
 /** Why a turn's signal aborted when somebody cancelled its run. */
 export class RunCancelledSignal extends CodexHarnessError {
@@ -62,20 +65,30 @@ export async function runFleetAttempt(
     throughOutage(work, { giveUpMs: Number.POSITIVE_INFINITY, signal: context.leaseSignal });
   const fence = await write(() => startAttempt(store, runId, context.name, context.epoch));
   if (!fence) return;
-  const run = await write(() => store.getRun(runId));
-  if (!run) return;
-  const request = run.request;
-  const stamp = (event: object) => ({ ...event, attempt: fence.attempt, worker: context.name });
   const turn = new AbortController();
+  // Registered before the run is read: a cancel is seen either in the row or by its NOTIFY.
+  context.running.set(runId, turn);
   const stopTurn = () => turn.abort(context.leaseSignal.reason);
   context.leaseSignal.addEventListener("abort", stopTurn, { once: true });
-  context.running.set(runId, turn);
   // The first write refused (or impossible) stops the turn: nothing after it is recorded.
   let refused: Error | undefined;
   let complete: object | undefined;
+  // A cancel counts only while the turn runs at codex: once runTurn says it is over, it is over.
+  let turnOver = false;
+  let cancelledWhileRunning = false;
+  turn.signal.addEventListener(
+    "abort",
+    () => {
+      cancelledWhileRunning = turn.signal.reason instanceof RunCancelledSignal && !turnOver;
+    },
+    { once: true },
+  );
+  const stamp = (event: object) => ({ ...event, attempt: fence.attempt, worker: context.name });
   const emit = async (event: object): Promise<void> => {
     if (refused) return;
-    if ((event as { type?: string }).type === "complete") {
+    const { type, state } = event as { type?: string; state?: string };
+    if (type === "state" && (state === "complete" || state === "error")) turnOver = true;
+    if (type === "complete") {
       complete = stamp(event);
       return;
     }
@@ -92,9 +105,13 @@ export async function runFleetAttempt(
     `${createHash("sha256").update(runId).digest("hex").slice(0, 24)}-${fence.attempt}`,
   );
   try {
+    const run = await write(() => store.getRun(runId));
+    if (!run) return;
+    const request = run.request;
     context.log(`turn ${runId} of session ${request.externalSessionId} (attempt ${fence.attempt})`);
-    if (run.cancelRequested) {
-      await record(store, fence, write, cancelled(stamp, "before it started"));
+    if (run.cancelRequested || turn.signal.reason instanceof RunCancelledSignal) {
+      const when = fence.attempt > 1 ? "while it waited to be retried" : "before it started";
+      await record(store, fence, write, cancelled(stamp, when));
       context.log(`turn ${runId} cancelled`);
       return;
     }
@@ -114,11 +131,14 @@ export async function runFleetAttempt(
         emit,
       });
     } catch (error) {
-      const result: RunResult = { success: false, error: { message: (error as Error).message } };
-      outcome = { status: "failed", result, complete: stamp({ type: "complete", result }) };
+      outcome = failed(stamp, (error as Error).message);
     }
-    if (refused) throw refused;
-    if (turn.signal.reason instanceof RunCancelledSignal) {
+    if (refused && !isFencing(refused, context)) {
+      // PostgreSQL refused what the turn produced (not the attempt): the run fails, once.
+      outcome = failed(stamp, `the run's events could not be stored: ${refused.message}`);
+    } else if (refused) {
+      throw refused;
+    } else if (cancelledWhileRunning) {
       outcome = { ...cancelled(stamp, "while it ran"), ...pick(outcome) };
     } else if (complete && outcome.status !== "failed") {
       outcome.complete = complete;
@@ -131,8 +151,19 @@ export async function runFleetAttempt(
   } finally {
     context.running.delete(runId);
     context.leaseSignal.removeEventListener("abort", stopTurn);
-    await rm(attemptHome, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** Whether `error` means the attempt lost its run (as opposed to a write PostgreSQL refused). */
+function isFencing(error: Error, context: AttemptContext): boolean {
+  return (
+    error instanceof FencedError || error instanceof LeaseLostError || context.leaseSignal.aborted
+  );
+}
+
+function failed(stamp: (event: object) => object, message: string): AttemptOutcome {
+  const result: RunResult = { success: false, error: { message } };
+  return { status: "failed", result, complete: stamp({ type: "complete", result }) };
 }
 
 function record(
@@ -167,7 +198,7 @@ async function turnHere(
     emit: (event: object) => Promise<void>;
   },
 ): Promise<AttemptOutcome> {
-  const { attemptHome, signal, write, emit } = attempt;
+  const { attemptHome, write } = attempt;
   const { homeDir } = await installedHome(
     () => installTarget(context.project, request.target),
     codexHomeDir(context.project, request.target),
@@ -180,13 +211,33 @@ async function turnHere(
       `Target "${request.target}" is installed differently on worker ${context.name} than where session ${request.externalSessionId} ran before (manifest ${hash.slice(0, 12)} vs ${session.manifestHash.slice(0, 12)}): install the same project on every worker (codex-harness install).`,
     );
   }
-  // A codex home of this attempt's own: another attempt of the same session (a paused worker
-  // that wakes, another worker sharing this project folder) never shares its thread's files.
+  // Never shared with another live attempt of the session (a paused worker that wakes, another
+  // worker sharing this project folder): codex allows one writer per thread.
+  const claimed = await claimSessionHome(context.aspHome, request.externalSessionId, attemptHome);
+  try {
+    return await turnIn(claimed.aspHome, homeDir, hash, session, request, context, attempt);
+  } finally {
+    await claimed.release().catch(() => undefined);
+  }
+}
+
+async function turnIn(
+  aspHome: string,
+  homeDir: string,
+  hash: string,
+  session: FleetSessionRow | undefined,
+  request: FleetTurnRequest,
+  context: AttemptContext,
+  attempt: { signal: AbortSignal; emit: (event: object) => Promise<void> },
+): Promise<AttemptOutcome> {
+  const { signal, emit } = attempt;
   const { home } = await prepareSessionHome({
     templateHome: homeDir,
-    aspHome: attemptHome,
+    aspHome,
     sessionId: request.externalSessionId,
   });
+  // Only the fleet's record says which thread continues: never one a discarded attempt left here.
+  await rm(sessionRecordPath(aspHome, request.externalSessionId), { force: true });
   // The thread as the last recorded turn left it, wherever that ran.
   if (session?.rollout && session.rolloutPath) {
     await writeRollout(home, session.rolloutPath, session.rollout);
@@ -194,7 +245,7 @@ async function turnHere(
   const response = await runTurn({
     externalSessionId: request.externalSessionId,
     externalRunId: request.externalRunId,
-    aspHome: attemptHome,
+    aspHome,
     spec: { target: { targetName: request.target, targetDir: context.project } },
     harness: "codex",
     cwd: request.cwd ?? context.project,

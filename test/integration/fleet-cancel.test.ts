@@ -170,15 +170,14 @@ describe("cancelling fleet runs", { skip: missing }, () => {
       assert.deepEqual(await next.result(), { success: true, finalOutput: "next done" });
       await next.close();
       // What the next turn sends of the cancelled one: the call, codex's "aborted" output (none of
-      // the command's), its <turn_aborted> note — and the skills list again: their root is in the
-      // attempt's own codex home, a new folder each turn.
+      // the command's) and its <turn_aborted> note. The session's codex home kept its path, so
+      // codex does not send its skills list again.
       const items = inputItems(model.modelRequests[1] as never).map(summary);
       assert.deepEqual(items.slice(items.indexOf("user: run the slow command")), [
         "user: run the slow command",
         `call call_late: {"cmd":"echo > started.txt; sleep 5; echo late > late.txt"}`,
         "output call_late: Wall time: N seconds\naborted by user",
         `user: ${TURN_ABORTED}`,
-        "developer: <skills_instructions>",
         "user: the next turn",
       ]);
     } finally {
