@@ -10,6 +10,7 @@ import type {
   InteractionPage,
   InteractionResponseInput,
 } from "./interaction-types.js";
+import { withRequestSignal } from "./request-signal.js";
 
 /** Where the runtime is and how to prove who we are. */
 export interface ChannelsClientOptions {
@@ -117,12 +118,16 @@ export class ChannelsClient {
     body?: unknown,
     options: { signal?: AbortSignal; extraTimeoutMs?: number } = {},
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(
+    // A signal of this call's own, tied to the caller's: one caller's signal may outlive many
+    // calls, and `AbortSignal.any` on it per call would keep a reference per call (Node 20).
+    return withRequestSignal(
+      [options.signal],
+      async (signal) => {
+        const response = await this.fetch(method, route, body, signal);
+        return (await response.json()) as T;
+      },
       (this.options.timeoutMs ?? 30_000) + (options.extraTimeoutMs ?? 0),
     );
-    const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-    const response = await this.fetch(method, route, body, signal);
-    return (await response.json()) as T;
   }
 
   private async fetch(

@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { CodexHarnessError } from "../errors.js";
 import { type InteractionBackend, RetryableError } from "./backends.js";
 import type { InteractionChange } from "./interaction-types.js";
+import { withRequestSignal } from "./request-signal.js";
 import { timestampCheck } from "./signed-requests.js";
 
 /** Options of {@link webhookBackend}. */
@@ -70,29 +71,35 @@ export function webhookBackend(options: WebhookBackendOptions): InteractionBacke
     async deliver(change: InteractionChange, context) {
       const body = JSON.stringify(change);
       const timestamp = String(Math.floor(Date.now() / 1000));
-      let response: Response;
-      try {
-        response = await fetch(options.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-codex-harness-event": change.type,
-            "x-codex-harness-delivery": String(change.seq),
-            [TIMESTAMP_HEADER]: timestamp,
-            [SIGNATURE_HEADER]: signWebhook(options.secret, timestamp, body),
-          },
-          body,
-          signal: AbortSignal.any([
-            context.signal,
-            AbortSignal.timeout(options.timeoutMs ?? 10_000),
-          ]),
-        });
-      } catch (error) {
-        throw new RetryableError(`POST ${options.url} failed: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-      await response.body?.cancel();
+      // A signal of this delivery's own: the dispatcher's lives as long as the runtime, and
+      // `AbortSignal.any` on it per delivery would keep a reference per delivery (Node 20).
+      const response = await withRequestSignal(
+        [context.signal],
+        async (signal) => {
+          let answer: Response;
+          try {
+            answer = await fetch(options.url, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                "x-codex-harness-event": change.type,
+                "x-codex-harness-delivery": String(change.seq),
+                [TIMESTAMP_HEADER]: timestamp,
+                [SIGNATURE_HEADER]: signWebhook(options.secret, timestamp, body),
+              },
+              body,
+              signal,
+            });
+          } catch (error) {
+            throw new RetryableError(`POST ${options.url} failed: ${(error as Error).message}`, {
+              cause: error,
+            });
+          }
+          await answer.body?.cancel();
+          return answer;
+        },
+        options.timeoutMs ?? 10_000,
+      );
       if (response.ok) return;
       const message = `POST ${options.url} answered ${response.status}`;
       if (response.status === 429 || response.status >= 500) throw new RetryableError(message);

@@ -1,22 +1,25 @@
 // What a long-running `serve` keeps on the dispatcher's lifetime signal: nothing per API call. Each
-// chat backend makes 1,000 calls against its fake, and the abort listeners on the signal it was
+// chat backend makes 1,000 calls against its fake (the webhook backend 1,000 deliveries, the
+// ChannelsClient 1,000 calls on one caller's signal), and the abort listeners on the signal it was
 // given (and Node's references from `AbortSignal.any` composites) stay where they were.
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { describe, it, type TestContext } from "node:test";
 import type { BackendContext } from "../../src/channels/backends.js";
 import { parsePeople } from "../../src/channels/chat/people.js";
+import { ChannelsClient } from "../../src/channels/client.js";
 import { discordBackend } from "../../src/channels/discord/backend.js";
 import type { ModuleImporter } from "../../src/channels/drivers.js";
 import type { Interaction, InteractionChange } from "../../src/channels/interaction-types.js";
 import { withRequestSignal } from "../../src/channels/request-signal.js";
 import { slackBackend } from "../../src/channels/slack/backend.js";
 import { telegramBackend } from "../../src/channels/telegram/backend.js";
+import { webhookBackend } from "../../src/channels/webhook-backend.js";
 import { interactionBase } from "../support/chat-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { applicationKeys, FakeDiscord } from "../support/fake-discord.js";
-import { closeServer, listenOnLoopback } from "../support/fake-http.js";
+import { closeServer, listenOnLoopback, readBody, sendJson } from "../support/fake-http.js";
 import { FakeSlack } from "../support/fake-slack.js";
 import { startFakeTelegram } from "../support/fake-telegram.js";
 
@@ -190,6 +193,73 @@ describe("the lifetime signal over 1,000 API calls", () => {
   });
 });
 
+/** A loopback server answering every request with `answer`'s JSON; `requests` counts them. */
+async function answeringServer(answer: (method: string, body: string) => unknown): Promise<{
+  url: string;
+  requests: () => number;
+  close(): Promise<void>;
+}> {
+  let requests = 0;
+  const server: Server = createServer(async (request, response) => {
+    requests++;
+    const body = await readBody(request);
+    sendJson(response, 200, answer(request.method ?? "GET", body));
+  });
+  const port = await listenOnLoopback(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () => closeServer(server),
+  };
+}
+
+describe("the lifetime signal over 1,000 deliveries or client calls", () => {
+  it("webhook: no listener and no AbortSignal.any reference left per delivery", async (t) => {
+    const receiver = await answeringServer(() => ({ ok: true }));
+    const backend = webhookBackend({
+      url: `${receiver.url}/hooks/codex`,
+      secret: "a-shared-secret-of-enough-length",
+      timeoutMs: 60_000,
+    });
+    try {
+      const { before, after } = await deliverMany(t, (change, context) =>
+        backend.deliver(change, context),
+      );
+      assert.equal(receiver.requests(), CALLS);
+      assert.deepEqual(after, before);
+    } finally {
+      await backend.close?.();
+      await receiver.close();
+    }
+  });
+
+  it("ChannelsClient: no listener and no AbortSignal.any reference left per call", async (t) => {
+    const [open] = changesOf(0);
+    const runtime = await answeringServer(() => open.interaction);
+    const client = new ChannelsClient({ url: runtime.url, token: "a-runtime-token" });
+    const caller = new AbortController();
+    try {
+      const before = attached(caller.signal);
+      for (let n = 0; n < CALLS / 2; n++) {
+        const created = await client.create(
+          { kind: "approval_request", title: `Run job ${n}`, payload: {} } as never,
+          caller.signal,
+        );
+        assert.equal(created.id, open.interaction.id);
+        await client.get(created.id, { signal: caller.signal });
+      }
+      const after = attached(caller.signal);
+      t.diagnostic(
+        `after ${CALLS} calls: ${after.listeners} abort listeners (${before.listeners} before), ${after.dependants} AbortSignal.any references (${before.dependants} before)`,
+      );
+      assert.equal(runtime.requests(), CALLS);
+      assert.deepEqual(after, before);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 /** A server that takes requests and never answers them; `held` counts the requests it holds. */
 async function silentServer(): Promise<{
   url: string;
@@ -252,6 +322,56 @@ describe("a call in flight still ends when the lifetime signal aborts", () => {
       assert.equal(getEventListeners(lifetime.signal, "abort").length, 0);
     } finally {
       await backend.close?.();
+      await silent.close();
+    }
+  });
+});
+
+describe("a webhook delivery or client call in flight still ends", () => {
+  it("webhook: when the lifetime signal aborts", async () => {
+    const silent = await silentServer();
+    const backend = webhookBackend({
+      url: `${silent.url}/hooks/codex`,
+      secret: "a-shared-secret-of-enough-length",
+      timeoutMs: 60_000,
+    });
+    const lifetime = new AbortController();
+    try {
+      const delivery = backend.deliver(changesOf(0)[0], contextOf(lifetime.signal));
+      await eventually("the delivery to reach the server", () => silent.held() === 1 || undefined);
+      const startedAt = Date.now();
+      lifetime.abort();
+      await assert.rejects(delivery, /POST http:\/\/127\.0\.0\.1:\d+\/hooks\/codex failed/);
+      assert.ok(Date.now() - startedAt < 5_000);
+      assert.deepEqual(attached(lifetime.signal), { listeners: 0, dependants: 0 });
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("ChannelsClient: when the caller's signal aborts (with its reason), or at its timeout", async () => {
+    const silent = await silentServer();
+    const caller = new AbortController();
+    try {
+      const patient = new ChannelsClient({ url: silent.url, token: "a-runtime-token" });
+      const call = patient.get("int_1", { signal: caller.signal });
+      await eventually("the call to reach the server", () => silent.held() === 1 || undefined);
+      const reason = new Error("the caller gave up");
+      caller.abort(reason);
+      await assert.rejects(call, (error) => error === reason);
+      assert.deepEqual(attached(caller.signal), { listeners: 0, dependants: 0 });
+
+      const hasty = new ChannelsClient({
+        url: silent.url,
+        token: "a-runtime-token",
+        timeoutMs: 50,
+      });
+      const lifetime = new AbortController();
+      await assert.rejects(hasty.get("int_1", { signal: lifetime.signal }), {
+        name: "TimeoutError",
+      });
+      assert.deepEqual(attached(lifetime.signal), { listeners: 0, dependants: 0 });
+    } finally {
       await silent.close();
     }
   });
