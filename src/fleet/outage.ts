@@ -16,7 +16,7 @@ const NODE_CODES = new Set([
 /** SQLSTATEs of a server going away or not yet back (class 08, admin/crash shutdown, starting up). */
 const SERVER_CODES = /^(08|57P0[1-3])/;
 const MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i;
+  /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)\b|Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** True when `error` says PostgreSQL could not be reached, not that it refused the statement. */
 export function isConnectionError(error: unknown): boolean {

@@ -13,7 +13,6 @@ import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { WorkerLease } from "./lease.js";
-import { isConnectionError } from "./outage.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
 import { type AttemptContext, RunCancelledSignal, runFleetAttempt } from "./turn.js";
@@ -62,6 +61,9 @@ export interface FleetWorker {
 /** How a generation ended. */
 type Ending = { kind: "stop" } | { kind: "trouble"; error: Error };
 
+/** Errors a worker cannot wait out: it exits non-zero with them. */
+const FATAL = new Set(["worker_name_taken", "invalid_store"]);
+
 const RECONNECT = { maxRetries: Number.POSITIVE_INFINITY, initialDelayMs: 500, maxDelayMs: 10_000 };
 
 /**
@@ -86,9 +88,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
    * Starts one generation: a lease and a queue runner. Resolves once it takes turns; `ended`
    * resolves when it was stopped or ran into trouble, after its turns stopped and its jobs went.
    */
-  async function startGeneration(
-    previousEpoch: number | undefined,
-  ): Promise<{ epoch: number; ended: Promise<Ending> }> {
+  async function startGeneration(): Promise<{ ended: Promise<Ending> }> {
     await migrateQueue(store);
     const slots = new Set<string>();
     const events = new EventEmitter() as import("graphile-worker").WorkerEvents;
@@ -112,13 +112,15 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       name,
       leaseMs,
       queueWorkerIds: () => [...slots],
-      ...(previousEpoch === undefined ? {} : { previousEpoch }),
+      ...(leaseEpoch === undefined ? {} : { previousEpoch: leaseEpoch }),
       onLost: (error) => {
         leaseLost.abort(error);
         trouble(error);
       },
       onRenewed: () => void stopCancelledRuns(store, name, lease.epoch, running),
     });
+    // Remembered at once: a generation that fails to start after this may leave the row behind.
+    leaseEpoch = lease.epoch;
     const context: AttemptContext = {
       name,
       project,
@@ -155,7 +157,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     } catch (error) {
       leaseLost.abort(error);
       await stopListening();
-      await runner?.stop().catch(() => undefined);
+      if (runner) await within(15_000, runner.stop());
       await lease.end().catch(() => lease.stopTimers());
       throw error;
     }
@@ -173,15 +175,16 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       await lease.end().catch(() => lease.stopTimers());
       return ending;
     })();
-    return { epoch: lease.epoch, ended };
+    return { ended };
   }
 
-  const first = await startGeneration(undefined).catch(async (error) => {
+  /** The epoch of the last lease this worker took: its own row, to take over after trouble. */
+  let leaseEpoch: number | undefined;
+  const first = await startGeneration().catch(async (error) => {
     await store.close();
     throw error;
   });
   const done = (async () => {
-    let previousEpoch = first.epoch;
     let ending = await first.ended;
     let failures = 0;
     try {
@@ -194,13 +197,14 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         await Promise.race([sleep(backoffDelay(Math.min(failures, 10), RECONNECT)), stopRequested]);
         if (stopping) return;
         try {
-          const next = await startGeneration(previousEpoch);
-          previousEpoch = next.epoch;
+          const next = await startGeneration();
           failures = 0;
           log(`worker ${name} is back: taking turns again.`);
           ending = await next.ended;
         } catch (error) {
-          if (!isConnectionError(error)) throw error;
+          // Only what waiting cannot mend ends the worker: anything else (the database coming
+          // back up, half-started) is tried again.
+          if (error instanceof CodexHarnessError && FATAL.has(error.code)) throw error;
           failures += 1;
           ending = { kind: "trouble", error: error as Error };
         }

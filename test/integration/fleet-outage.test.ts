@@ -104,7 +104,9 @@ describe("the fleet through outages", { skip: missing }, () => {
         assert.equal(run.status, "completed", JSON.stringify(run));
         assert.equal(Number(run.completes), 1, JSON.stringify(run));
       }
-      for (const worker of workers) assert.equal(worker.child.exitCode, null, "workers stay up");
+      for (const worker of workers) {
+        assert.equal(worker.child.exitCode, null, `workers stay up: ${worker.output.stderr}`);
+      }
       process.stderr.write(
         `# outage 6 s: submits done ${recoveredMs} ms after the database was back; attempts ${runs.map((run) => run.attempts).join(",")}\n`,
       );
@@ -114,9 +116,9 @@ describe("the fleet through outages", { skip: missing }, () => {
     }
   });
 
-  it("a worker cut off longer than its lease stops its turns, then reconnects and takes turns again", async () => {
+  it("a worker cut off longer than its lease stops its turns, then reconnects: its turn runs again, once", async () => {
     const server = await freshPostgres();
-    const model = await historyModel(0);
+    const model = await historyModel(1_500);
     try {
       const [project] = await testbed.projectCopies(1, model);
       const worker = testbed.startWorker(server.url, project as string, "cut-off", [
@@ -124,6 +126,16 @@ describe("the fleet through outages", { skip: missing }, () => {
         "2000",
       ]);
       await testbed.taking(worker);
+      // A turn in flight when the database goes: its attempt is stopped, and the run goes on.
+      const cut = await submitTurn({
+        store: server.url,
+        externalSessionId: "cut-session",
+        externalRunId: "cut-1",
+        target: "dev",
+        prompt: "o cut",
+        outageGiveUpMs: 120_000,
+      });
+      await model.waitForRequest(1, { timeoutMs: 30_000 });
       server.down();
       await eventually(
         "the worker says it lost the database",
@@ -141,6 +153,17 @@ describe("the fleet through outages", { skip: missing }, () => {
         () => /worker cut-off is back: taking turns again/.test(worker.output.stderr),
         { timeoutMs: 30_000 },
       );
+      assert.deepEqual(await cut.result(), { success: true, finalOutput: "seen: o cut" });
+      await cut.close();
+      const cutRuns = await fleetRows(
+        server.url,
+        `SELECT status, attempts, (SELECT count(*) FROM codex_harness_fleet_events
+           WHERE run_id = 'cut-1' AND event->>'type' = 'complete') AS completes
+         FROM codex_harness_fleet_runs WHERE run_id = 'cut-1'`,
+      );
+      assert.equal(cutRuns[0]?.status, "completed");
+      assert.equal(Number(cutRuns[0]?.completes), 1);
+      assert.ok(Number(cutRuns[0]?.attempts) >= 2, "the stopped attempt was run again");
       const run = await submitTurn({
         store: server.url,
         externalSessionId: "after-outage",
@@ -150,7 +173,7 @@ describe("the fleet through outages", { skip: missing }, () => {
       });
       assert.deepEqual(await run.result(), { success: true, finalOutput: "seen: o after" });
       await run.close();
-      assert.equal(worker.child.exitCode, null);
+      assert.equal(worker.child.exitCode, null, worker.output.stderr);
       const held = await fleetRows(
         server.url,
         "SELECT name FROM codex_harness_fleet_workers ORDER BY name",
