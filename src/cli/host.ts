@@ -49,6 +49,14 @@ export function addHostCommand(program: Command): void {
         ...(flags.codexHome ? { codexHome: flags.codexHome } : {}),
         ...(flags.codexPath ? { codexPathOverride: flags.codexPath } : {}),
       });
+      // Before anything is printed: whoever reads "listening" may stop it at once.
+      let stopping = false;
+      const stop = () => {
+        stopping = true;
+        void host.close();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
       const url = host.url.replace("//0.0.0.0:", `//${hostname()}:`);
       console.log(`codex app-server is listening on ${host.url} (pid ${host.process.pid}).`);
       console.log("Connect from another machine:");
@@ -74,13 +82,6 @@ export function addHostCommand(program: Command): void {
           "ws:// carries the token and every message in the clear: across a network you do not trust, put TLS in front (wss://) or use ssh -L.",
         );
       }
-      let stopping = false;
-      const stop = () => {
-        stopping = true;
-        void host.close();
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
       const exit = await host.process.exited;
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);

@@ -1,6 +1,7 @@
 // One attempt of one fleet run on this worker: a new attempt (the fencing token), the session's
-// thread brought from the store into a codex home of the attempt's own, the turn run with runTurn,
-// its events appended and its end recorded — every write fenced, through database outages.
+// thread brought from the store into the session's codex home here (one no other live attempt
+// uses), the turn run with runTurn, its events appended and its end recorded — every write fenced,
+// through database outages.
 import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -37,7 +38,10 @@ export class RunCancelledSignal extends CodexHarnessError {
 export interface AttemptContext {
   name: string;
   project: string;
-  /** Where session homes live here (`<aspHome>/fleet-attempts/…`, one per attempt). */
+  /**
+   * Where session homes live here: the session's own under it, or `fleet-attempts/…` for an
+   * attempt that finds it held by another live attempt.
+   */
   aspHome: string;
   /** The worker's lease epoch: with the attempt number, the fencing token. */
   epoch: number;
