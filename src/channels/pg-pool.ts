@@ -9,17 +9,40 @@ export async function inTransaction<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
+  return withClient(pool, async (client) => {
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/**
+ * Runs `work` on one of `pool`'s connections. While checked out a connection has no error
+ * listener of the pool's: one lost between two queries (the server went away) would be an
+ * unhandled 'error' event that ends the process. Here it is noted, the next query fails, and the
+ * connection is discarded rather than returned to the pool.
+ */
+export async function withClient<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on("error", onError);
   try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    return await work(client);
   } finally {
-    client.release();
+    client.off("error", onError);
+    client.release(lost);
   }
 }
 

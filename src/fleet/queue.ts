@@ -2,6 +2,7 @@
 // session's turns run one at a time, in order), and its tables made once however many start at once.
 import type { PoolClient } from "pg";
 import { loadDriver } from "../channels/drivers.js";
+import { withClient } from "../channels/pg-pool.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
 
 /** The graphile-worker task that runs one turn. */
@@ -36,17 +37,16 @@ export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest)
  */
 export async function migrateQueue(store: FleetStore): Promise<void> {
   const graphile = await loadDriver("graphile-worker", undefined, "The fleet");
-  const client = await store.pool.connect();
-  try {
+  await withClient(store.pool, async (client) => {
     await client.query("SELECT pg_advisory_lock($1)", [QUEUE_SCHEMA_LOCK]);
     try {
       await graphile.runMigrations({ connectionString: store.url, logger: quietLogger(graphile) });
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [QUEUE_SCHEMA_LOCK]);
+      await client
+        .query("SELECT pg_advisory_unlock($1)", [QUEUE_SCHEMA_LOCK])
+        .catch(() => undefined);
     }
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**
