@@ -294,6 +294,34 @@ describe("the fleet", { skip: missing }, () => {
     );
   });
 
+  it("a NUL in codex's answer is stored as U+FFFD: the run completes, once", async () => {
+    const url = (postgres as TestPostgres).url;
+    const nul = await ScriptedModel.start({ responses: [reply("a\u0000b")] });
+    try {
+      const [project] = await projectCopies(1, nul);
+      startWorker(url, project as string, "nul-worker");
+      const run = await submitTurn({
+        store: url,
+        externalSessionId: "nul-session",
+        externalRunId: "nul-run",
+        target: "dev",
+        prompt: "say it",
+      });
+      assert.deepEqual(await run.result(), { success: true, finalOutput: "a\ufffdb" });
+      await run.close();
+      assert.deepEqual(
+        await fleetRows(
+          url,
+          "SELECT status, attempts FROM codex_harness_fleet_runs WHERE run_id = 'nul-run'",
+        ),
+        [{ status: "completed", attempts: 1 }],
+      );
+    } finally {
+      await stopWorkers();
+      await nul.close();
+    }
+  });
+
   it("a bad store URL is a clear error with the password redacted", async () => {
     await assert.rejects(
       submitTurn({
