@@ -74,11 +74,14 @@ function isMissing(error: unknown, name: string): boolean {
 
 /** `url` without its password, for messages. */
 export function redactUrl(url: string): string {
+  let shown = url;
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
-    return parsed.toString();
+    shown = parsed.toString();
   } catch {
-    return "the given URL";
+    // Not a URL: shown as given.
   }
+  // And whatever could still be a password (`user:secret@host`, which parses as a URL too).
+  return shown.replace(/:[^:@/]*@/, ":***@");
 }

@@ -1,6 +1,6 @@
 // The `codex-harness` command line: thin commands over the library.
 import { createRequire } from "node:module";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { installTargets } from "../spaces/install.js";
 import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
@@ -51,8 +51,19 @@ export function buildProgram(): Command {
       .option("--json", "print the events as JSONL")
       .option("-y, --yes", "approve every request without asking")
       .option("-m, --model <model>", "model to use")
-      .option("--sandbox <mode>", "read-only | workspace-write | danger-full-access")
-      .option("--approval-policy <policy>", "on-request | never")
+      .addOption(
+        new Option("--sandbox <mode>", "what codex's commands may touch").choices([
+          "read-only",
+          "workspace-write",
+          "danger-full-access",
+        ]),
+      )
+      .addOption(
+        new Option(
+          "--approval-policy <policy>",
+          "when codex asks (the pinned codex refuses untrusted and on-failure)",
+        ).choices(["on-request", "never"]),
+      )
       .option(
         "-C, --cd <dir>",
         "working directory (default: the current one, or the --project)",
@@ -63,7 +74,12 @@ export function buildProgram(): Command {
         "--skip-git-repo-check",
         "run even when the working directory is not in a git repository",
       )
-      .option("--transport <kind>", "app-server (default) | exec")
+      .addOption(
+        new Option("--transport <kind>", "how codex is driven (default app-server)").choices([
+          "app-server",
+          "exec",
+        ]),
+      )
       .option(
         "--give-up-after <seconds>",
         "stop when codex has retried its model this long with nothing back",

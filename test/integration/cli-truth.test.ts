@@ -62,6 +62,26 @@ describe("codex-harness flags are checked before anything runs", () => {
       /--codex-path <path>' argument '\/nope'.*not a file/,
     ],
     [
+      ["run", "--sandbox", "banana", "hello"],
+      /--sandbox <mode>' argument 'banana' is invalid\. Allowed choices are read-only, workspace-write, danger-full-access/,
+    ],
+    [
+      ["run", "--approval-policy", "untrusted", "hello"],
+      /--approval-policy <policy>' argument 'untrusted' is invalid\. Allowed choices are on-request, never/,
+    ],
+    [
+      ["run", "--transport", "grpc", "hello"],
+      /--transport <kind>' argument 'grpc' is invalid\. Allowed choices are app-server, exec/,
+    ],
+    [
+      ["submit", "--store", "fleet", "--target", "dev", "--session", "s", "hi"],
+      /The fleet needs a PostgreSQL URL \(postgres:\/\/user:password@host:5432\/db\), got "fleet"/,
+    ],
+    [
+      ["submit", "--store", "fleet:s3cret@db", "--target", "dev", "--session", "s", "hi"],
+      /got "fleet:\*\*\*@db"/,
+    ],
+    [
       ["doctor", "--codex-home", "/nonexistent/dir"],
       /--codex-home <dir>' argument '\/nonexistent\/dir' is invalid/,
     ],
