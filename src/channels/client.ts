@@ -160,6 +160,13 @@ export class ChannelsClient {
     const failure = (await response.json().catch(() => ({}))) as {
       error?: { code?: string; message?: string };
     };
+    if (response.status === 401) {
+      throw new ChannelsError(
+        failure.error?.code ?? "unauthorized",
+        401,
+        `The channels runtime at ${this.base} refused the token (401): give the one in its <data-dir>/token (--token, CODEX_HARNESS_TOKEN or --data-dir).`,
+      );
+    }
     throw new ChannelsError(
       failure.error?.code ?? "http_error",
       response.status,

@@ -203,6 +203,20 @@ describe("codex-harness interactions", () => {
         new RegExp(shown.id),
         "pending alone is not all that waits",
       );
+      const refused = await runCli([
+        "interactions",
+        "--url",
+        server.url,
+        "--token",
+        "wrong",
+        "list",
+      ]);
+      assert.equal(refused.code, 1);
+      assert.equal(refused.stdout, "");
+      assert.match(
+        refused.stderr,
+        /The channels runtime at http:\/\/127\.0\.0\.1:\d+ refused the token \(401\): give the one in its <data-dir>\/token/,
+      );
     } finally {
       await server.close();
       await rm(dir, { recursive: true, force: true });
