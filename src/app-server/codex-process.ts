@@ -4,6 +4,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { RpcLocalError } from "../rpc/errors.js";
+import { settlesWithin } from "../rpc/retry.js";
 import type { ProcessExit } from "./process-errors.js";
 import {
   endMarkedProcesses,
@@ -168,22 +169,10 @@ export class CodexProcess {
 
   /** Waits (bounded) for the sweep of what the exited process left running. */
   private async settled(ms: number): Promise<void> {
-    if (this.exit) await within(this.swept, ms);
+    if (this.exit) await settlesWithin(this.swept, ms);
   }
 
   private waitExit(ms: number): Promise<boolean> {
-    return within(this.exited, ms);
+    return settlesWithin(this.exited, ms);
   }
-}
-
-/** Whether `promise` settles within `ms` (the timer does not hold the event loop). */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  const settled = await Promise.race([promise.then(() => true), timeout]);
-  clearTimeout(timer);
-  return settled;
 }

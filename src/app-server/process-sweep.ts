@@ -67,7 +67,7 @@ export async function isStopped(pid: number): Promise<boolean> {
 }
 
 /** Whether a process is there and not a zombie (a dead one its new parent has not reaped yet). */
-async function isRunning(pid: number): Promise<boolean> {
+export async function isRunning(pid: number): Promise<boolean> {
   if (process.platform === "linux") {
     const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
     return stat !== "" && !/\) Z /.test(stat);

@@ -3,6 +3,7 @@
 // holding it interrupts its turn at codex and records the cancellation — exactly once either way.
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
+import { LIVE_LEASE } from "./lease.js";
 import { checkRunId } from "./request-check.js";
 import type { FleetRunStatus, FleetStore } from "./store.js";
 
@@ -42,7 +43,7 @@ export async function cancelFleetRun(
       `SELECT r.status, r.session_id, EXISTS (
          SELECT 1 FROM codex_harness_fleet_workers w
          WHERE w.name = r.worker AND w.epoch = r.lease_epoch
-           AND w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond') AS live,
+           AND ${LIVE_LEASE}) AS live,
        EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = r.run_id AND j.locked_at IS NOT NULL)
          AS taken
        FROM codex_harness_fleet_runs r WHERE r.run_id = $1 FOR UPDATE OF r`,

@@ -5,6 +5,7 @@
 import type { PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
+import { LIVE_LEASE } from "./lease.js";
 import { type FleetSessionRow, type FleetStore, jsonForPostgres } from "./store.js";
 
 /** One attempt of one run, as the worker running it knows it: the fencing token. */
@@ -30,14 +31,11 @@ export class FencedError extends CodexHarnessError {
   }
 }
 
-/** A live lease, by the database's clock. */
-const LIVE = "w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond'";
-
 const FENCE = `
 SELECT 1 FROM codex_harness_fleet_runs r
 JOIN codex_harness_fleet_workers w ON w.name = r.worker AND w.epoch = r.lease_epoch
 WHERE r.run_id = $1 AND r.attempts = $2 AND r.worker = $3 AND r.lease_epoch = $4
-  AND r.status = 'running' AND ${LIVE}
+  AND r.status = 'running' AND ${LIVE_LEASE}
 FOR UPDATE OF r FOR SHARE OF w`;
 
 /**
@@ -98,7 +96,7 @@ export async function startAttempt(
 ): Promise<AttemptFence | undefined> {
   return store.transaction(async (client) => {
     const lease = await client.query(
-      `SELECT 1 FROM codex_harness_fleet_workers w WHERE w.name = $1 AND w.epoch = $2 AND ${LIVE}
+      `SELECT 1 FROM codex_harness_fleet_workers w WHERE w.name = $1 AND w.epoch = $2 AND ${LIVE_LEASE}
        FOR SHARE OF w`,
       [worker, epoch],
     );

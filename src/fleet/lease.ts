@@ -6,6 +6,9 @@ import type { Pool } from "pg";
 import { inTransaction } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
 
+/** A live lease of the workers' row `w`, by the database's clock (each worker's own lease length). */
+export const LIVE_LEASE = "w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond'";
+
 /** A lease's end, as the worker learns it. */
 export class LeaseLostError extends CodexHarnessError {
   constructor(message: string, options: { cause?: unknown } = {}) {
@@ -50,9 +53,8 @@ export class WorkerLease {
   static async start(options: WorkerLeaseOptions): Promise<WorkerLease> {
     const epoch = await inTransaction(options.pool, async (client) => {
       const { rows } = await client.query(
-        `SELECT epoch, queue_worker_ids,
-           heartbeat_at > now() - lease_ms * interval '1 millisecond' AS live
-         FROM codex_harness_fleet_workers WHERE name = $1 FOR UPDATE`,
+        `SELECT epoch, queue_worker_ids, ${LIVE_LEASE} AS live
+         FROM codex_harness_fleet_workers w WHERE name = $1 FOR UPDATE`,
         [options.name],
       );
       const held = rows[0];
@@ -147,8 +149,7 @@ export class WorkerLease {
   private async reap(): Promise<void> {
     await inTransaction(this.options.pool, async (client) => {
       const { rows } = await client.query(
-        `DELETE FROM codex_harness_fleet_workers
-         WHERE heartbeat_at < now() - lease_ms * interval '1 millisecond'
+        `DELETE FROM codex_harness_fleet_workers w WHERE NOT (${LIVE_LEASE})
          RETURNING queue_worker_ids`,
       );
       // And slots no live worker names that hold a job longer than a lease (a worker killed

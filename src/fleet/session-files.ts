@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { isRunning } from "../app-server/process-sweep.js";
 
 /**
  * The rollout of `threadId` in codex home `home`: its path relative to the home (codex keeps
@@ -98,18 +99,9 @@ export async function claimSessionHome(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number((await readFile(lock, "utf8").catch(() => "")).trim());
-      if (holder === process.pid || (holder > 0 && alive(holder))) break;
+      if (holder === process.pid || (holder > 0 && (await isRunning(holder)))) break;
       await rm(lock, { force: true });
     }
   }
   return { aspHome: ownHome, release: () => rm(ownHome, { recursive: true, force: true }) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

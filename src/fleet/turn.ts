@@ -25,7 +25,7 @@ import {
 import { LeaseLostError } from "./lease.js";
 import { throughOutage } from "./outage.js";
 import { claimSessionHome, manifestHash, readRollout, writeRollout } from "./session-files.js";
-import type { FleetSessionRow, FleetStore, FleetTurnRequest } from "./store.js";
+import type { FleetStore, FleetTurnRequest } from "./store.js";
 
 /** Why a turn's signal aborted when somebody cancelled its run. */
 export class RunCancelledSignal extends CodexHarnessError {
@@ -202,7 +202,7 @@ async function turnHere(
     emit: (event: object) => Promise<void>;
   },
 ): Promise<AttemptOutcome> {
-  const { attemptHome, write } = attempt;
+  const { attemptHome, signal, write, emit } = attempt;
   const { homeDir } = await installedHome(
     () => installTarget(context.project, request.target),
     codexHomeDir(context.project, request.target),
@@ -219,69 +219,57 @@ async function turnHere(
   // worker sharing this project folder): codex allows one writer per thread.
   const claimed = await claimSessionHome(context.aspHome, request.externalSessionId, attemptHome);
   try {
-    return await turnIn(claimed.aspHome, homeDir, hash, session, request, context, attempt);
+    const { aspHome } = claimed;
+    const { home } = await prepareSessionHome({
+      templateHome: homeDir,
+      aspHome,
+      sessionId: request.externalSessionId,
+    });
+    // Only the fleet's record says which thread continues: never one a discarded attempt left here.
+    await rm(sessionRecordPath(aspHome, request.externalSessionId), { force: true });
+    // The thread as the last recorded turn left it, wherever that ran.
+    if (session?.rollout && session.rolloutPath) {
+      await writeRollout(home, session.rolloutPath, session.rollout);
+    }
+    const response = await runTurn({
+      externalSessionId: request.externalSessionId,
+      externalRunId: request.externalRunId,
+      aspHome,
+      spec: { target: { targetName: request.target, targetDir: context.project } },
+      harness: "codex",
+      cwd: request.cwd ?? context.project,
+      prompt: request.prompt,
+      signal,
+      ...(request.model ? { model: request.model } : {}),
+      ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
+      ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
+      ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
+      ...(context.approvals ? { approvals: context.approvals } : {}),
+      callbacks: { onEvent: (event) => emit(event) },
+    });
+    const result = response.result;
+    const outcome: AttemptOutcome = {
+      status: result.success ? "completed" : "failed",
+      result,
+      complete: { type: "complete", result },
+    };
+    const threadId = response.harnessSessionId;
+    const rollout = threadId ? await readRollout(home, threadId) : undefined;
+    if (threadId && rollout) {
+      outcome.session = {
+        row: {
+          sessionId: request.externalSessionId,
+          threadId,
+          model: response.model ?? null,
+          rolloutPath: rollout.relativePath,
+          rollout: rollout.gzipped,
+          manifestHash: hash,
+        },
+        fromVersion: session?.version ?? 0,
+      };
+    }
+    return outcome;
   } finally {
     await claimed.release().catch(() => undefined);
   }
-}
-
-async function turnIn(
-  aspHome: string,
-  homeDir: string,
-  hash: string,
-  session: FleetSessionRow | undefined,
-  request: FleetTurnRequest,
-  context: AttemptContext,
-  attempt: { signal: AbortSignal; emit: (event: object) => Promise<void> },
-): Promise<AttemptOutcome> {
-  const { signal, emit } = attempt;
-  const { home } = await prepareSessionHome({
-    templateHome: homeDir,
-    aspHome,
-    sessionId: request.externalSessionId,
-  });
-  // Only the fleet's record says which thread continues: never one a discarded attempt left here.
-  await rm(sessionRecordPath(aspHome, request.externalSessionId), { force: true });
-  // The thread as the last recorded turn left it, wherever that ran.
-  if (session?.rollout && session.rolloutPath) {
-    await writeRollout(home, session.rolloutPath, session.rollout);
-  }
-  const response = await runTurn({
-    externalSessionId: request.externalSessionId,
-    externalRunId: request.externalRunId,
-    aspHome,
-    spec: { target: { targetName: request.target, targetDir: context.project } },
-    harness: "codex",
-    cwd: request.cwd ?? context.project,
-    prompt: request.prompt,
-    signal,
-    ...(request.model ? { model: request.model } : {}),
-    ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
-    ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
-    ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
-    ...(context.approvals ? { approvals: context.approvals } : {}),
-    callbacks: { onEvent: (event) => emit(event) },
-  });
-  const result = response.result;
-  const outcome: AttemptOutcome = {
-    status: result.success ? "completed" : "failed",
-    result,
-    complete: { type: "complete", result },
-  };
-  const threadId = response.harnessSessionId;
-  const rollout = threadId ? await readRollout(home, threadId) : undefined;
-  if (threadId && rollout) {
-    outcome.session = {
-      row: {
-        sessionId: request.externalSessionId,
-        threadId,
-        model: response.model ?? null,
-        rolloutPath: rollout.relativePath,
-        rollout: rollout.gzipped,
-        manifestHash: hash,
-      },
-      fromVersion: session?.version ?? 0,
-    };
-  }
-  return outcome;
 }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { loadDriver } from "../channels/drivers.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
-import { backoffDelay, sleep } from "../rpc/retry.js";
+import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
@@ -63,6 +63,9 @@ type Ending = { kind: "stop" } | { kind: "trouble"; error: Error };
 
 /** Errors a worker cannot wait out: it exits non-zero with them. */
 const FATAL = new Set(["worker_name_taken", "invalid_store"]);
+
+/** How long a queue runner in trouble is given to stop (its database may be gone). */
+const STOP_MS = 15_000;
 
 const RECONNECT = { maxRetries: Number.POSITIVE_INFINITY, initialDelayMs: 500, maxDelayMs: 10_000 };
 
@@ -157,7 +160,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     } catch (error) {
       leaseLost.abort(error);
       await stopListening();
-      if (runner) await within(15_000, runner.stop());
+      if (runner) await settlesWithin(runner.stop(), STOP_MS);
       await lease.end().catch(() => lease.stopTimers());
       throw error;
     }
@@ -170,7 +173,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       const ending = await Promise.race([troubled, stopRequested]);
       if (ending.kind === "trouble") leaseLost.abort(ending.error);
       // Graceful on stop (running turns finish); bounded otherwise: the database may be gone.
-      await within(ending.kind === "stop" ? Number.POSITIVE_INFINITY : 15_000, queue.stop());
+      if (ending.kind === "stop") await queue.stop().catch(() => undefined);
+      else await settlesWithin(queue.stop(), STOP_MS);
       await stopListening();
       await lease.end().catch(() => lease.stopTimers());
       return ending;
@@ -241,16 +245,4 @@ async function stopCancelledRuns(
     )
     .catch(() => ({ rows: [] as { run_id: string }[] }));
   for (const row of rows) running.get(row.run_id)?.abort(new RunCancelledSignal(row.run_id));
-}
-
-/** Waits for `work`, at most `ms`. */
-async function within(ms: number, work: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work.catch(() => undefined),
-    new Promise<void>((resolve) => {
-      if (Number.isFinite(ms)) timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
 }

@@ -1,4 +1,5 @@
-// Exponential backoff with jitter for requests codex rejects as overloaded (-32001).
+// Waiting: exponential backoff with jitter (for requests codex rejects as overloaded, -32001),
+// sleeps that an AbortSignal ends, and waits bounded in time.
 
 /** How to retry an overloaded request. */
 export interface RetryOptions {
@@ -44,4 +45,22 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Whether `promise` settles (either way) within `ms`; the timer does not hold the event loop. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    timeout,
+  ]);
+  clearTimeout(timer);
+  return settled;
 }

@@ -8,7 +8,7 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { startCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { FleetTestbed, fleetRows } from "../support/fleet.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
@@ -55,17 +55,15 @@ describe("the fleet through outages", { skip: missing }, () => {
       );
       for (const worker of workers) await testbed.taking(worker);
       // Followed by real `submit` processes, each given 150 s (the whole suite shares 2 cores).
-      const submit = async (session: string, prompt: string) => {
-        const cli = startCli([
-          "submit",
-          ...["--store", server.url, "--target", "dev", "--session", session],
-          ...["--run-id", `${session}:${prompt}`, prompt],
-        ]);
-        cli.child.stdin.end();
-        const timer = setTimeout(() => cli.child.kill("SIGKILL"), 150_000);
-        const code = await cli.closed.finally(() => clearTimeout(timer));
-        return { code, ...cli.output };
-      };
+      const submit = (session: string, prompt: string) =>
+        runCli(
+          [
+            "submit",
+            ...["--store", server.url, "--target", "dev", "--session", session],
+            ...["--run-id", `${session}:${prompt}`, prompt],
+          ],
+          { timeoutMs: 150_000 },
+        );
       const sessions = ["a", "b", "c", "d"];
       const firsts = sessions.map((session) => submit(`out-${session}`, `o1 ${session}`));
       await model.waitForRequest(2, { timeoutMs: 30_000 });

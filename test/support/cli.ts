@@ -35,13 +35,16 @@ export function startCli(
   return { child, output, closed };
 }
 
-/** Runs the CLI with `input` on stdin; resolves with its exit code and output (killed after 60 s). */
+/**
+ * Runs the CLI with `input` on stdin; resolves with its exit code and output (killed after
+ * `timeoutMs`, 60 s by default).
+ */
 export async function runCli(
   args: string[],
-  options: { input?: string; env?: Record<string, string | undefined> } = {},
+  options: { input?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, output, closed } = startCli(args, options.env);
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
   child.stdin.end(options.input ?? "");
   const code = await closed.finally(() => clearTimeout(timer));
   return { code, ...output };
