@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import { AppServerClient } from "../app-server/client.js";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
+import { readLogin } from "../app-server/login.js";
 import type { RemoteOptions } from "../app-server/remote.js";
 import { checkProvider } from "./doctor-provider.js";
 
@@ -122,48 +123,22 @@ async function checkAppServer(options: DoctorOptions): Promise<DoctorCheck[]> {
       detail: `${options.remote ? `${client.endpoint} ` : ""}answered initialize in ${Date.now() - started} ms (${userAgent}; CODEX_HOME ${codexHome})`,
     };
     const timeoutMs = options.timeoutMs ?? 20_000;
-    const login = await checkLogin(client, timeoutMs);
+    const login = await readLogin(client, timeoutMs);
+    const loginCheck: DoctorCheck = {
+      name: "login",
+      ok: login.state === "ok",
+      detail: login.detail,
+    };
     if (options.remote) {
       // Whether its provider answers is for that machine to say (doctor there).
-      return [answered, login.check];
+      return [answered, loginCheck];
     }
     const provider = await checkProvider(client, login.account, process.env, timeoutMs);
-    return [answered, login.check, provider];
+    return [answered, loginCheck, provider];
   } catch (error) {
     return [{ name: "app-server", ok: false, detail: (error as Error).message }];
   } finally {
     await client?.close();
-  }
-}
-
-/** Whether codex can authenticate to the configured provider (`account/read`), and as whom. */
-async function checkLogin(
-  client: AppServerClient,
-  timeoutMs: number,
-): Promise<{ check: DoctorCheck; account: { type: string } | null }> {
-  const login = (ok: boolean, detail: string) => ({ name: "login", ok, detail });
-  try {
-    const { account, requiresOpenaiAuth } = await client.request("account/read", {}, { timeoutMs });
-    const check = (() => {
-      if (account?.type === "apiKey") return login(true, "an API key");
-      if (account?.type === "chatgpt") {
-        return login(true, `ChatGPT${account.email ? ` (${account.email})` : ""}`);
-      }
-      if (account) return login(true, `logged in (${account.type})`);
-      if (!requiresOpenaiAuth) {
-        return login(true, "the configured model provider needs no OpenAI login");
-      }
-      return login(
-        false,
-        "not logged in, so every turn would fail: run `codex login` (with this CODEX_HOME), or give the SDK an apiKey / CODEX_API_KEY.",
-      );
-    })();
-    return { check, account };
-  } catch (error) {
-    return {
-      check: login(false, `account/read failed: ${(error as Error).message}`),
-      account: null,
-    };
   }
 }
 

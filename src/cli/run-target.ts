@@ -8,8 +8,13 @@ import type { Approvals } from "../events/approval-types.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
 import { homePermissionsPolicy } from "../spaces/home-permissions.js";
-import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
-import { prepareSessionHome, sessionHomeDir } from "../spaces/session-home.js";
+import { codexHomeDir, installTarget } from "../spaces/install.js";
+import {
+  configuredModel,
+  prepareSessionHome,
+  sessionHomeDir,
+  userCodexHome,
+} from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
 import { TargetSession } from "./target-session.js";
@@ -83,14 +88,11 @@ export async function runTarget(
   let home: string;
   let policy: Approvals | undefined;
   try {
-    const { installed } = await installedHome(
-      () =>
-        installTarget(project, options.target, {
-          onWarning: (message) => io.err(`warning: ${message}`),
-        }),
-      templateHome,
-    );
-    if (installed) io.err(`installed ${installed.target} -> ${installed.homeDir}`);
+    // Installed on every run: a changed space reaches the session; an unchanged one costs no swap.
+    const installed = await installTarget(project, options.target, {
+      onWarning: (message) => io.err(`warning: ${message}`),
+    });
+    if (installed.changed) io.err(`installed ${installed.target} -> ${installed.homeDir}`);
     ({ home } = await prepareSessionHome({
       templateHome,
       aspHome,
@@ -128,7 +130,11 @@ export async function runTarget(
           ...turnPolicy(options),
           cd: cwd,
           codexHome: home,
-          ...(session.continued ? { resume: session.continued } : {}),
+          loginHome: userCodexHome(),
+          // codex keeps a resumed thread on its last model unless told: the target's is told.
+          ...(session.continued
+            ? { resume: session.continued, model: options.model ?? (await configuredModel(home)) }
+            : {}),
           onThread: (threadId) => session.remember(threadId),
           ...(policy ? { policy } : {}),
           // As with codex exec, --yolo also skips the git repository check.

@@ -1,5 +1,6 @@
 // `codex-harness run "<prompt>"`: one turn against the user's own Codex configuration.
 import path from "node:path";
+import { requireLogin } from "../app-server/login.js";
 import type { RemoteOptions } from "../app-server/remote.js";
 import { composeApprovals } from "../approvals/policies.js";
 import { Codex } from "../codex.js";
@@ -35,6 +36,8 @@ export interface RunCommandOptions {
   policy?: Approvals;
   /** A codex app-server running elsewhere, instead of starting one. */
   remote?: RemoteOptions;
+  /** Where the person logs in, when not codex's own home (a session home links its auth.json). */
+  loginHome?: string;
   /** Called with the thread's id once codex has started (or resumed) it. */
   onThread?: (threadId: string) => Promise<void> | void;
 }
@@ -60,8 +63,16 @@ export async function runPrompt(
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),
     ...(options.remote ? { remote: options.remote } : {}),
+    // As `codex exec` reads it: app-server logs in with it for this process only.
+    ...(process.env.CODEX_API_KEY ? { apiKey: process.env.CODEX_API_KEY } : {}),
   });
   try {
+    // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.
+    if (options.transport !== "exec") {
+      await requireLogin(await codex.appServer.client(), "run", {
+        ...(options.loginHome ? { loginHome: options.loginHome } : {}),
+      });
+    }
     const threadOptions = {
       workingDirectory: turnCwd(options),
       // Like codex exec: a working directory outside a git repository needs the flag.

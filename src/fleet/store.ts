@@ -52,6 +52,12 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_workers (
 ALTER TABLE codex_harness_fleet_workers
   ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0,
   ADD COLUMN IF NOT EXISTS lease_ms integer NOT NULL DEFAULT 30000;
+CREATE TABLE IF NOT EXISTS codex_harness_fleet_installs (
+  target text NOT NULL,
+  manifest_hash text NOT NULL,
+  first_seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (target, manifest_hash)
+);
 `;
 /** The channels this store NOTIFYs on: a run's new event, a run asked to stop. */
 const CHANNELS = { events: "codex_harness_fleet_events", cancels: "codex_harness_fleet_cancels" };

@@ -11,7 +11,7 @@ import type { RunResult } from "../session/agent-events.js";
 import { runTurn } from "../session/run-turn.js";
 import { sessionRecordPath } from "../session/session-store.js";
 import type { PermissionHandler } from "../session/unified-types.js";
-import { codexHomeDir, installedHome, installTarget } from "../spaces/install.js";
+import { installTarget } from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
 import { cancelledResult } from "./cancel.js";
 import {
@@ -26,6 +26,7 @@ import { LeaseLostError } from "./lease.js";
 import { throughOutage } from "./outage.js";
 import { claimSessionHome, manifestHash, readRollout, writeRollout } from "./session-files.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
+import { checkTargetInstall } from "./target-installs.js";
 
 /** Why a turn's signal aborted when somebody cancelled its run. */
 export class RunCancelledSignal extends CodexHarnessError {
@@ -203,17 +204,24 @@ async function turnHere(
   },
 ): Promise<AttemptOutcome> {
   const { attemptHome, signal, write, emit } = attempt;
-  const { homeDir } = await installedHome(
-    () => installTarget(context.project, request.target),
-    codexHomeDir(context.project, request.target),
-  );
+  // Installed on every turn from this worker's copy of the project: a changed target is never
+  // run stale (an unchanged one costs no swap).
+  const { homeDir } = await installTarget(context.project, request.target);
   const hash = await manifestHash(homeDir);
   const session = await write(() => store.getSession(request.externalSessionId));
-  if (session?.manifestHash && session.manifestHash !== hash) {
-    throw new CodexHarnessError(
-      "target_mismatch",
-      `Target "${request.target}" is installed differently on worker ${context.name} than where session ${request.externalSessionId} ran before (manifest ${hash.slice(0, 12)} vs ${session.manifestHash.slice(0, 12)}): install the same project on every worker (codex-harness install).`,
-    );
+  const install = await write(() =>
+    checkTargetInstall(store, request.target, hash, {
+      id: request.externalSessionId,
+      hash: session?.manifestHash ?? null,
+      worker: context.name,
+    }),
+  );
+  if (install.updated) {
+    await emit({
+      type: "log",
+      level: "info",
+      message: `Target "${request.target}" changed since the session's last turn: this turn runs its new install (manifest ${hash.slice(0, 12)}).`,
+    });
   }
   // Never shared with another live attempt of the session (a paused worker that wakes, another
   // worker sharing this project folder): codex allows one writer per thread.

@@ -1,6 +1,7 @@
 // runTurn: one agent-spaces turn on Codex — spec -> installed home -> session home -> resumable
 // thread -> AgentEvents, with the session record kept under aspHome.
 import path from "node:path";
+import { requireLogin } from "../app-server/login.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
@@ -117,7 +118,10 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
 
     const cwd = path.resolve(request.cwd);
     const env = { ...definedEnv(), ...request.env };
-    const home = await sessionHome(request, env);
+    const { home, homeModel, userHome } = await sessionHome(request, env);
+    // A continued thread keeps the model codex last used unless told: the target's own model
+    // (its session home's config) is told, so a reinstalled target's change reaches it.
+    const model = request.model ?? (threadId ? homeModel : undefined);
     codex = new Codex({
       events: "extended",
       codexHome: home,
@@ -126,6 +130,8 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
       ...(request.eventsOutputPath ? { capture: request.eventsOutputPath } : {}),
     });
     if (request.model) await checkModel(codex, request.model);
+    // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.
+    await requireLogin(await codex.appServer.client(), "runTurn", { loginHome: userHome });
     session = new CodexSession({
       sessionId: request.externalSessionId,
       cwd,
@@ -133,7 +139,7 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
       // Its spaces' permissions.toml rules decide first.
       codexHome: home,
       ...(threadId ? { resumeThreadId: threadId } : {}),
-      ...(request.model ? { model: request.model } : {}),
+      ...(model ? { model } : {}),
       ...(request.approvals ? { approvals: request.approvals } : {}),
       ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
     });
@@ -233,36 +239,31 @@ async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null
   return record;
 }
 
-/** Installs the spec's codex home when missing and prepares the session's own home from it. */
-async function sessionHome(request: RunTurnRequest, env: Record<string, string>): Promise<string> {
+/** Installs the spec's codex home (as the project has it now) and prepares the session's own home from it. */
+async function sessionHome(
+  request: RunTurnRequest,
+  env: Record<string, string>,
+): Promise<{ home: string; homeModel: string | undefined; userHome: string }> {
   // Loaded on the first run, not at import: the package root does not load spaces' installer.
-  const [
-    { codexHomeDir, installedHome, installSpaces, installTarget, spacesTargetName },
-    { prepareSessionHome },
-  ] = await Promise.all([import("../spaces/install.js"), import("../spaces/session-home.js")]);
+  const [{ installSpaces, installTarget }, { configuredModel, prepareSessionHome, userCodexHome }] =
+    await Promise.all([import("../spaces/install.js"), import("../spaces/session-home.js")]);
   try {
     const spec = request.spec;
+    // Installed on every run: an unchanged target costs no swap, a changed one reaches the session.
     const { homeDir } =
       "target" in spec
-        ? await installedHome(
-            () => installTarget(spec.target.targetDir, spec.target.targetName),
-            codexHomeDir(spec.target.targetDir, spec.target.targetName),
-          )
-        : await installedHome(
-            () =>
-              installSpaces(spec.spaces, {
-                projectDir: path.resolve(request.cwd),
-                installRoot: request.aspHome,
-              }),
-            codexHomeDir(request.aspHome, spacesTargetName(spec.spaces)),
-          );
+        ? await installTarget(spec.target.targetDir, spec.target.targetName)
+        : await installSpaces(spec.spaces, {
+            projectDir: path.resolve(request.cwd),
+            installRoot: request.aspHome,
+          });
     const { home } = await prepareSessionHome({
       templateHome: homeDir,
       aspHome: request.aspHome,
       sessionId: request.externalSessionId,
       env,
     });
-    return home;
+    return { home, homeModel: await configuredModel(home), userHome: userCodexHome(env) };
   } catch (error) {
     throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
   }

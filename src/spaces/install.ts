@@ -4,7 +4,6 @@ import { chmod, cp, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/
 import path from "node:path";
 import { renderConfigToml } from "../app-server/codex-config.js";
 import { CodexHarnessError } from "../errors.js";
-import { isDirectory } from "../files.js";
 import { writeAgentsMd } from "./agents-md.js";
 import { buildConfig, MCP_STARTUP_TIMEOUT_MS, mcpJson } from "./home-config.js";
 import { HOME_PERMISSIONS_FILE, spacesPermissions } from "./home-permissions.js";
@@ -34,6 +33,11 @@ export interface InstallResult {
   permissionsFiles: string[];
   /** The collision warnings, also passed to `onWarning`. */
   warnings: string[];
+  /**
+   * Whether this install changed the home: false when the home already there was the same
+   * (installs are deterministic), so reinstalling an unchanged target costs no swap.
+   */
+  changed: boolean;
 }
 
 export { buildConfig, MCP_STARTUP_TIMEOUT_MS };
@@ -140,6 +144,7 @@ async function installResolved(
       mcpServers: [...servers.keys()],
       permissionsFiles: permissions?.files ?? [],
       warnings,
+      changed: true,
     };
     await writeFile(
       out("manifest.json"),
@@ -153,7 +158,7 @@ async function installResolved(
         permissions: result.permissionsFiles,
       }),
     );
-    await swapInto(work, homeDir, old);
+    result.changed = await swapInto(work, homeDir, old);
     return result;
   } catch (error) {
     await rm(work, { recursive: true, force: true });
@@ -164,20 +169,6 @@ async function installResolved(
       { cause: error },
     );
   }
-}
-
-/**
- * The installed home at `homeDir`, running `install` first only when there is none: an installed
- * home is reused (run `codex-harness install` after changing spaces). `installed` is set when this
- * call installed it.
- */
-export async function installedHome(
-  install: () => Promise<InstallResult>,
-  homeDir: string,
-): Promise<{ homeDir: string; installed?: InstallResult }> {
-  if (await isDirectory(homeDir)) return { homeDir };
-  const installed = await install();
-  return { homeDir: installed.homeDir, installed };
 }
 
 /**
@@ -199,19 +190,20 @@ export async function installTargets(
  * Moves the finished `work` folder to `homeDir`. Where there was no home it simply lands; where
  * the same home is already there (installs are deterministic, e.g. a concurrent install of the
  * same target won) ours is dropped and the home is never missing for a moment; only a changed
- * home replaces the old one, and on failure the old one is put back.
+ * home replaces the old one, and on failure the old one is put back. Resolves whether the home
+ * changed.
  */
-async function swapInto(work: string, homeDir: string, old: string): Promise<void> {
+async function swapInto(work: string, homeDir: string, old: string): Promise<boolean> {
   try {
     await rename(work, homeDir);
-    return;
+    return true;
   } catch (error) {
     const code = errnoOf(error);
     if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
   }
   if (await sameTree(work, homeDir)) {
     await rm(work, { recursive: true, force: true });
-    return;
+    return false;
   }
   let movedOld = false;
   try {
@@ -237,6 +229,7 @@ async function swapInto(work: string, homeDir: string, old: string): Promise<voi
   } finally {
     if (movedOld) await rm(old, { recursive: true, force: true });
   }
+  return true;
 }
 
 function errnoOf(error: unknown): string | undefined {

@@ -8,19 +8,36 @@ import {
   lstat,
   mkdir,
   readdir,
+  readFile,
   readlink,
   realpath,
   rename,
   rm,
   stat,
   symlink,
+  writeFile,
 } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { isDirectory } from "../files.js";
+import { smolToml } from "../toml.js";
 import { HOME_PERMISSIONS_FILE } from "./home-permissions.js";
 import { PRIVATE_DIR, PRIVATE_FILE, PRIVATE_FILES } from "./private-files.js";
+
+/**
+ * The `model` a session home's config.toml names, if any. codex keeps a resumed thread on the
+ * model it last used; a session continued after its target changed model passes this one, so the
+ * change reaches it.
+ */
+export async function configuredModel(home: string): Promise<string | undefined> {
+  try {
+    const config = smolToml().parse(await readFile(path.join(home, "config.toml"), "utf8"));
+    return typeof config.model === "string" && config.model !== "" ? config.model : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Options of {@link prepareSessionHome}. */
 export interface SessionHomeOptions {
@@ -46,8 +63,13 @@ export interface SessionHome {
   created: boolean;
 }
 
-/** Files copied from the template: the session may change them. */
+/**
+ * Files copied from the template: the session may change them until the template's change
+ * (a reinstall), which then replaces them.
+ */
 const COPIED = ["config.toml", "mcp.json", "manifest.json"] as const;
+/** In the session's folder (beside its home): the digest of the template file each copy came from. */
+const GIVEN_FILE = "template-copies.json";
 /** Files symlinked to the template's: the session always follows them. */
 const FOLLOWED = ["AGENTS.md", HOME_PERMISSIONS_FILE] as const;
 /** Folders whose entries are each symlinked to the template's. */
@@ -64,9 +86,10 @@ export function sessionHomeDir(aspHome: string, sessionId: string): string {
  * Returns the codex home of an external session, creating it from `templateHome` when missing.
  * `config.toml`, `mcp.json` and `manifest.json` are copied; `AGENTS.md`, the spaces' merged
  * permissions (`permissions.json`) and each entry of `skills/` and `prompts/` are symlinked to the template's real files (copied where symlinks
- * fail); the user's `auth.json` is symlinked when present. An existing home is kept (its
- * `config.toml` may have been changed) but refreshed: missing links are added, links to
- * vanished template entries removed. Concurrent calls for one id all get the same home. The home
+ * fail); the user's `auth.json` is symlinked when present. An existing home is kept — its
+ * thread history, auth and any edits to its copies — but refreshed: a copied file whose template
+ * changed since it was copied (a reinstall of the target) is replaced by the new one, missing
+ * links are added, links to vanished template entries removed. Concurrent calls for one id all get the same home. The home
  * folder is made 0700 and its config.toml and mcp.json 0600 (they may hold MCP env secrets),
  * existing ones included.
  */
@@ -132,12 +155,23 @@ export async function prepareSessionHome(options: SessionHomeOptions): Promise<S
  */
 async function refresh(template: string, home: string, authFile: string): Promise<void> {
   await chmod(home, PRIVATE_DIR);
+  // What each copy was made from: a template file that changed since (a reinstall) replaces the
+  // session's copy; one that did not leaves the session's own edits (codex's included) alone.
+  const given = await readGiven(home);
   for (const name of COPIED) {
     const source = path.join(template, name);
-    if ((await isFile(source)) && !(await existsNoFollow(path.join(home, name)))) {
-      await copyFile(source, path.join(home, name));
+    const copy = path.join(home, name);
+    if (!(await isFile(source))) continue;
+    const digest = await fileDigest(source);
+    if (!(await existsNoFollow(copy)) || given[name] !== digest) {
+      // Copied aside and renamed over: a concurrent reader never sees half a file.
+      const work = `${copy}${TMP_PREFIX}${randomBytes(6).toString("hex")}`;
+      await copyFile(source, work);
+      await rename(work, copy);
+      given[name] = digest;
     }
   }
+  await writeGiven(home, given);
   for (const name of PRIVATE_FILES) {
     const file = path.join(home, name);
     if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE);
@@ -214,8 +248,12 @@ async function list(dir: string): Promise<string[]> {
 }
 
 function userCodexHomeOf(options: SessionHomeOptions): string {
-  if (options.userCodexHome !== undefined) return options.userCodexHome;
-  const fromEnv = (options.env ?? process.env).CODEX_HOME;
+  return options.userCodexHome ?? userCodexHome(options.env);
+}
+
+/** The user's own codex home, whose `auth.json` session homes link: `CODEX_HOME`, else `~/.codex`. */
+export function userCodexHome(env: Record<string, string | undefined> = process.env): string {
+  const fromEnv = env.CODEX_HOME;
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   return path.join(os.homedir(), ".codex");
 }
@@ -227,6 +265,29 @@ function targetOf(templateHome: string): string {
     return path.basename(path.dirname(codexDir));
   }
   return "<target>";
+}
+
+/** The digests {@link refresh} recorded for `home`'s copies; none for a home made before them. */
+async function readGiven(home: string): Promise<Record<string, string>> {
+  try {
+    const parsed = JSON.parse(await readFile(path.join(path.dirname(home), GIVEN_FILE), "utf8"));
+    return parsed !== null && typeof parsed === "object" ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+async function writeGiven(home: string, given: Record<string, string>): Promise<void> {
+  const file = path.join(path.dirname(home), GIVEN_FILE);
+  const work = `${file}.tmp-${randomBytes(6).toString("hex")}`;
+  await writeFile(work, `${JSON.stringify(given, null, 2)}\n`);
+  await rename(work, file);
+}
+
+async function fileDigest(file: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
 }
 
 async function existsNoFollow(file: string): Promise<boolean> {

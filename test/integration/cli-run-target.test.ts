@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { installTarget } from "../../src/spaces/install.js";
 import { sessionHomeDir } from "../../src/spaces/session-home.js";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -29,10 +28,9 @@ function project(): { dir: string; env: NodeJS.ProcessEnv } {
 describe("codex-harness run --target", () => {
   it("runs one turn in the target's session home, with the spaces' instructions", async () => {
     const { dir, env } = project();
-    const { homeDir } = await installTarget(dir, "dev");
     const model = await ScriptedModel.start({ responses: [reply("Pineapple, as asked.")] });
     try {
-      await useScriptedModel(homeDir, model);
+      await useScriptedModel(dir, model);
       const { code, stdout, stderr } = await cli(
         runTargetArgs(dir, path.join(dir, "work"), "hi", "--json"),
         env,
@@ -63,12 +61,11 @@ describe("codex-harness run --target", () => {
 
   it("--session continues the session's thread each time; --new-session starts over", async () => {
     const { dir, env } = project();
-    const { homeDir } = await installTarget(dir, "dev");
     const model = await ScriptedModel.start({
       responses: [reply("One."), reply("Two."), reply("Fresh.")],
     });
     try {
-      await useScriptedModel(homeDir, model);
+      await useScriptedModel(dir, model);
       const turn = (prompt: string, ...more: string[]) =>
         cli(
           runTargetArgs(dir, path.join(dir, "work"), "--session", "s1", "--json", ...more, prompt),
@@ -92,6 +89,57 @@ describe("codex-harness run --target", () => {
       assert.equal(fresh.code, 0, fresh.stdout + fresh.stderr);
       assert.notEqual(threadOf(fresh.stdout), threadOf(first.stdout));
       assert.ok(!model.userTexts().includes("remember the word kiwi"), "a new conversation");
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a target installed again after a change reaches the session's next turn, same thread", async () => {
+    const { dir, env } = project();
+    const model = await ScriptedModel.start({ responses: [reply("One."), reply("Two.")] });
+    try {
+      await useScriptedModel(dir, model);
+      const turn = (prompt: string) =>
+        cli(
+          runTargetArgs(dir, path.join(dir, "work"), "--session", "pr-17", "--json", prompt),
+          env,
+        );
+      const threadOf = (stdout: string) =>
+        stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+          .find((event) => event.type === "thread.started")?.thread_id;
+      const first = await turn("first");
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      assert.equal(
+        (model.lastRequest?.body as { model?: string } | undefined)?.model,
+        "scripted-model",
+      );
+      // The space changes: another model for the target, other instructions, a new skill.
+      const targets = path.join(dir, "asp-targets.toml");
+      await writeFile(
+        targets,
+        `${await readFile(targets, "utf8")}[targets.dev.codex]\nmodel = "scripted-model-2"\n`,
+      );
+      await writeFile(path.join(dir, "spaces/app/AGENTS.md"), "Use the word kiwi.");
+      const install = await cli(["install", "--project", dir], env);
+      assert.equal(install.code, 0, install.stdout + install.stderr);
+      const second = await turn("second");
+      assert.equal(second.code, 0, second.stdout + second.stderr);
+      assert.equal(threadOf(second.stdout), threadOf(first.stdout), "the same codex thread");
+      const sessionHome = sessionHomeDir(path.join(dir, ".asp"), "pr-17");
+      assert.match(
+        await readFile(path.join(sessionHome, "config.toml"), "utf8"),
+        /scripted-model-2/,
+      );
+      const body = model.lastRequest?.body as { model?: string } | undefined;
+      assert.equal(body?.model, "scripted-model-2", "the new model reached the session");
+      assert.ok(JSON.stringify(body).includes("first"), "the thread's history is kept");
+      assert.equal(
+        await readFile(path.join(sessionHome, "AGENTS.md"), "utf8"),
+        await readFile(path.join(dir, "asp_modules/dev/codex/codex.home/AGENTS.md"), "utf8"),
+      );
     } finally {
       await model.close();
     }

@@ -265,7 +265,7 @@ describe("the fleet", { skip: missing }, () => {
     }
   });
 
-  it("a target installed differently on the next worker is a clear error, not a drift", async () => {
+  it("a changed target moves a session forward; a worker with the older copy refuses it", async () => {
     const url = (postgres as TestPostgres).url;
     const [first, second] = await projectCopies(2);
     await writeFile(path.join(second as string, "spaces/app/AGENTS.md"), "Other rules.");
@@ -281,16 +281,32 @@ describe("the fleet", { skip: missing }, () => {
       await run.close();
       return result;
     };
-    startWorker(url, first as string, "same");
+    startWorker(url, first as string, "old-copy");
     assert.equal((await turn("drift-1")).success, true);
     await stopWorkers();
-    startWorker(url, second as string, "different");
-    const drifted = await turn("drift-2");
+    // The project changed (here: a second machine's copy, installed later): the session moves on.
+    startWorker(url, second as string, "new-copy");
+    assert.equal((await turn("drift-2")).success, true);
+    const logs = await fleetRows(
+      url,
+      "SELECT event->>'message' AS message FROM codex_harness_fleet_events WHERE run_id = $1 AND event->>'type' = 'log'",
+      ["drift-2"],
+    );
+    assert.ok(
+      logs.some((row) =>
+        /Target "dev" changed since the session's last turn/.test(String(row.message)),
+      ),
+      JSON.stringify(logs),
+    );
     await stopWorkers();
-    assert.equal(drifted.success, false);
+    // Back on the machine with the older copy: never a silent step back.
+    startWorker(url, first as string, "old-copy");
+    const stale = await turn("drift-3");
+    await stopWorkers();
+    assert.equal(stale.success, false);
     assert.match(
-      drifted.error?.message ?? "",
-      /Target "dev" is installed differently on worker different than where session drift-session ran before .*install the same project on every worker/,
+      stale.error?.message ?? "",
+      /Target "dev" is installed on worker old-copy as an older version than session drift-session already ran with .*update this worker's copy of the project/,
     );
   });
 

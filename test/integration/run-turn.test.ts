@@ -221,6 +221,22 @@ describe("runTurn (real codex, ScriptedModel)", () => {
     assert.equal(fixture.model.requests.length, 0);
   });
 
+  it("a provider that needs a login nobody gave fails in seconds with not_logged_in", async () => {
+    // codex's own provider, and no auth.json in the user's CODEX_HOME nor an API key.
+    fixture = await startSessionProject([reply("unused")], { model_provider: "openai" });
+    const started = Date.now();
+    const userHome = path.join(fixture.project, "user-codex-home");
+    const result = await runTurn(fixture.request({ prompt: "go", env: { CODEX_HOME: userHome } }));
+    const error = result.result.error;
+    assert.equal(error?.details?.codeOfCodex, "not_logged_in", JSON.stringify(result.result));
+    // Where the person logs in: their own codex home, whose auth.json session homes link.
+    assert.match(
+      error?.message ?? "",
+      /codex login` with CODEX_HOME=\S*user-codex-home, or set CODEX_API_KEY/,
+    );
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+  });
+
   it("bad requests end with resolve_failed and say what to change", async () => {
     fixture = await startSessionProject([reply("unused")]);
     const wrongHarness = await runTurn(fixture.request({ prompt: "go", harness: "pi" }));

@@ -44,13 +44,12 @@ const SCRIPT = () => [
 
 /** Installs the target and points its home at the scripted model. */
 async function installFor(dir: string, model: ScriptedModel): Promise<string> {
-  const { homeDir, permissionsFiles } = await installTarget(dir, "dev");
+  const { permissionsFiles } = await installTarget(dir, "dev");
   assert.deepEqual(permissionsFiles, [
     path.join(dir, "spaces/base/permissions.toml"),
     path.join(dir, "spaces/app/permissions.toml"),
   ]);
-  await useScriptedModel(homeDir, model);
-  return homeDir;
+  return useScriptedModel(dir, model);
 }
 
 /** What each command of the turn did, from the files it left. */

@@ -10,20 +10,13 @@ export async function scriptedProjectCopies(
   model: ScriptedModel,
   count: number,
 ): Promise<string[]> {
-  const provider = model
-    .configOverrides({ sandbox_mode: "read-only" })
-    .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
-    .join("\n");
   const base = path.join(root, "project");
   await mkdir(path.join(base, "spaces/app"), { recursive: true });
   await writeFile(
     path.join(base, "asp-targets.toml"),
     'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
   );
-  await writeFile(
-    path.join(base, "spaces/app/space.toml"),
-    `schema = 1\nid = "app"\nversion = "1.0.0"\n[codex.config]\n${provider}\n`,
-  );
+  await writeFile(path.join(base, "spaces/app/space.toml"), scriptedSpaceToml("app", model));
   await writeFile(path.join(base, "spaces/app/AGENTS.md"), "Answer briefly.");
   const copies: string[] = [];
   for (let n = 0; n < count; n++) {
@@ -32,4 +25,13 @@ export async function scriptedProjectCopies(
     copies.push(copy);
   }
   return copies;
+}
+
+/** A space.toml whose `[codex.config]` points codex at `model`. */
+export function scriptedSpaceToml(id: string, model: ScriptedModel): string {
+  const provider = model
+    .configOverrides({ sandbox_mode: "read-only" })
+    .map((line) => line.replace(/^([^=]+)=/, '"$1" = '))
+    .join("\n");
+  return `schema = 1\nid = "${id}"\nversion = "1.0.0"\n[codex.config]\n${provider}\n`;
 }

@@ -151,7 +151,7 @@ describe("prepareSessionHome", () => {
     assert.equal(existsSync(path.join(none.home, "auth.json")), false);
   });
 
-  it("keeps an existing home's config.toml, adds new skill links and drops vanished ones", async () => {
+  it("keeps an existing home's config.toml until the template's changes; follows skill links", async () => {
     const f = fixture();
     const options = {
       templateHome: f.templateHome,
@@ -183,6 +183,20 @@ describe("prepareSessionHome", () => {
     );
     // The space folder of the vanished skill is untouched.
     assert.ok(existsSync(path.join(f.root, "spaces/base/skills/fmt/SKILL.md")));
+    // A reinstall that changes the template's config.toml: the session's copy follows it.
+    writeFileSync(path.join(f.templateHome, "config.toml"), 'model = "reinstalled"\n');
+    await prepareSessionHome(options);
+    assert.equal(
+      readFileSync(path.join(second.home, "config.toml"), "utf8"),
+      'model = "reinstalled"\n',
+    );
+    // Until the next change of the template, the session's own edit stays.
+    writeFileSync(path.join(second.home, "config.toml"), 'model = "session-choice"\n');
+    await prepareSessionHome(options);
+    assert.equal(
+      readFileSync(path.join(second.home, "config.toml"), "utf8"),
+      'model = "session-choice"\n',
+    );
   });
 
   it("follows the template's permissions.json: linked, and dropped when a reinstall drops it", async () => {
@@ -248,7 +262,8 @@ describe("prepareSessionHome", () => {
     assert.equal(homes.size, 1);
     assert.equal(results.filter((result) => result.created).length, 1);
     const home = results[0]?.home ?? "";
-    assert.deepEqual(readdirSync(path.dirname(home)), ["home"]);
+    // The home, and what its copies were made from.
+    assert.deepEqual(readdirSync(path.dirname(home)).sort(), ["home", "template-copies.json"]);
     assert.deepEqual(readdirSync(path.join(home, "skills")).sort(), ["fmt", "lint"]);
     assert.equal(readFileSync(path.join(home, "config.toml"), "utf8"), 'model = "m"\n');
   });
