@@ -1,5 +1,6 @@
 // Checks of what the user typed, before anything runs: each error names the flag and the value.
 import { statSync } from "node:fs";
+import path from "node:path";
 import { InvalidArgumentError } from "commander";
 
 /** A commander parser for a whole number of at least `min` (e.g. `--timeout`, `--port`). */
@@ -42,14 +43,27 @@ export function codexPath(value: string): string {
   return value;
 }
 
-/** A commander parser for a folder that must exist (e.g. `-C, --cd`). */
+/** A commander parser for a folder that must exist (e.g. `--project`). */
 export function existingFolder(value: string): string {
+  const problem = folderProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+}
+
+/** Why `value` is not an existing folder here, or undefined when it is one. */
+export function folderProblem(value: string): string | undefined {
   let isFolder = false;
   try {
     isFolder = statSync(value).isDirectory();
   } catch {
     // Missing or unreadable: said below.
   }
-  if (!isFolder) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a folder.`);
-  return value;
+  return isFolder ? undefined : `${JSON.stringify(value)} is not a folder.`;
+}
+
+/** Why `value` cannot be a working directory on a remote machine (it must be absolute there). */
+export function remoteFolder(value: string): string | undefined {
+  return path.isAbsolute(value)
+    ? undefined
+    : `With --remote, give an absolute path on the remote machine (${JSON.stringify(value)} is relative to nothing there).`;
 }

@@ -15,6 +15,13 @@ export interface DemoOptions {
   yes: boolean;
   /** Keep the temp project instead of deleting it. */
   keep: boolean;
+  /**
+   * Ask through a channels runtime started for the demo: its web inbox (the URL is printed)
+   * answers codex's requests instead of the terminal.
+   */
+  inbox?: boolean;
+  /** With `inbox`: the runtime's port (default: a free one). */
+  port?: number;
   codexPathOverride?: string | undefined;
 }
 
@@ -53,10 +60,11 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
   await mkdir(workdir, { recursive: true });
   const model = await ScriptedModel.start({ responses: demoScript() });
   await model.writeCodexHome(path.join(root, "codex-home"));
+  const inbox = options.inbox ? await startInbox(root, options.port) : undefined;
   const codex = new Codex({
     events: "extended",
     codexHome: path.join(root, "codex-home"),
-    approvals: terminalApprovals(terminal, options.yes),
+    approvals: inbox?.approvals ?? terminalApprovals(terminal, options.yes),
     ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
   });
   try {
@@ -68,6 +76,10 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
       ),
     );
     terminal.line(terminal.style("dim", workdir));
+    if (inbox) {
+      terminal.line();
+      terminal.line(`Answer codex's requests in the web inbox: ${inbox.server.inboxUrl}`);
+    }
     const prompt = "Add a hello script and a README to this project.";
     terminal.line();
     terminal.line(`${terminal.style("cyan", "›")} ${prompt}`);
@@ -89,7 +101,24 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
     terminal.close();
     await codex.close();
     await model.close();
+    await inbox?.server.close();
     if (options.keep) terminal.line(terminal.style("dim", `Kept ${root}`));
     else await rm(root, { recursive: true, force: true });
   }
+}
+
+/** A channels runtime in the demo's folder, and approvals that ask through it. */
+async function startInbox(root: string, port = 0) {
+  // Loaded only with --inbox: the HTTP server, its store and the bridge.
+  const [{ startChannelsServer }, { channelsApprovals }] = await Promise.all([
+    import("../channels/http-server.js"),
+    import("../channels/bridge.js"),
+  ]);
+  const server = await startChannelsServer({ dataDir: path.join(root, "channels"), port });
+  const approvals = channelsApprovals({
+    url: server.url,
+    token: server.token,
+    source: "codex-harness demo",
+  });
+  return { server, approvals };
 }

@@ -2,7 +2,14 @@
 import { createRequire } from "node:module";
 import { Command, Option } from "commander";
 import { installTargets } from "../spaces/install.js";
-import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
+import {
+  codexPath,
+  existingFolder,
+  folderProblem,
+  portNumber,
+  remoteFolder,
+  wholeNumber,
+} from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
@@ -17,6 +24,7 @@ import {
   type RunTargetOptions,
   runTarget,
 } from "./run-target.js";
+import { addScriptedModelCommand } from "./scripted-model.js";
 import { Terminal } from "./terminal.js";
 
 /** Builds the CLI program (exported for tests). */
@@ -32,14 +40,26 @@ export function buildProgram(): Command {
     )
     .option("-y, --yes", "approve every request without asking")
     .option("--keep", "keep the temp project folder")
+    .option("--inbox", "answer codex's requests in a web inbox (its URL is printed), not here")
+    .option("--port <port>", "with --inbox: the inbox's port (default: a free one)", portNumber)
     .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
-    .action(async (options: { yes?: boolean; keep?: boolean; codexPath?: string }) => {
-      process.exitCode = await runDemo(new Terminal(process.stdout, process.stdin), {
-        yes: options.yes === true,
-        keep: options.keep === true,
-        codexPathOverride: options.codexPath,
-      });
-    });
+    .action(
+      async (options: {
+        yes?: boolean;
+        keep?: boolean;
+        inbox?: boolean;
+        port?: number;
+        codexPath?: string;
+      }) => {
+        process.exitCode = await runDemo(new Terminal(process.stdout, process.stdin), {
+          yes: options.yes === true,
+          keep: options.keep === true,
+          inbox: options.inbox === true,
+          ...(options.port !== undefined ? { port: options.port } : {}),
+          codexPathOverride: options.codexPath,
+        });
+      },
+    );
 
   addRemoteFlags(
     program
@@ -66,8 +86,7 @@ export function buildProgram(): Command {
       )
       .option(
         "-C, --cd <dir>",
-        "working directory (default: the current one, or the --project)",
-        existingFolder,
+        "working directory (default: the current one, or the --project; with --remote, an absolute path on that machine)",
       )
       .option("--resume <threadId>", "continue a saved thread")
       .option(
@@ -108,6 +127,17 @@ export function buildProgram(): Command {
       ["--transport exec", options.transport === "exec" || undefined],
       ["--target (spaces install into a codex home here)", options.target],
     ]);
+    // A path on the remote machine is for its codex to check (with its own error), not this disk.
+    if (options.cd !== undefined) {
+      const refused = remote ? remoteFolder(options.cd) : folderProblem(options.cd);
+      if (refused) {
+        console.error(
+          `error: option '-C, --cd <dir>' argument '${options.cd}' is invalid. ${refused}`,
+        );
+        process.exitCode = 1;
+        return;
+      }
+    }
     const terminal = new Terminal(process.stdout, process.stdin);
     // With --json, stdout is data only: questions to the person go to stderr.
     const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
@@ -151,6 +181,7 @@ export function buildProgram(): Command {
 
   addChannelsCommands(program);
   addHostCommand(program);
+  addScriptedModelCommand(program);
   addFleetCommands(program);
   addSubmitCommand(program);
   addCancelCommand(program);

@@ -9,12 +9,15 @@ export interface ScriptedProvider {
   model: string;
   /** The `[model_providers.<id>]` key; must be a bare TOML key. */
   providerId: string;
+  /** `HOME` for the commands codex runs (their login shells read its profile). */
+  commandHome?: string;
 }
 
 /**
  * The codex config for a scripted provider, with `extra` deep-merged over it. Besides the provider
  * it turns off what would reach the network (analytics, plugin sync, feedback, update checks),
- * lets `request_user_input` reach the client, and starts from `on-request` + `read-only`.
+ * lets `request_user_input` reach the client, and starts from `on-request` + `read-only`; with a
+ * `commandHome`, the commands codex runs get it as their `HOME`.
  */
 export function scriptedCodexConfig(
   provider: ScriptedProvider,
@@ -46,5 +49,8 @@ export function scriptedCodexConfig(
       default_mode_request_user_input: true,
     },
   };
+  if (provider.commandHome !== undefined) {
+    base.shell_environment_policy = { set: { HOME: provider.commandHome } };
+  }
   return extra === undefined ? base : mergeConfig(base, extra);
 }

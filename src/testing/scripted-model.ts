@@ -1,7 +1,8 @@
 // ScriptedModel: a loopback Responses-API server that answers codex from a script, offline.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import {
   type ConfigObject,
@@ -35,6 +36,18 @@ export interface ScriptedModelOptions {
   providerId?: string;
   /** Port on 127.0.0.1 (default 0: an ephemeral port). */
   port?: number;
+  /**
+   * `HOME` for the commands codex runs (`shell_environment_policy.set.HOME` in its config). codex
+   * runs them as login shells, which read that HOME's profile: a machine's rc files, pyenv or nvm
+   * hooks can slow or break a test. Default: a new empty folder this model makes when it starts
+   * listening and removes on close. A path: that folder. `false`: the commands keep codex's HOME.
+   */
+  commandHome?: string | false;
+  /**
+   * Answers every model request that comes after the script is used up, instead of failing it
+   * (`exhausted`): a model that keeps answering, e.g. for trying things by hand.
+   */
+  fallback?: ScriptedResponseFactory;
 }
 
 /** Options of {@link ScriptedModel.waitForRequest}. */
@@ -87,6 +100,9 @@ export class ScriptedModel {
   #listening: Promise<void> | undefined;
   #url: string | undefined;
   #closed = false;
+  readonly #commandHomeOption: string | false | undefined;
+  readonly #fallback: ScriptedResponseFactory | undefined;
+  #commandHome: string | undefined;
   #requestCount = 0;
   #responseCount = 0;
 
@@ -95,6 +111,9 @@ export class ScriptedModel {
     this.model = options.model ?? "scripted-model";
     this.providerId = options.providerId ?? "scripted";
     this.#port = options.port ?? 0;
+    this.#commandHomeOption = options.commandHome;
+    this.#fallback = options.fallback;
+    if (typeof options.commandHome === "string") this.#commandHome = options.commandHome;
     if (!this.model) invalidOption("model", "a non-empty model name");
     if (!/^[A-Za-z0-9_-]+$/.test(this.providerId)) {
       invalidOption("providerId", `letters, digits, "_" and "-" (got ${this.providerId})`);
@@ -141,6 +160,20 @@ export class ScriptedModel {
     });
     this.#server = server;
     this.#url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    if (this.#commandHomeOption === undefined) {
+      const home = await mkdtemp(path.join(os.tmpdir(), "scripted-model-home-"));
+      // Closed meanwhile: close() has already cleaned up.
+      if (this.#closed) await rm(home, { recursive: true, force: true });
+      else this.#commandHome = home;
+    }
+  }
+
+  /**
+   * `HOME` for the commands codex runs, in {@link ScriptedModel.codexConfig}: by default an empty
+   * folder of this model's (see the `commandHome` option); undefined with `commandHome: false`.
+   */
+  get commandHome(): string | undefined {
+    return this.#commandHome;
   }
 
   /** The base URL codex uses, e.g. `http://127.0.0.1:41234/v1`. */
@@ -250,7 +283,12 @@ export class ScriptedModel {
 
   /** The codex config (nested tables) pointing at this model, with `extra` deep-merged over it. */
   codexConfig(extra?: ConfigObject): ConfigObject {
-    const provider = { baseUrl: this.url, model: this.model, providerId: this.providerId };
+    const provider = {
+      baseUrl: this.url,
+      model: this.model,
+      providerId: this.providerId,
+      ...(this.#commandHome !== undefined ? { commandHome: this.#commandHome } : {}),
+    };
     return scriptedCodexConfig(provider, extra);
   }
 
@@ -278,6 +316,10 @@ export class ScriptedModel {
     if (this.#closed) return;
     this.#closed = true;
     for (const controller of this.#inflight) controller.abort();
+    // Before pending waits are rejected: whoever awaits close() then handles them at once.
+    if (this.#commandHomeOption === undefined && this.#commandHome !== undefined) {
+      await rm(this.#commandHome, { recursive: true, force: true });
+    }
     for (const waiter of this.#waiters) {
       clearTimeout(waiter.timer);
       waiter.reject(closedError(waiter.responseNumber));
@@ -301,7 +343,7 @@ export class ScriptedModel {
     const isModelRequest = request.method === "POST" && url.pathname === RESPONSES_PATH;
     // The script step is taken on arrival, so concurrent requests are served in arrival order.
     const responseNumber = isModelRequest ? ++this.#responseCount : undefined;
-    const step = isModelRequest ? this.#queue.shift() : undefined;
+    const step = isModelRequest ? (this.#queue.shift() ?? this.#fallback) : undefined;
     const entry: Entry = {
       complete: false,
       record: {

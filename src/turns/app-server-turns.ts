@@ -134,6 +134,14 @@ export class AppServerTurnTransport implements TurnTransport {
     };
   }
 
+  /**
+   * codex exec's git repository check, on this disk. A remote codex's working directory is on its
+   * machine: nothing here can say whether it is a repository, so it is not checked.
+   */
+  private checkGitRepo(options: ThreadOptions): void {
+    if (this.options.remote === undefined) checkGitRepo(options);
+  }
+
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return new TurnStream(this.setUpTurn(request), request.observer);
   }
@@ -152,7 +160,7 @@ export class AppServerTurnTransport implements TurnTransport {
     // Aborted before codex started the turn: nothing runs, the stream throws at once.
     throwIfAborted(signal);
     // As codex exec does, before the thread is started or resumed (and before codex is started).
-    checkGitRepo(request.threadOptions);
+    this.checkGitRepo(request.threadOptions);
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
@@ -252,7 +260,7 @@ export class AppServerTurnTransport implements TurnTransport {
    * `onLostThread: "startNew"` (then `replaced` says which).
    */
   async openThread(threadId: string | null, options: ThreadOptions): Promise<OpenedThread> {
-    checkGitRepo(options);
+    this.checkGitRepo(options);
     const endUse = this.supervisor.use();
     try {
       const client = await this.connection();

@@ -123,7 +123,13 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
   /** Source classification applied when the thread is first created. */
   threadSource?: string;
   sandboxMode?: SandboxMode;
+  /** Where codex works; with a remote codex, a path on its machine. */
   workingDirectory?: string;
+  /**
+   * Run outside a git repository too. Like `codex exec`, a thread refuses a working directory
+   * outside one unless this is true; with a remote codex nothing is checked here (its machine's
+   * paths are its own).
+   */
   skipGitRepoCheck?: boolean;
   modelReasoningEffort?: ModelReasoningEffort;
   networkAccessEnabled?: boolean;

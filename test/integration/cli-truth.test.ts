@@ -180,6 +180,34 @@ describe("codex-harness run", () => {
   });
 });
 
+describe("codex-harness run with nobody logged in", () => {
+  it("fails in seconds naming codex login and CODEX_API_KEY, never retrying the model", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-no-login-"));
+    try {
+      // OpenAI's own provider, which needs a login, and none in this CODEX_HOME.
+      const home = path.join(root, "home");
+      await mkdir(home);
+      const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home };
+      delete env.CODEX_API_KEY;
+      delete env.OPENAI_API_KEY;
+      const started = Date.now();
+      const { code, stdout, stderr } = await runCli(
+        ["run", "hi", "--cd", root, "--skip-git-repo-check", "--json"],
+        { env, timeoutMs: 60_000 },
+      );
+      assert.equal(code, 1, stderr);
+      assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+      assert.equal(stdout, "", "no turn started");
+      assert.match(stderr, /run: codex is not logged in/);
+      assert.match(stderr, /codex login`? with CODEX_HOME=/);
+      assert.match(stderr, /CODEX_API_KEY/);
+      assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("codex-harness interactions", () => {
   it("interactions list --waiting shows what the inbox showed but nobody answered", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "codex-harness-cli-waiting-"));

@@ -603,13 +603,23 @@ describe("codex-harness host / run --remote / doctor --remote", () => {
       tokenFile,
       "-C",
       work,
-      "--skip-git-repo-check",
       "--json",
       "hi",
     ]);
+    // The folder is the remote machine's: no git repository check on this disk.
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /Hello from the host\./);
     assert.ok(!(run.stdout + run.stderr).includes(token), "the token is never printed");
+    const remoteRun = (cd: string) =>
+      runCli(["run", "--remote", url, "--remote-token-file", tokenFile, "-C", cd, "hi"]);
+    // A folder this disk does not have is for the remote codex to refuse, with its own error.
+    const missing = await remoteRun("/only-on-the-build-box");
+    assert.equal(missing.code, 1, missing.stdout + missing.stderr);
+    assert.doesNotMatch(missing.stderr, /is not a folder/);
+    assert.match(missing.stdout + missing.stderr, /only-on-the-build-box/);
+    const relative = await remoteRun("src");
+    assert.equal(relative.code, 1);
+    assert.match(relative.stderr, /With --remote, give an absolute path on the remote machine/);
 
     const doctor = await runCli(["doctor", "--remote", url, "--remote-token-file", tokenFile]);
     assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);

@@ -1,7 +1,7 @@
 // Runs the real codex binary (`codex exec --experimental-json`) against ScriptedModel, offline.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -35,6 +35,8 @@ interface ExecOptions {
   extra?: ConfigObject;
   /** Pass the config as `-c` overrides instead of writing config.toml. */
   viaOverrides?: boolean;
+  /** Over codex's environment. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const EXEC_TIMEOUT_MS = 20_000;
@@ -72,7 +74,7 @@ async function startExec(
   } else {
     await model.writeCodexHome(home, options.extra);
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home, ...options.env };
   delete env.OPENAI_API_KEY;
   delete env.CODEX_API_KEY;
   env.PATH = [...codex.pathDirs, process.env.PATH ?? ""].join(path.delimiter);
@@ -193,6 +195,27 @@ describe("ScriptedModel with codex exec", () => {
       );
       assert.match(model.toolOutput("call_make")?.output ?? "", /wrote it/);
       model.assertAllConsumed();
+    });
+  });
+
+  it("gives the commands codex runs a HOME of their own: no login profile of the machine", async () => {
+    // A machine whose login profile prints (or hangs, as pyenv's stale lock makes it).
+    const machineHome = await mkdtemp(path.join(tmpdir(), "scripted-exec-machine-home-"));
+    tempRoots.push(machineHome);
+    for (const file of [".bash_profile", ".profile", ".bashrc"]) {
+      await writeFile(path.join(machineHome, file), "echo PROFILE-READ\n");
+    }
+    const script = [execCommand("echo HOME=$HOME", { callId: "call_home" }), reply("Done.")];
+    await withModel(script, async (model) => {
+      const run = await runExec(model, "Where is home?", {
+        extra: FULL_ACCESS,
+        env: { HOME: machineHome },
+      });
+      assert.equal(run.exitCode, 0, explain(run));
+      const output = model.toolOutput("call_home")?.output ?? "";
+      assert.ok(model.commandHome, "a folder of the model's own");
+      assert.ok(output.includes(`HOME=${model.commandHome}`), output);
+      assert.doesNotMatch(output, /PROFILE-READ/);
     });
   });
 

@@ -1,0 +1,222 @@
+// The README's "Try everything offline" paths, run as written: its sh blocks, in a copy of the
+// example project (a git repository), with `npx codex-harness` this checkout's CLI.
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { bin } from "../support/cli.js";
+import { repoRoot } from "../support/paths.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+/** The sh blocks of the README's "Try everything offline" section, in order. */
+async function offlineBlocks(): Promise<string[]> {
+  const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf("## Try everything offline");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+}
+
+interface Shell {
+  stdout: string;
+  stderr: string;
+  code: Promise<number | null>;
+  kill(): void;
+}
+
+/**
+ * Runs `script` with bash in `cwd` as a user's shell would, `npx codex-harness` being this
+ * checkout's CLI; background jobs are stopped when it ends (however it ends).
+ */
+function shell(script: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Shell {
+  const prelude = [
+    "set -euo pipefail",
+    `trap 'status=$?; for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done; wait || true; exit $status' EXIT`,
+  ].join("\n");
+  // `npx codex-harness` is this checkout's CLI: a shim first on PATH that becomes node (a job
+  // `kill %1` stops is the CLI itself, as with npx, which passes the signal on).
+  const paths = { ...env, PATH: `${shimDir}${path.delimiter}${env.PATH ?? ""}` };
+  // Its own process group: a kill reaches the jobs it started too.
+  const child = spawn("bash", ["-c", `${prelude}\n${script}`], {
+    cwd,
+    env: paths,
+    detached: true,
+  });
+  const run: Shell = {
+    stdout: "",
+    stderr: "",
+    code: new Promise((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    }),
+    kill: () => {
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    run.stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    run.stderr += chunk;
+  });
+  return run;
+}
+
+/** Waits for `run` to end within `ms`; kills it otherwise. */
+async function ended(run: Shell, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.kill();
+      reject(new Error(`did not end within ${ms} ms:\n${run.stdout}\n${run.stderr}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([run.code, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let root: string;
+let shimDir: string;
+
+before(async () => {
+  shimDir = await mkdtemp(path.join(tmpdir(), "codex-harness-npx-"));
+  const npx = (await shellOutput("command -v npx")).trim();
+  await writeFile(
+    path.join(shimDir, "npx"),
+    `#!/bin/sh\nif [ "$1" = codex-harness ]; then shift; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"; fi\nexec ${JSON.stringify(npx)} "$@"\n`,
+    { mode: 0o755 },
+  );
+  // The clone as a newcomer has it: the example project inside a git repository.
+  root = await mkdtemp(path.join(tmpdir(), "codex-harness-try-offline-"));
+  await cp(
+    path.join(repoRoot, "examples/spaces-project"),
+    path.join(root, "examples/spaces-project"),
+    {
+      recursive: true,
+      filter: (source) => !/asp_modules|\.asp$/.test(source),
+    },
+  );
+  const git = shell(
+    "git init -q && git add . && git -c user.name=t -c user.email=t@example.com commit -qm 'the clone'",
+    root,
+  );
+  assert.equal(await ended(git, 30_000), 0, git.stderr);
+});
+
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+  await rm(shimDir, { recursive: true, force: true });
+});
+
+async function shellOutput(command: string): Promise<string> {
+  const { stdout } = await promisify(execFile)("bash", ["-c", command]);
+  return stdout;
+}
+
+describe("README: try everything offline", () => {
+  it("a spaces session on the scripted model: git runs, git push is declined by the rules", async () => {
+    const [block] = await offlineBlocks();
+    assert.ok(block?.includes("scripted-model &"), block);
+    const started = Date.now();
+    const run = shell(block as string, root);
+    assert.equal(await ended(run, 120_000), 0, run.stdout + run.stderr);
+    const [first, second] = run.stdout.split(/^thread /m).slice(1);
+    assert.match(first ?? "", /\$ .*git log --oneline -3[\s\S]*the clone[\s\S]*✓ exit 0/);
+    assert.match(first ?? "", /The command exited 0/);
+    assert.match(second ?? "", /\$ .*git push origin main[\s\S]*✗ declined/);
+    assert.doesNotMatch(run.stdout + run.stderr, /outside the sandbox/, "nobody was asked");
+    console.log(`# the spaces path took ${Date.now() - started} ms`);
+  });
+
+  it("demo --inbox: the demo's requests answered from the web inbox", async () => {
+    const block = (await offlineBlocks())[1] ?? "";
+    assert.match(block, /demo --inbox/);
+    const started = Date.now();
+    const run = shell(block, root);
+    try {
+      const inbox = await waitFor(() => /web inbox: (\S+)/.exec(run.stdout)?.[1], run);
+      const url = new URL(inbox);
+      const token = decodeURIComponent(url.hash.replace(/^#token=/, ""));
+      const person = new ChannelsClient({ url: url.origin, token });
+      const answered = new Set<string>();
+      // Accept whatever the demo asks, as a person in the inbox would, until it ends.
+      let over = false;
+      void run.code.then(() => {
+        over = true;
+      });
+      const answering = (async () => {
+        while (!over) {
+          try {
+            for (const interaction of await person.list({ status: ["pending", "delivered"] })) {
+              if (answered.has(interaction.id)) continue;
+              answered.add(interaction.id);
+              await person.respond(interaction.id, { action: "accept" });
+            }
+          } catch (error) {
+            // The demo ends its runtime as it ends.
+            await Promise.race([run.code, sleep(5_000)]);
+            if (!over) throw new Error(`${error}\n${run.stdout}\n${run.stderr}`, { cause: error });
+          }
+          await sleep(200);
+        }
+      })();
+      assert.equal(await ended(run, 120_000), 0, run.stdout + run.stderr);
+      await answering;
+      assert.ok(answered.size >= 2, `answered ${answered.size}`);
+      assert.match(run.stdout, /Files in the project now: README\.md, hello\.sh/);
+    } finally {
+      run.kill();
+    }
+    console.log(`# the inbox path took ${Date.now() - started} ms`);
+  });
+
+  describe("a fleet", { skip: postgresMissing() }, () => {
+    let postgres: TestPostgres | undefined;
+    before(async () => {
+      postgres = await startPostgres();
+    });
+    after(() => postgres?.stop());
+
+    it("a worker and a submitted turn, as written (the STORE line pointed at a test server)", async () => {
+      const block = (await offlineBlocks())[2] ?? "";
+      assert.match(block, /^STORE=/m);
+      const script = block.replace(/^STORE=.*$/m, `STORE=${(postgres as TestPostgres).url}`);
+      const started = Date.now();
+      const run = shell(script, root);
+      assert.equal(await ended(run, 180_000), 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /The command exited 0/);
+      console.log(`# the fleet path took ${Date.now() - started} ms`);
+    });
+  });
+});
+
+function sleep(ms: number): Promise<false> {
+  return new Promise((resolve) => setTimeout(() => resolve(false), ms));
+}
+
+/** Polls `read` until it gives a value; fails when `run` ends first or after 60 s. */
+async function waitFor(read: () => string | undefined, run: Shell): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  let ended = false;
+  void run.code.then(() => {
+    ended = true;
+  });
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (ended || Date.now() > deadline) {
+      throw new Error(`never printed it:\n${run.stdout}\n${run.stderr}`);
+    }
+    await sleep(100);
+  }
+}
