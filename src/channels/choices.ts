@@ -133,6 +133,16 @@ export function choicesOf(interaction: Shown): Choice[] {
   );
 }
 
+/**
+ * The choices that accept nothing (Decline, Interrupt the turn), among the actions it allows: all
+ * the inbox offers for a request it cannot show in full.
+ */
+export function refusalsOf(interaction: Shown): Choice[] {
+  return choicesOf(interaction).filter(
+    (choice) => choice.action === "decline" || choice.action === "cancel",
+  );
+}
+
 /** The choice a response stands for, if one does. */
 export function chosenOf(
   interaction: Shown,
@@ -172,4 +182,29 @@ export function outcomeWords(
     (end.reason === "cancelled" ? "Cancelled" : `Ended (${end.reason})`) +
     (end.message ? `: ${end.message}` : "")
   );
+}
+
+/**
+ * How a command or a file change ended, in words, from the payload of its item's progress update
+ * (`progressOf` in progress.ts): "The command ran (exit 0)", "The command failed (exit 2)", "The change was
+ * declined"; undefined for other updates.
+ */
+export function itemEndWords(payload: Record<string, unknown>): string | undefined {
+  const exit = typeof payload.exitCode === "number" ? ` (exit ${payload.exitCode})` : "";
+  const words: Record<string, Record<string, string>> = {
+    command: {
+      completed: `The command ran${exit}`,
+      failed: `The command failed${exit}`,
+      declined: "The command was declined",
+    },
+    file_change: {
+      completed: "The change was applied",
+      failed: "The change failed",
+      declined: "The change was declined",
+    },
+  };
+  const event = words[String(payload.event)];
+  return event && Object.hasOwn(event, String(payload.status))
+    ? event[String(payload.status)]
+    : undefined;
 }

@@ -3,6 +3,7 @@
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure.
 import { INBOX_VIEW_JS } from "./inbox-view.js";
+import { WEB_INBOX } from "./normalize.js";
 
 const TITLE = "codex-harness inbox";
 
@@ -61,7 +62,7 @@ const MAIN_JS = String.raw`
     const name = nameBox.value.trim();
     try {
       const updated = await api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/respond", {
-        action, values: values || {}, metadata: { via: "web-inbox", ...(name ? { answeredBy: name } : {}) },
+        action, values: values || {}, metadata: { via: ${JSON.stringify(WEB_INBOX)}, ...(name ? { answeredBy: name } : {}) },
       });
       remember(updated);
       render();
@@ -102,6 +103,9 @@ const MAIN_JS = String.raw`
   }
 
   const focusedCard = () => document.activeElement && document.activeElement.closest && document.activeElement.closest("#pending article");
+  // The first waiting request takes the keyboard when it is shown, unless the person is already
+  // somewhere on the page (the name field); once one had it, render keeps it on the same request.
+  let focusFirst = true;
 
   function render() {
     const all = [...interactions.values()];
@@ -115,16 +119,20 @@ const MAIN_JS = String.raw`
       const before = focused ? [...pending.querySelectorAll("article")].indexOf(focused) : -1;
       pending.replaceChildren(...(waiting.length ? groups(waiting) : [el("p", { class: "empty" }, "Nothing is waiting.")]));
       // Keep the keyboard on the same request, or on the one that took its place.
+      const cards = [...pending.querySelectorAll("article")];
       if (focused) {
-        const cards = [...pending.querySelectorAll("article")];
         const next = cards.find((c) => c.getAttribute("data-id") === focused.getAttribute("data-id")) || cards[Math.min(before, cards.length - 1)];
         if (next) next.focus();
+      } else if (focusFirst && cards.length && !byId("inbox").contains(document.activeElement)) {
+        cards[0].focus();
       }
+      if (cards.length) focusFirst = false;
     }
     byId("history").replaceChildren(...(done.length ? done.map(safeCard) : [el("p", { class: "empty" }, "Nothing yet.")]));
   }
 
-  // Keys act on the focused request (Tab, j/k or a click focus one); never while typing.
+  // Keys act on the focused request (the first on load; Tab, j/k or a click focus another); never
+  // while typing.
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
     if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;

@@ -1,14 +1,25 @@
 // The web inbox's cards, as browser code (a string `inbox-script.ts` wraps with the page logic):
 // a short title, the full command wrapped below it, coloured diffs, questions with their options
-// as buttons, and the history in words ("Accepted for this session by alice, 12:52"). Every
-// value from the API becomes a text node; nothing is parsed as HTML.
-import { CHOICES, choicesOf, chosenOf, DONE, outcomeWords } from "./choices.js";
-import { programOf, shortTitle } from "./titles.js";
+// as buttons, and the history in words ("Accepted for this session by alice, 12:52"; "The command
+// ran (exit 0)"). A request it cannot show in full is its raw JSON, with Decline and Interrupt
+// only. Every value from the API becomes a text node; nothing is parsed as HTML.
+import {
+  CHOICES,
+  choicesOf,
+  chosenOf,
+  DONE,
+  itemEndWords,
+  outcomeWords,
+  refusalsOf,
+} from "./choices.js";
+import { PAYLOAD_FIELDS, SHOWABLE_JS } from "./showable.js";
+import { commandLine, shortTitle } from "./titles.js";
 
 /**
- * Browser code defining `el`, `open`, `CHOICES` (from choices.ts), `shortTitle`, `originOf`, `originLine`, `card` and
- * `safeCard` inside the script's closure; cards call back into `respond`, `collectAnswers` and
- * `showError` there.
+ * Browser code defining `el`, `open`, `CHOICES` (from choices.ts), `unshownReason` (from
+ * showable.ts), `shortTitle`, `originOf`, `originLine`, `card` and `safeCard` inside the script's
+ * closure; cards call back into `respond`, `collectAnswers`, `showError` and `interactions` (what
+ * the page knows, for the history's item outcomes) there.
  */
 export const INBOX_VIEW_JS = String.raw`
   function el(tag, attributes, ...children) {
@@ -31,10 +42,16 @@ export const INBOX_VIEW_JS = String.raw`
   const DONE = ${JSON.stringify(DONE)};
   ${choicesOf}
   ${chosenOf}
+  ${refusalsOf}
   ${outcomeWords}
+  ${itemEndWords}
+
+  // What the page can show in full (shared with the runtime, see showable.ts).
+  const PAYLOAD_FIELDS = ${JSON.stringify(PAYLOAD_FIELDS)};
+  ${SHOWABLE_JS}
 
   // The short title of a card (shared with Node code, see titles.ts).
-  ${programOf}
+  ${commandLine}
   ${shortTitle}
 
   // Which agent asks: its source, its project (the cwd) and its codex thread.
@@ -68,18 +85,37 @@ export const INBOX_VIEW_JS = String.raw`
     return el("pre", { class: "diff" }, lines.map((line) => [el("span", { class: kindOf(line) }, line), "\n"]));
   }
 
+  // Everything a request carries that matters to its answer (showable.ts lists what that is); the
+  // fields the page does not know, as JSON.
   function details(interaction) {
     const p = interaction.payload || {};
     const parts = [];
+    const line = (cls, ...children) => parts.push(el("p", { class: cls }, ...children));
+    if (p.approval_kind === "writeStdin") line("asks", "Send input to a running command:");
     if (typeof p.command === "string") parts.push(el("pre", { class: "command" }, p.command));
-    if (typeof p.cwd === "string") parts.push(el("p", { class: "cwd" }, "in ", el("code", {}, p.cwd)));
-    if (typeof p.reason === "string") parts.push(el("p", { class: "reason" }, p.reason));
-    if (typeof p.message === "string") parts.push(el("p", { class: "message" }, p.message));
+    const network = p.network_approval_context;
+    if (network && typeof network.host === "string") {
+      line("network", "Network access to ", el("code", {}, network.host), network.protocol ? " (" + network.protocol + ")" : "");
+    }
+    if (typeof p.cwd === "string") line("cwd", "in ", el("code", {}, p.cwd));
+    if (typeof p.server_name === "string") line("server", "From the MCP server ", el("code", {}, p.server_name));
+    if (typeof p.reason === "string") line("reason", p.reason);
+    if (typeof p.message === "string") line("message", p.message);
+    if (typeof p.url === "string") line("url", "Open ", el("code", {}, p.url));
     for (const change of Array.isArray(p.changes) ? p.changes : []) {
-      parts.push(el("p", { class: "change" }, change.kind + " ", el("code", {}, change.path)));
+      line("change", (change.kind || "change") + " ", el("code", {}, change.path), change.move_path ? [" to ", el("code", {}, change.move_path)] : null);
       if (change.diff) parts.push(diffBlock(change));
     }
+    if (interaction.kind === "approval_request" && typeof p.grant_root === "string") {
+      line("grant-root", "And write access under ", el("code", {}, p.grant_root), " for the rest of the session");
+    }
     if (p.permissions) parts.push(el("pre", { class: "permissions" }, JSON.stringify(p.permissions, null, 2)));
+    if (p.requested_schema) parts.push(el("pre", { class: "schema" }, JSON.stringify(p.requested_schema, null, 2)));
+    const unknown = unknownFields(interaction);
+    if (Object.keys(unknown).length) {
+      line("unknown", "Also sent:");
+      parts.push(el("pre", { class: "unknown" }, JSON.stringify(unknown, null, 2)));
+    }
     return parts;
   }
 
@@ -128,8 +164,8 @@ export const INBOX_VIEW_JS = String.raw`
     });
   }
 
-  function buttons(interaction, node) {
-    return choicesOf(interaction).map((choice) =>
+  function buttons(interaction, node, choices) {
+    return choices.map((choice) =>
       el("button", { class: choice.style || "", type: "button", "data-key": choice.key, "aria-keyshortcuts": choice.key, onclick: () => {
         let values;
         try { values = choice.answers ? { answers: collectAnswers(node, interaction) } : choice.form ? formContent(node) : choice.values; }
@@ -143,9 +179,9 @@ export const INBOX_VIEW_JS = String.raw`
     try { return { content: text ? JSON.parse(text) : {} }; } catch (error) { throw new Error("The form answer must be JSON: " + error.message); }
   }
 
-  function keyHints(interaction) {
-    const hints = choicesOf(interaction).map((choice) => [el("kbd", {}, choice.key), " " + choice.label]);
-    const first = questionsOf(interaction)[0];
+  function keyHints(interaction, choices, withOptions) {
+    const hints = choices.map((choice) => [el("kbd", {}, choice.key), " " + choice.label]);
+    const first = withOptions ? questionsOf(interaction)[0] : undefined;
     const count = first && Array.isArray(first.options) ? Math.min(first.options.length, 9) : 0;
     if (count) hints.unshift([el("kbd", {}, "1"), count > 1 ? ["–", el("kbd", {}, String(count))] : "", " pick an option"]);
     hints.push([el("kbd", {}, "j"), "/", el("kbd", {}, "k"), " next/previous"]);
@@ -160,6 +196,21 @@ export const INBOX_VIEW_JS = String.raw`
     return el("p", { class: "outcome", title: via }, words + ", " + clock(response ? response.respondedAt : interaction.end.at));
   }
 
+  // How the command (or file change) a request was about ended, from its item's progress update
+  // (withProgressUpdates posts one, naming codex's item id, when the turn is wrapped with it).
+  function itemEnd(interaction) {
+    const codex = interaction.codex || {};
+    if (interaction.kind !== "approval_request" || !codex.itemId) return null;
+    for (const other of interactions.values()) {
+      const their = other.codex || {};
+      if (other.kind !== "progress_update" || their.itemId !== codex.itemId) continue;
+      if (their.threadId && codex.threadId && their.threadId !== codex.threadId) continue;
+      const words = itemEndWords(other.payload || {});
+      if (words) return el("p", { class: "item-end" }, words);
+    }
+    return null;
+  }
+
   function card(interaction) {
     const node = el("article", { class: "card " + interaction.kind, "data-id": interaction.id, "data-status": interaction.status, tabindex: open(interaction.status) ? "0" : null });
     node.append(
@@ -170,7 +221,8 @@ export const INBOX_VIEW_JS = String.raw`
     if (open(interaction.status)) {
       if (interaction.kind === "user_input_request") node.append(...questionFields(interaction));
       if (interaction.kind === "elicitation_request") node.append(el("textarea", { rows: 4, "aria-label": "form answer (JSON)", placeholder: "{}" }));
-      node.append(el("div", { class: "actions" }, buttons(interaction, node)), keyHints(interaction));
+      const choices = choicesOf(interaction);
+      node.append(el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, true));
       return node;
     }
     node.insertBefore(originLine(originOf(interaction), "meta origin"), node.children[1]);
@@ -179,29 +231,36 @@ export const INBOX_VIEW_JS = String.raw`
       const chosen = chosenOf(interaction, interaction.response);
       node.append(el("ul", { class: "options choices" }, choicesOf(interaction).map((choice) => marked(choice.label, choice === chosen))));
     }
-    node.append(outcome(interaction));
+    for (const line of [outcome(interaction), itemEnd(interaction)]) if (line) node.append(line);
     return node;
   }
 
-  // A payload the page cannot lay out (the API takes any JSON object) still gets its card: the raw
-  // JSON as text, and a way to decline; the other cards render as usual.
-  function unshowable(interaction, error) {
+  // A request the page cannot show in full (showable.ts says why; or laying it out failed) still
+  // gets its card: the raw JSON as text, and only the answers that accept nothing (Decline,
+  // Interrupt the turn) — never Accept on what a person could not read.
+  function unshowable(interaction, reason) {
     let raw;
     try { raw = JSON.stringify(interaction, null, 2); } catch (_) { raw = String(interaction); }
-    const node = el("article", { class: "card unshowable", "data-id": interaction.id, "data-status": interaction.status, tabindex: "0" });
+    const waiting = open(interaction.status);
+    const node = el("article", { class: "card unshowable", "data-id": interaction.id, "data-status": interaction.status, tabindex: waiting ? "0" : null });
     node.append(
       el("h3", {}, "This interaction cannot be shown"),
-      el("p", { class: "meta" }, "The page could not lay it out (" + (error && error.message) + "); here is what was sent:"),
+      el("p", { class: "meta" }, "The inbox cannot show it in full (" + reason + "), so it can only be declined here; this is what was sent:"),
       el("pre", { class: "raw" }, raw),
     );
-    const actions = Array.isArray(interaction.actions) ? interaction.actions : [];
-    if (open(interaction.status) && actions.includes("decline")) {
-      node.append(el("div", { class: "actions" }, el("button", { class: "danger", type: "button", "data-key": "d", onclick: () => respond(interaction, "decline") }, "Decline")));
+    if (waiting) {
+      const choices = refusalsOf(interaction);
+      node.append(el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, false));
+    } else {
+      try { const line = outcome(interaction); if (line) node.append(line); } catch (_) { /* the raw JSON says how */ }
     }
     return node;
   }
 
   function safeCard(interaction) {
-    try { return card(interaction); } catch (error) { return unshowable(interaction, error); }
+    let reason;
+    try { reason = unshownReason(interaction); } catch (error) { reason = String(error && error.message); }
+    if (reason) return unshowable(interaction, reason);
+    try { return card(interaction); } catch (error) { return unshowable(interaction, "laying it out failed: " + (error && error.message)); }
   }
 `;

@@ -10,6 +10,7 @@ import type {
   InteractionResponse,
   ResponseAction,
 } from "./interaction-types.js";
+import { fieldsProblem, listProblem, PAYLOAD_FIELDS, unshownReason } from "./showable.js";
 import { titleOf } from "./titles.js";
 
 /** The request kinds a person answers through channels, and the interaction kind of each. */
@@ -71,17 +72,49 @@ export function actionsOf(kind: InteractionKind): ResponseAction[] {
   return [...ACTIONS[kind]];
 }
 
+/** What the web inbox records as `metadata.via` on the answers it sends. */
+export const WEB_INBOX = "web-inbox";
+
+/**
+ * The clients that show a request to a person themselves, by the `metadata.via` of the answers
+ * they send (the web inbox, and the chat backends' buttons and replies), and what each is called
+ * when an answer from it is refused.
+ */
+const SHOWN_BY: Readonly<Record<string, string>> = {
+  [WEB_INBOX]: "the web inbox",
+  slack: "the Slack message",
+  telegram: "the Telegram message",
+  discord: "the Discord message",
+};
+
 /**
  * Checks a response against its interaction; throws `invalid_response` saying what to send
  * instead. Used by the runtime before storing, so a stored response always maps to a decision.
+ * An answer from the web inbox (`metadata.via: "web-inbox"`) or a chat backend (`"slack"`,
+ * `"telegram"`, `"discord"`) to a request they cannot show in full ({@link unshownReason}) may
+ * only decline or interrupt: they offer nothing else there, and the runtime holds them to that
+ * (a stale or forged button press included). Other clients read the payload themselves, and
+ * answer as before.
  */
 export function checkResponse(
   interaction: Pick<Interaction, "kind" | "actions" | "payload">,
-  response: Pick<InteractionResponse, "action" | "values">,
+  response: Pick<InteractionResponse, "action" | "values" | "metadata">,
 ): void {
   if (!interaction.actions.includes(response.action)) {
     throw invalidResponse(
       `this ${interaction.kind} takes ${interaction.actions.map((a) => `"${a}"`).join(", ")}, not "${response.action}"`,
+    );
+  }
+  const via = response.metadata?.via;
+  const shownBy =
+    typeof via === "string" && Object.hasOwn(SHOWN_BY, via) ? SHOWN_BY[via] : undefined;
+  const unshown =
+    shownBy && response.action !== "decline" && response.action !== "cancel"
+      ? unshownReason(interaction)
+      : undefined;
+  if (unshown) {
+    throw invalidResponse(
+      `${shownBy} cannot show this ${interaction.kind} in full (${unshown}), so from there it takes only "decline" or "cancel", not "${response.action}"`,
     );
   }
   const request = interaction.payload as Partial<ApprovalRequest>;
@@ -118,6 +151,16 @@ export function decisionFor(
       if (scope !== "turn" && scope !== "session") {
         throw invalidResponse(`values.scope is "turn" or "session", not ${JSON.stringify(scope)}`);
       }
+      // A payload not made by the bridge may lack what it asks for: say so, rather than crash.
+      const problem = fieldsProblem(
+        request.permissions,
+        PAYLOAD_FIELDS.parts.permissions,
+        "payload.permissions",
+      );
+      if (problem)
+        throw invalidResponse(
+          `${problem}, so there is nothing to grant; answer "decline" or "cancel"`,
+        );
       const asked = request.permissions;
       return {
         grant: {
@@ -127,8 +170,16 @@ export function decisionFor(
         scope,
       };
     }
-    case "userInput":
+    case "userInput": {
+      const problem =
+        fieldsProblem(request, { questions: "array" }, "payload", ["questions"]) ||
+        listProblem(request.questions, { id: "string" }, "payload.questions", ["id"]);
+      if (problem)
+        throw invalidResponse(
+          `${problem}, so there is nothing to answer; answer "decline" or "cancel"`,
+        );
       return { answers: answersOf(request.questions, action, values) };
+    }
     case "elicitation": {
       if (action !== "accept") throw invalidResponse(`answer with "accept", "decline" or "cancel"`);
       // values came from a JSON body, so its content is JSON.

@@ -14,10 +14,14 @@ export interface ProgressOptions extends ChannelsClientOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The update an event (official or extended) makes, if it is one worth telling. */
+/**
+ * The update an event (official or extended) makes, if it is one worth telling. A command's or a
+ * file change's update names its item (`itemId`): with the extended events that is codex's id, the
+ * one its approval request names, so the inbox can say how an accepted command ended.
+ */
 export function progressOf(
   event: ExtendedThreadEvent | ThreadEvent,
-): { title: string; payload: Record<string, unknown> } | undefined {
+): { title: string; payload: Record<string, unknown>; itemId?: string } | undefined {
   switch (event.type) {
     case "turn.started":
       return { title: "Turn started", payload: { event: "turn_started" } };
@@ -32,12 +36,14 @@ export function progressOf(
             status: item.status,
             exitCode: item.exit_code ?? null,
           },
+          itemId: item.id,
         };
       }
       if (item.type === "file_change") {
         return {
           title: `${item.status === "completed" ? "Changed" : `File change ${item.status}:`} ${item.changes.map((c) => c.path).join(", ")}`,
           payload: { event: "file_change", status: item.status, changes: item.changes },
+          itemId: item.id,
         };
       }
       if (item.type === "agent_message") {
@@ -84,7 +90,8 @@ export function progressOf(
  * When the turn's stream ends, that turn's updates nobody acknowledged are resolved (`accept`,
  * metadata `{by: "codex-harness"}`), so they leave the waiting list. Off unless you wrap a stream:
  * `for await (const e of withProgressUpdates(events, { url, token }))`. Takes the official events
- * or the extended ones (which also give each update its turn id).
+ * or the extended ones, which also give each update its turn id, and a command's or a file
+ * change's its item id (`codex.itemId`): the inbox's history then says how an accepted one ended.
  */
 export async function* withProgressUpdates<E extends ExtendedThreadEvent | ThreadEvent>(
   events: AsyncIterable<E>,
@@ -117,6 +124,9 @@ export async function* withProgressUpdates<E extends ExtendedThreadEvent | Threa
           codex: {
             ...(threadId ? { threadId } : {}),
             ...(turnId ? { turnId } : {}),
+            // Only the extended events (those with a turn id) carry codex's item ids; the official
+            // ones number their own, which would name nothing.
+            ...(turnId && update.itemId ? { itemId: update.itemId } : {}),
           },
           title: update.title,
           payload: update.payload,

@@ -1,6 +1,7 @@
 // Titles of interactions, in one place: the title derived from a payload (the runtime, when a
-// client sends none, and the bridge), and the inbox's short title. The inbox's two functions are
-// also browser code: `inbox-view.ts` embeds their source, so they use nothing but each other.
+// client sends none, and the bridge), and the inbox's short title. The inbox's two functions
+// (`commandLine`, `shortTitle`) are also browser code: `inbox-view.ts` embeds their source, so they
+// use nothing but each other.
 
 /** Longest title the API takes, so a derived one is never longer. */
 export const MAX_TITLE_LENGTH = 2_000;
@@ -52,27 +53,34 @@ function fieldOf(value: unknown, field: string): unknown {
     : undefined;
 }
 
-/** The program a command runs, for its short title: "bash -lc 'npm test'" -> "npm". */
-export function programOf(command: string): string {
+/**
+ * A command as one line, without the shell codex wraps it in: "/bin/bash -lc 'npm publish
+ * --dry-run'" -> "npm publish --dry-run". Runs of white space (newlines too) become one space.
+ */
+export function commandLine(command: string): string {
   let text = command.trim();
   const shell = /^(?:\S*\/)?(?:ba|z|da)?sh\s+-l?c\s+(['"]?)([\s\S]*)\1$/.exec(text);
   if (shell?.[2] !== undefined) text = shell[2].trim();
-  return (text.split(/\s+/)[0] || "").split("/").pop()?.slice(0, 40) ?? "";
+  return text.replace(/\s+/g, " ");
 }
 
 /**
- * The inbox's title of a card: "Run <program>" for a command (its full text is shown below), else
- * the title's first line cut at 80 characters ("Change <n> files" when that cuts a file list).
+ * The inbox's title of a card: "Run <command>" for a command, its arguments kept (they are what
+ * makes "npm publish --dry-run" differ from "npm test"), else the title's first line; either cut
+ * at 80 characters, "…" included ("Change <n> files" when that cuts a file list). The full command
+ * is shown below the title.
  */
 export function shortTitle(interaction: { title?: unknown; payload?: unknown }): string {
   const p = (interaction.payload || {}) as Record<string, unknown>;
+  const max = 80;
+  const cut = (text: string) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
   if (typeof p.command === "string") {
-    const program = programOf(p.command);
-    return program ? `Run ${program}` : "Run a command";
+    const line = commandLine(p.command);
+    return line ? cut(`Run ${line}`) : "Run a command";
   }
   const first = String(interaction.title).split("\n")[0] ?? "";
-  if (Array.isArray(p.changes) && p.changes.length > 1 && first.length > 80) {
+  if (Array.isArray(p.changes) && p.changes.length > 1 && first.length > max) {
     return `Change ${p.changes.length} files`;
   }
-  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+  return cut(first);
 }

@@ -193,6 +193,42 @@ describe("Discord backend", () => {
     assert.deepEqual(message.components, []);
   });
 
+  it("a request it cannot show in full: its raw JSON, only Decline and Interrupt; a forged Accept answers nothing", async () => {
+    const { fake, client, endpoint, discord } = await setup();
+    const created = await client.create({ ...approval, payload: { command: 42 } });
+    const message = await posted(fake);
+    assert.deepEqual([...buttonsOf(message).keys()], ["Decline", "Interrupt the turn"]);
+    assert.match(message.content, /cannot show the request in full \(payload\.command is a number/);
+    assert.match(message.content, /"command": 42/);
+    // The Accept a message of this request never had (it would be :0), clicked anyway.
+    const forged = await postInteraction(
+      endpoint,
+      KEYS.privateKey,
+      clickPayload(ALICE, message, `${created.id}:0`),
+    );
+    assert.deepEqual(forged.body, {
+      type: 4,
+      data: {
+        content: "This button does not answer this interaction; nothing was sent.",
+        flags: 64,
+      },
+    });
+    assert.deepEqual(await discord.settled(), ["invalid"]);
+    assert.equal((await client.get(created.id)).status, "delivered");
+    await assert.rejects(
+      client.respond(created.id, { action: "accept", metadata: { via: "discord" } }),
+      /the Discord message cannot show this approval_request in full/,
+    );
+    const declined = await postInteraction(
+      endpoint,
+      KEYS.privateKey,
+      clickPayload(ALICE, message, buttonsOf(message).get("Decline") ?? ""),
+    );
+    assert.equal(declined.body.type, 7);
+    assert.match(declined.body.data?.content ?? "", /Declined by alice/);
+    assert.equal((await client.get(created.id)).response?.action, "decline");
+  });
+
   it("a forged signature and a stale timestamp get 401 and answer nothing; PING gets PONG", async () => {
     const { fake, client, endpoint, discord } = await setup();
     const created = await client.create(approval);

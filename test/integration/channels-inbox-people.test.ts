@@ -189,7 +189,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     assert.equal(await beta.locator("article").count(), 1);
   });
 
-  it("a long command: a short title, the full command wrapped in monospace", async () => {
+  it("a long command: a title that keeps its arguments, cut; the full command in monospace", async () => {
     const runtime = await startRuntime();
     const item = await runtime.runtime.create(
       command("agent-alpha", THREAD_A, "/srv/alpha", LONG_COMMAND, "Build, test and deploy"),
@@ -198,7 +198,10 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const shown = await openInbox(runtime);
     const card = shown.locator(`#pending article[data-id="${item.id}"]`);
     await card.waitFor();
-    assert.equal(await card.locator("h3").textContent(), "Run npm");
+    assert.equal(
+      await card.locator("h3").textContent(),
+      "Run npm run build && node --test --test-concurrency=1 build/test/integration/ch…",
+    );
     assert.equal(await card.locator("pre.command").textContent(), LONG_COMMAND);
     const block = card.locator("pre.command");
     assert.equal(await css(block, "white-space"), "pre-wrap");
@@ -375,7 +378,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     await api.create(command("agent-beta", THREAD_B, "/srv/beta", "rm -rf build"));
     await title("(3) codex-harness inbox");
     const notes = await shown.evaluate("window.notes");
-    assert.deepEqual(notes, [{ title: "Run rm", body: "agent-beta · /srv/beta" }]);
+    assert.deepEqual(notes, [{ title: "Run rm -rf build", body: "agent-beta · /srv/beta" }]);
     await api.respond(first.id, { action: "accept" });
     await title("(2) codex-harness inbox");
     assert.equal(await shown.locator("#notify").isHidden(), true, "already granted");
@@ -394,7 +397,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
       String(await first.locator(".keys").textContent()),
       /a Accept · s Accept for this session · d Decline · i Interrupt the turn/,
     );
-    await shown.keyboard.press("j");
+    // The first request has the keyboard from the start.
     assert.equal(await focusedId(shown), one.id);
     await shown.keyboard.press("s");
     await shown.locator(`#history article[data-id="${one.id}"]`).waitFor();
@@ -439,5 +442,74 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     await done.waitFor();
     assert.equal((await runtime.runtime.get(item.id)).response?.action, "cancel");
     assert.match(String(await done.textContent()), /^Declined and interrupted the turn, /);
+  });
+
+  it("on load the first waiting request has the keyboard: d declines it, no j first", async () => {
+    const runtime = await startRuntime();
+    const api = runtime.runtime;
+    const first = await api.create(command("agent-alpha", THREAD_A, "/srv/alpha", "npm publish"));
+    const second = await api.create(command("agent-alpha", THREAD_A, "/srv/alpha", "npm test"));
+    const shown = await openInbox(runtime);
+    await shown.locator(`#pending article[data-id="${second.id}"]`).waitFor();
+    assert.equal(await focusedId(shown), first.id);
+    await shown.keyboard.press("d");
+    await shown.locator(`#history article[data-id="${first.id}"]`).waitFor({ timeout: 5_000 });
+    assert.equal((await api.get(first.id)).response?.action, "decline");
+    assert.equal((await api.get(second.id)).response, undefined);
+    // The next one took its place.
+    assert.equal(await focusedId(shown), second.id);
+  });
+
+  it("the history says how an accepted command ended (from its progress update)", async () => {
+    const runtime = await startRuntime();
+    const api = runtime.runtime;
+    const ask = (text: string, itemId: string) =>
+      api.create({
+        ...command("agent-alpha", THREAD_A, "/srv/alpha", text),
+        codex: { threadId: THREAD_A, turnId: "turn-1", requestId: itemId, itemId },
+      });
+    const ran = (itemId: string, status: string, exitCode: number | null) =>
+      api.create({
+        kind: "progress_update",
+        source: { name: "agent-alpha" },
+        codex: { threadId: THREAD_A, turnId: "turn-1", itemId },
+        title: `Ran a command (${status})`,
+        payload: { event: "command", command: "…", status, exitCode },
+        actions: ["accept"],
+      });
+    const failing = await ask("npm publish --dry-run", "call_publish");
+    const passing = await ask("npm test", "call_test");
+    const declined = await ask("rm -rf /", "call_rm");
+    await api.respond(failing.id, { action: "accept", metadata: { answeredBy: "alice" } });
+    await api.respond(passing.id, { action: "accept" });
+    await api.respond(declined.id, { action: "decline" });
+    await ran("call_publish", "failed", 2);
+    await ran("call_test", "completed", 0);
+    await ran("call_rm", "declined", null);
+    // Another thread's item of the same id is another command.
+    await api.create({
+      kind: "progress_update",
+      source: { name: "agent-beta" },
+      codex: { threadId: THREAD_B, itemId: "call_test" },
+      title: "elsewhere",
+      payload: { event: "command", command: "x", status: "failed", exitCode: 9 },
+    });
+    const shown = await openInbox(runtime);
+    const ended = (id: string) => shown.locator(`#history article[data-id="${id}"] .item-end`);
+    await ended(failing.id).waitFor();
+    assert.equal(await ended(failing.id).textContent(), "The command failed (exit 2)");
+    assert.equal(await ended(passing.id).textContent(), "The command ran (exit 0)");
+    assert.equal(await ended(declined.id).textContent(), "The command was declined");
+    const outcome = shown.locator(`#history article[data-id="${failing.id}"] .outcome`);
+    assert.match(String(await outcome.textContent()), /^Accepted by alice, \d\d:\d\d$/);
+    // Arriving later, an update fills in its command's ending.
+    const later = await ask("make deploy", "call_deploy");
+    await api.respond(later.id, { action: "accept" });
+    await shown.locator(`#history article[data-id="${later.id}"]`).waitFor();
+    assert.equal(await ended(later.id).count(), 0);
+    await ran("call_deploy", "completed", 0);
+    await shown
+      .locator(`#history article[data-id="${later.id}"] .item-end:text("The command ran (exit 0)")`)
+      .waitFor({ timeout: 5_000 });
   });
 });

@@ -7,6 +7,7 @@ import { afterEach, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
+import { withProgressUpdates } from "../../src/channels/progress.js";
 import { applyPatch, execCommand, reply, requestUserInput } from "../../src/testing/script.js";
 import { chromiumMissing, useChromium } from "../support/chromium.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
@@ -64,7 +65,7 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
         String(await card.locator("pre.command").textContent()),
         /echo from-inbox > inbox\.txt/,
       );
-      assert.equal(await card.locator("h3").textContent(), "Run echo");
+      assert.equal(await card.locator("h3").textContent(), "Run echo from-inbox > inbox.txt");
       assert.match(
         String(await page.locator("#pending .group-head").textContent()),
         new RegExp(`codex-harness.*${fixture.workdir}.*thread …`),
@@ -95,6 +96,49 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       const stored = await client.get(id);
       assert.equal(stored.response?.metadata?.via, "web-inbox");
       assert.equal(stored.response?.metadata?.answeredBy, "alice");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the history says how a command accepted from the inbox ended (with progress updates)", async () => {
+    const runtime = await startRuntime();
+    const { url, token } = runtime;
+    fixture = await startCodexApi(
+      "app-server",
+      [
+        execCommand("echo ran-it; exit 3", { escalated: true, justification: "Try it" }),
+        reply("It failed."),
+      ],
+      { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
+    );
+    const page = await browser().newPage();
+    try {
+      await page.goto(runtime.inboxUrl);
+      await page.waitForSelector("#connection:text('live')");
+      const { events } = await fixture.codex
+        .startThread({
+          workingDirectory: fixture.workdir,
+          skipGitRepoCheck: true,
+          events: "extended",
+        })
+        .runStreamed("go");
+      const seen: string[] = [];
+      const drained = (async () => {
+        for await (const event of withProgressUpdates(events, { url, token }))
+          seen.push(event.type);
+      })();
+      const card = page.locator("#pending article.approval_request");
+      await card.waitFor({ timeout: 20_000 });
+      assert.equal(await card.locator("h3").textContent(), "Run echo ran-it; exit 3");
+      const id = (await card.getAttribute("data-id")) as string;
+      await card.getByRole("button", { name: "Accept", exact: true }).click();
+      await drained;
+      assert.equal(seen.at(-1), "turn.completed");
+      const done = page.locator(`#history article[data-id="${id}"]`);
+      await done.locator(".item-end").waitFor({ timeout: 10_000 });
+      assert.match(String(await done.locator(".outcome").textContent()), /^Accepted, \d\d:\d\d$/);
+      assert.equal(await done.locator(".item-end").textContent(), "The command failed (exit 3)");
     } finally {
       await page.close();
     }

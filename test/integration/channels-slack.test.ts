@@ -237,6 +237,40 @@ describe("Slack backend", () => {
     assert.match(message.text, /Declined by carol/);
   });
 
+  it("a request it cannot show in full: its raw JSON, only Decline and Interrupt; a forged Accept answers nothing", async () => {
+    const { fake, client, clickUrl, slack } = await setup();
+    const created = await client.create({ ...approval, payload: { foo: "bar" } });
+    const message = await posted(fake);
+    assert.deepEqual([...buttonsOf(message).keys()], ["Decline", "Interrupt the turn"]);
+    const section = JSON.stringify(message.blocks[0]);
+    assert.match(section, /cannot show the request in full/);
+    assert.match(section, /\\"foo\\": \\"bar\\"/);
+    // The Accept a message of this request never had (it would be :0), clicked anyway.
+    const forged = clickPayload("U0ALICE", message, `${created.id}:0`);
+    assert.equal(await postClick(clickUrl, SIGNING_SECRET, forged), 200);
+    assert.deepEqual(await slack.settled(), ["invalid"]);
+    const [told] = fake.callsOf("chat.postEphemeral");
+    assert.equal(told?.args.user, "U0ALICE");
+    assert.equal(
+      told?.args.text,
+      "This button does not answer this interaction; nothing was sent.",
+    );
+    assert.equal((await client.get(created.id)).status, "delivered");
+    // Nor does the runtime take an accept said to come from Slack.
+    await assert.rejects(
+      client.respond(created.id, { action: "accept", metadata: { via: "slack" } }),
+      /the Slack message cannot show this approval_request in full/,
+    );
+    const decline = buttonsOf(message).get("Decline") ?? "";
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0ALICE", message, decline)),
+      200,
+    );
+    assert.deepEqual(await slack.settled(), ["invalid", "answered"]);
+    assert.equal((await client.get(created.id)).response?.action, "decline");
+    await eventually("the message updated", () => /Declined by alice/.test(message.text));
+  });
+
   it("a forged signature and a stale timestamp get 401 and answer nothing", async () => {
     const { fake, client, clickUrl, slack } = await setup();
     const created = await client.create(approval);

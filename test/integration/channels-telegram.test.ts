@@ -281,6 +281,59 @@ describe("telegram backend", () => {
     );
   });
 
+  it("a request it cannot show in full: its raw JSON, only Decline and Interrupt; a forged Accept or a reply is refused", async () => {
+    const { telegram, client } = await start();
+    const created = await client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      title: "Run something",
+      payload: { foo: "bar" },
+    });
+    const message = await eventually("the approval", () => telegram.messages[0]);
+    assert.deepEqual(
+      message.keyboard.map((row) => row[0]?.text),
+      ["Decline", "Interrupt the turn"],
+    );
+    assert.match(message.text, /cannot show the request in full/);
+    assert.match(message.text, /"foo": "bar"/);
+    // The Accept a message of this request never had (it would be :0), clicked anyway.
+    const forged = telegram.click({ userId: ALICE, message, data: `${created.id}:0` });
+    const refused = await eventually("the refusal", () => telegram.callbackAnswers.get(forged));
+    assert.equal(refused.show_alert, true);
+    assert.match(refused.text ?? "", /nothing was answered/);
+    assert.equal((await client.get(created.id)).status, "delivered");
+
+    // A question it cannot show (an option's description is a number): a reply is refused too.
+    const asked = await client.create({
+      kind: "user_input_request",
+      source: { name: "test" },
+      title: "Name?",
+      payload: {
+        questions: [
+          { id: "name", question: "What name?", options: [{ label: "Ada", description: 1 }] },
+        ],
+      },
+    });
+    const question = await eventually("the question", () => telegram.messages[1]);
+    assert.deepEqual(
+      question.keyboard.map((row) => row[0]?.text),
+      ["Decline", "Interrupt the turn"],
+    );
+    telegram.reply({ userId: ALICE, message: question, text: "Ada" });
+    const said = await eventually("the refusal", () => telegram.messages[2]);
+    assert.match(
+      said.text,
+      /^Not taken: .*the Telegram message cannot show this user_input_request in full/,
+    );
+    assert.equal((await client.get(asked.id)).status, "delivered");
+
+    telegram.click({ userId: BOB, message, data: button(message, "Decline") });
+    await eventually(
+      "bob's decline",
+      async () => (await client.get(created.id)).response?.action === "decline",
+    );
+  });
+
   it("Telegram down (500) and rate-limiting (429 retry_after): retried with backoff, another backend not held up", async () => {
     const other = recorder();
     const { telegram, client, errors, failures } = await start({

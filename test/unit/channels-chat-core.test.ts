@@ -4,7 +4,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { answerOf, chatMessage, interactionIdOf } from "../../src/channels/chat/message.js";
+import {
+  answerOf,
+  chatMessage,
+  interactionIdOf,
+  needsTyping,
+} from "../../src/channels/chat/message.js";
 import { parsePeople } from "../../src/channels/chat/people.js";
 import { readSecret } from "../../src/channels/chat/secrets.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
@@ -74,6 +79,78 @@ describe("chat messages", () => {
     } as unknown as Interaction;
     assert.deepEqual(chatMessage(answered).buttons, []);
     assert.equal(chatMessage(answered).outcome, "Declined by bob");
+  });
+});
+
+describe("chat messages of a request that cannot be shown in full", () => {
+  const unshown = (payload: Record<string, unknown>, kind = "approval_request") =>
+    ({ ...approval, kind, title: "Run something", payload }) as unknown as Interaction;
+
+  it("offer only Decline and Interrupt, show the raw JSON after a line saying why", () => {
+    for (const payload of [{ foo: "bar" }, { command: 42 }, { command: "ls", cwd: 7 }]) {
+      const message = chatMessage(unshown(payload));
+      const label = JSON.stringify(payload);
+      assert.deepEqual(
+        message.buttons.map((b) => b.label),
+        ["Decline", "Interrupt the turn"],
+        label,
+      );
+      // The buttons keep their places among the kind's choices: Decline is still :2.
+      assert.deepEqual(
+        message.buttons.map((b) => b.data),
+        [`${approval.id}:2`, `${approval.id}:3`],
+        label,
+      );
+      assert.match(
+        message.details[0] ?? "",
+        /^This message cannot show the request in full \(.+\), so it can only be declined here; this is what was sent:$/,
+        label,
+      );
+      assert.deepEqual(JSON.parse(message.details.slice(1).join("\n")), payload, label);
+    }
+    assert.match(
+      chatMessage(unshown({ command: 42 })).details[0] ?? "",
+      /payload\.command is a number, not a string/,
+    );
+  });
+
+  it("take no Accept for it, stale or forged; its refusals still answer", () => {
+    const request = unshown({ foo: "bar" });
+    assert.equal(answerOf(request, `${approval.id}:0`), undefined, "Accept");
+    assert.equal(answerOf(request, `${approval.id}:1`), undefined, "Accept for this session");
+    assert.deepEqual(answerOf(request, `${approval.id}:2`), { action: "decline" });
+    assert.deepEqual(answerOf(request, `${approval.id}:3`), { action: "cancel" });
+  });
+
+  it("a question whose options are mistyped: no option buttons, nothing to type", () => {
+    const question = {
+      ...unshown({
+        questions: [
+          {
+            id: "q",
+            question: "Which?",
+            options: [{ label: "yes" }, { label: "no", description: 5 }],
+          },
+        ],
+      }),
+      kind: "user_input_request",
+      actions: ["text", "decline", "cancel"],
+    } as unknown as Interaction;
+    const message = chatMessage(question);
+    assert.deepEqual(
+      message.buttons.map((b) => b.label),
+      ["Decline", "Interrupt the turn"],
+    );
+    assert.equal(needsTyping(question, message.buttons.length), false);
+    assert.match(message.details[0] ?? "", /options\[1\]\.description is a number/);
+    assert.equal(answerOf(question, `${approval.id}:0`), undefined, "the option yes");
+  });
+
+  it("keeps a long payload's JSON under what any platform shows, cut with …", () => {
+    const message = chatMessage(unshown({ foo: "x".repeat(10_000) }));
+    const raw = message.details.slice(1).join("\n");
+    assert.equal(raw.length, 3_000);
+    assert.ok(raw.endsWith("…"));
   });
 });
 

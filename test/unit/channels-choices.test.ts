@@ -1,7 +1,13 @@
 // The answers each interaction kind offers and the words for how it ended, shared by the inbox and chat backends.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { choicesOf, chosenOf, outcomeWords } from "../../src/channels/choices.js";
+import {
+  choicesOf,
+  chosenOf,
+  itemEndWords,
+  outcomeWords,
+  refusalsOf,
+} from "../../src/channels/choices.js";
 
 const approval = {
   kind: "approval_request" as const,
@@ -60,5 +66,36 @@ describe("choices", () => {
       /^Withdrawn by codex/,
     );
     assert.equal(outcomeWords(approval), undefined);
+  });
+});
+
+describe("what accepts nothing, and how an item ended", () => {
+  it("refusals are Decline and Interrupt the turn, among the allowed actions", () => {
+    assert.deepEqual(
+      refusalsOf(approval).map((choice) => choice.label),
+      ["Decline", "Interrupt the turn"],
+    );
+    assert.deepEqual(
+      refusalsOf({ kind: "permissions_request", actions: ["accept", "decline"] }).map(
+        (c) => c.label,
+      ),
+      ["Decline"],
+    );
+    assert.deepEqual(refusalsOf({ kind: "approval_request", actions: ["accept"] }), []);
+  });
+
+  it("says how a command or a file change ended, from its progress update's payload", () => {
+    const ran = (status: string, exitCode: number | null) =>
+      itemEndWords({ event: "command", command: "ls", status, exitCode });
+    assert.equal(ran("completed", 0), "The command ran (exit 0)");
+    assert.equal(ran("failed", 2), "The command failed (exit 2)");
+    assert.equal(ran("failed", null), "The command failed");
+    assert.equal(ran("declined", null), "The command was declined");
+    assert.equal(ran("in_progress", null), undefined);
+    assert.equal(
+      itemEndWords({ event: "file_change", status: "completed" }),
+      "The change was applied",
+    );
+    assert.equal(itemEndWords({ event: "message", text: "hi" }), undefined);
   });
 });

@@ -13,7 +13,7 @@ import type {
   ResponseMetadata,
 } from "../../src/channels/index.js";
 import { createBody, parseBody, respondBody } from "../../src/channels/schemas.js";
-import { programOf, shortTitle, titleOf } from "../../src/channels/titles.js";
+import { commandLine, shortTitle, titleOf } from "../../src/channels/titles.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { RequestId } from "../../src/protocol/generated/ts/RequestId.js";
 import type { Equal } from "../support/type-equality.js";
@@ -143,12 +143,30 @@ describe("titleOf (a title derived from the payload)", () => {
 });
 
 describe("shortTitle (the inbox's card title)", () => {
-  it("names a command's program, cuts a long title", () => {
-    assert.equal(programOf("/bin/bash -lc 'npm test'"), "npm");
+  it("keeps a command's arguments, without codex's shell; cuts a long title", () => {
+    assert.equal(commandLine("/bin/bash -lc 'npm test'"), "npm test");
     assert.equal(
       shortTitle({ title: "Run x", payload: { command: "bash -lc 'ls -la'" } }),
-      "Run ls",
+      "Run ls -la",
     );
+    // The risky part is the arguments: "Run npm" said nothing of publishing.
+    assert.equal(
+      shortTitle({ title: "Run x", payload: { command: "/bin/bash -lc 'npm publish --dry-run'" } }),
+      "Run npm publish --dry-run",
+    );
+    assert.equal(
+      shortTitle({ title: "Run x", payload: { command: "git push\n  --force origin main" } }),
+      "Run git push --force origin main",
+    );
+    const long = shortTitle({
+      title: "Run x",
+      payload: {
+        command: `/bin/bash -lc 'rsync -av --delete ./build/ ${"deploy@staging:/srv/".repeat(8)}'`,
+      },
+    });
+    assert.equal(long.length, 80);
+    assert.ok(long.startsWith("Run rsync -av --delete ./build/ deploy@staging:/srv/"), long);
+    assert.ok(long.endsWith("…"), long);
     assert.equal(shortTitle({ title: "Run", payload: { command: "" } }), "Run a command");
     const files = `Change ${"a-very-long-file-name.ts, ".repeat(5)}`;
     assert.equal(shortTitle({ title: files, payload: { changes: [1, 2] } }), "Change 2 files");

@@ -106,6 +106,69 @@ describe("Discord messages", () => {
   });
 });
 
+describe("Discord messages of a request that cannot be shown in full", () => {
+  it("no Accept: its raw JSON after a line saying why, only Decline and Interrupt", () => {
+    for (const payload of [{ foo: "bar" }, { command: 42 }]) {
+      const message = discordMessage({ ...approval, payload } as Interaction);
+      const label = JSON.stringify(payload);
+      const [title, why, ...raw] = message.content.split("\n");
+      assert.equal(title, "**Run \\*everything\\* @everyone**", label);
+      assert.match(
+        why ?? "",
+        /^This message cannot show the request in full \(.+\), so it can only be declined here/,
+        label,
+      );
+      assert.equal(raw.join("\n"), escapeMarkdown(JSON.stringify(payload, null, 2)), label);
+      assert.deepEqual(
+        message.components.flatMap((row) => row.components.map((b) => [b.label, b.custom_id])),
+        [
+          ["Decline", `${approval.id}:2`],
+          ["Interrupt the turn", `${approval.id}:3`],
+        ],
+        label,
+      );
+    }
+  });
+
+  it("a long payload is cut to Discord's 2,000 characters, the line saying why kept", () => {
+    const message = discordMessage({
+      ...approval,
+      payload: { foo: "x".repeat(10_000) },
+    } as Interaction);
+    assert.ok(message.content.length <= 2_000, `${message.content.length}`);
+    assert.match(message.content.split("\n")[1] ?? "", /cannot show the request in full/);
+    assert.ok(message.content.endsWith("…"));
+  });
+
+  it("a stale or forged Accept is refused to the clicker, and nothing is sent", async () => {
+    const unshown = { ...approval, payload: { foo: "bar" } } as Interaction;
+    const sent: unknown[] = [];
+    const result = await handleClick(
+      {
+        type: 3,
+        data: { custom_id: `${approval.id}:0` },
+        user: { id: "42" },
+        channel_id: "7",
+        message: { id: "9" },
+      },
+      {
+        people: parsePeople("42=alice", "test"),
+        get: async () => unshown,
+        respond: async (_id, answer) => {
+          sent.push(answer);
+          return unshown;
+        },
+        remember: () => undefined,
+        refresh: () => undefined,
+        answerWithinMs: 20,
+      },
+    );
+    assert.equal(result.reply.type, 4);
+    assert.equal(await result.outcome, "invalid");
+    assert.deepEqual(sent, []);
+  });
+});
+
 describe("Discord signatures", () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   const key = discordPublicKey(discordPublicKeyHex(publicKey));

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { InteractionResponse } from "../../src/channels/interaction-types.js";
 import { checkResponse, decisionFor, interactionFor } from "../../src/channels/normalize.js";
+import { unknownFields, unshownReason } from "../../src/channels/showable.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type {
   CommandExecutionRequest,
@@ -408,6 +409,56 @@ describe("checkResponse", () => {
     assert.throws(() => checkResponse(interaction, { action: "text" }), invalidResponse());
   });
 
+  it("a codex request missing what it asks for is a clear invalid_response, not a TypeError", () => {
+    const cases = [
+      [
+        "permissions_request",
+        { kind: "permissions" },
+        "accept",
+        /payload\.permissions is missing, so there is nothing to grant/,
+      ],
+      [
+        "permissions_request",
+        { kind: "permissions", permissions: null },
+        "accept",
+        /payload\.permissions is null, not an object/,
+      ],
+      [
+        "permissions_request",
+        { kind: "permissions", permissions: { network: "on" } },
+        "accept",
+        /payload\.permissions\.network is a string/,
+      ],
+      [
+        "user_input_request",
+        { kind: "userInput" },
+        "text",
+        /payload\.questions is missing, so there is nothing to answer/,
+      ],
+      [
+        "user_input_request",
+        { kind: "userInput", questions: [null] },
+        "text",
+        /payload\.questions\[0\] is null, not an object/,
+      ],
+    ] as const;
+    for (const [kind, payload, action, message] of cases) {
+      const interaction = {
+        kind,
+        actions: [action, "decline" as const, "cancel" as const],
+        payload,
+      };
+      const label = JSON.stringify(payload);
+      assert.throws(
+        () => checkResponse(interaction, { action, values: { text: "y", answers: { q: "y" } } }),
+        invalidResponse(message),
+        label,
+      );
+      assert.doesNotThrow(() => checkResponse(interaction, { action: "decline" }), label);
+      assert.doesNotThrow(() => checkResponse(interaction, { action: "cancel" }), label);
+    }
+  });
+
   it("does not take a payload kind named like an Object property for a codex request", () => {
     for (const kind of ["constructor", "toString", "__proto__"]) {
       const interaction = {
@@ -417,5 +468,103 @@ describe("checkResponse", () => {
       };
       assert.doesNotThrow(() => checkResponse(interaction, { action: "accept" }), kind);
     }
+  });
+});
+
+describe("checkResponse: what the web inbox cannot show, it cannot accept", () => {
+  const fromInbox = { via: "web-inbox", answeredBy: "alice" };
+
+  it("every request the bridge makes can be shown in full, no field unknown", () => {
+    for (const request of [
+      command,
+      fileChange,
+      permissions,
+      oneQuestion,
+      twoQuestions,
+      elicitation,
+    ]) {
+      const input = interactionFor(request);
+      assert.equal(unshownReason(input), undefined, request.kind);
+      assert.deepEqual(unknownFields(input), {}, request.kind);
+    }
+  });
+
+  it("refuses an accept sent from the inbox for an unknown or mistyped payload", () => {
+    for (const payload of [
+      { foo: "bar" },
+      { command: 42 },
+      { kind: "fileChange", command: "ls" },
+    ]) {
+      const interaction = {
+        kind: "approval_request" as const,
+        actions: ["accept" as const, "decline" as const, "cancel" as const],
+        payload,
+      };
+      const label = JSON.stringify(payload);
+      assert.throws(
+        () => checkResponse(interaction, { action: "accept", metadata: fromInbox }),
+        invalidResponse(/web inbox cannot show this approval_request in full \(.+\)/),
+        label,
+      );
+      assert.doesNotThrow(
+        () => checkResponse(interaction, { action: "decline", metadata: fromInbox }),
+        label,
+      );
+      assert.doesNotThrow(
+        () => checkResponse(interaction, { action: "cancel", metadata: fromInbox }),
+        label,
+      );
+      // Other clients read the payload themselves: the API contract is unchanged for them.
+      assert.doesNotThrow(() => checkResponse(interaction, { action: "accept" }), label);
+      assert.doesNotThrow(
+        () => checkResponse(interaction, { action: "accept", metadata: { via: "cli" } }),
+        label,
+      );
+    }
+    const question = {
+      kind: "user_input_request" as const,
+      actions: ["text" as const, "decline" as const],
+      payload: { questions: [{ id: "q", question: "?", options: "yes" }] },
+    };
+    assert.throws(
+      () => checkResponse(question, { action: "text", values: { text: "y" }, metadata: fromInbox }),
+      invalidResponse(/options is a string, not an array or null/),
+    );
+  });
+
+  it("refuses an accept from a chat backend's button or reply for such a payload too", () => {
+    const interaction = {
+      kind: "approval_request" as const,
+      actions: ["accept" as const, "decline" as const, "cancel" as const],
+      payload: { foo: "bar" },
+    };
+    for (const via of ["slack", "telegram", "discord"]) {
+      const metadata = { via, answeredBy: "alice" };
+      const name = via[0]?.toUpperCase() + via.slice(1);
+      assert.throws(
+        () => checkResponse(interaction, { action: "accept", metadata }),
+        invalidResponse(
+          new RegExp(
+            `the ${name} message cannot show this approval_request in full \\(.+\\), so from there it takes only "decline" or "cancel", not "accept"`,
+          ),
+        ),
+        via,
+      );
+      assert.doesNotThrow(() => checkResponse(interaction, { action: "decline", metadata }), via);
+      assert.doesNotThrow(() => checkResponse(interaction, { action: "cancel", metadata }), via);
+      const shown = { ...interaction, payload: { command: "deploy" } };
+      assert.doesNotThrow(() => checkResponse(shown, { action: "accept", metadata }), via);
+    }
+  });
+
+  it("takes an accept from the inbox for a payload it shows", () => {
+    const interaction = {
+      kind: "approval_request" as const,
+      actions: ["accept" as const, "decline" as const],
+      payload: { command: "deploy" },
+    };
+    assert.doesNotThrow(() =>
+      checkResponse(interaction, { action: "accept", metadata: fromInbox }),
+    );
   });
 });

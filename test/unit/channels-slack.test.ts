@@ -97,6 +97,44 @@ describe("Slack messages", () => {
   });
 });
 
+describe("Slack messages of a request that cannot be shown in full", () => {
+  it("no Accept: its raw JSON after a line saying why, only Decline and Interrupt", () => {
+    for (const payload of [{ foo: "bar" }, { command: 42 }]) {
+      const message = slackMessage({ ...approval, payload } as Interaction);
+      const label = JSON.stringify(payload);
+      const [section, actions, ...rest] = message.blocks;
+      assert.deepEqual(rest, [], label);
+      const text = section?.type === "section" ? section.text.text : "";
+      assert.match(
+        text,
+        /^\*Run &lt;rm -rf&gt; &amp; co\*\nThis message cannot show the request in full \(/,
+        label,
+      );
+      assert.ok(text.includes(JSON.stringify(payload, null, 2)), label);
+      assert.deepEqual(
+        actions?.type === "actions" ? actions.elements.map((b) => [b.text.text, b.value]) : [],
+        [
+          ["Decline", `${approval.id}:2`],
+          ["Interrupt the turn", `${approval.id}:3`],
+        ],
+        label,
+      );
+    }
+  });
+
+  it("a long payload is cut to Slack's section, the line saying why kept", () => {
+    const message = slackMessage({
+      ...approval,
+      payload: { foo: "x".repeat(10_000) },
+    } as Interaction);
+    const [section] = message.blocks;
+    const text = section?.type === "section" ? section.text.text : "";
+    assert.ok(text.length <= 3_000, `${text.length}`);
+    assert.match(text, /cannot show the request in full \(.+\)[^\n]*\n\{\n {2}"foo": "x+/);
+    assert.ok(text.endsWith("…"));
+  });
+});
+
 describe("Slack signatures", () => {
   const secret = "8f742231b10e8888abcd99yyyzzz85a5";
   const body = "payload=%7B%22type%22%3A%22block_actions%22%7D";

@@ -8,7 +8,7 @@ import { RetryableError } from "../../src/channels/backends.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { callFailure, isNotModified } from "../../src/channels/telegram/api-errors.js";
 import { telegramBackend } from "../../src/channels/telegram/backend.js";
-import { keyboardOf, messageText } from "../../src/channels/telegram/markup.js";
+import { escapeHtml, keyboardOf, messageText } from "../../src/channels/telegram/markup.js";
 import { telegramBackendsOf } from "../../src/cli/serve-chat-telegram.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { interactionBase, withoutPackage } from "../support/chat-fixtures.js";
@@ -78,6 +78,69 @@ describe("telegram message", () => {
     assert.match(messageText(question), /Reply to this message/);
     const form: Interaction = { ...question, kind: "elicitation_request", payload: {} };
     assert.match(messageText(form), /form in the inbox/);
+  });
+});
+
+describe("telegram message of a request that cannot be shown in full", () => {
+  it("no Accept: its raw JSON (escaped) after a line saying why, only Decline and Interrupt", () => {
+    for (const payload of [{ foo: "<b>bar</b>" }, { command: 42 }]) {
+      const unshown: Interaction = { ...approval, payload };
+      const label = JSON.stringify(payload);
+      const [title, why, ...raw] = messageText(unshown).split("\n");
+      assert.equal(title, "<b>Run &lt;script&gt; &amp; rm</b>", label);
+      assert.match(
+        why ?? "",
+        /^This message cannot show the request in full \(.+\), so it can only be declined here/,
+        label,
+      );
+      assert.equal(raw.join("\n"), escapeHtml(JSON.stringify(payload, null, 2)), label);
+      const keyboard = keyboardOf(unshown).inline_keyboard.flat();
+      assert.deepEqual(
+        keyboard.map((button) => [
+          button.text,
+          (button as { callback_data: string }).callback_data,
+        ]),
+        [
+          ["Decline", `${approval.id}:2`],
+          ["Interrupt the turn", `${approval.id}:3`],
+        ],
+        label,
+      );
+    }
+  });
+
+  it("a long payload stays under Telegram's limit, the line saying why kept", () => {
+    const long: Interaction = {
+      ...approval,
+      payload: { foo: "x".repeat(10_000), bar: Array(500).fill("y") },
+    };
+    const text = messageText(long);
+    assert.ok(text.length < 4096, `${text.length}`);
+    assert.match(text.split("\n")[1] ?? "", /cannot show the request in full/);
+  });
+
+  it("a question it cannot show: no option buttons", () => {
+    const question: Interaction = {
+      ...approval,
+      kind: "user_input_request",
+      title: "Which?",
+      payload: {
+        questions: [
+          {
+            id: "q",
+            question: "Which?",
+            options: [{ label: "yes" }, { label: "no", description: 5 }],
+          },
+        ],
+      },
+      actions: ["text", "decline", "cancel"],
+    };
+    assert.deepEqual(
+      keyboardOf(question)
+        .inline_keyboard.flat()
+        .map((button) => button.text),
+      ["Decline", "Interrupt the turn"],
+    );
   });
 });
 

@@ -1,12 +1,17 @@
 // An interaction as a chat message: its title, what is asked in a few lines, its buttons (the
-// shared choices) and, once it ended, how.
-import { type Choice, choicesOf, outcomeWords } from "../choices.js";
+// shared choices) and, once it ended, how. A request the inbox cannot show in full (showable.ts)
+// is its raw JSON here too, with only the buttons that accept nothing (Decline, Interrupt).
+import { type Choice, choicesOf, outcomeWords, refusalsOf } from "../choices.js";
 import type { Interaction } from "../interaction-types.js";
+import { unshownReason } from "../showable.js";
 
 /** What a chat message shows; each backend lays it out in its own markup. */
 export interface ChatMessage {
   title: string;
-  /** Plain lines: the command and its folder, the reason, the files, the questions. */
+  /**
+   * Plain lines: the command and its folder, the reason, the files, the questions; for a request
+   * that cannot be shown in full, a line saying so and why, then its payload's JSON.
+   */
   details: string[];
   /** The buttons while it is open (a question's options first, then the kind's choices). */
   buttons: ChatButton[];
@@ -26,8 +31,12 @@ export interface ChatButton {
 export const TYPE_ELSEWHERE =
   "To type an answer, use the codex-harness inbox or `codex-harness interactions respond`.";
 
-/** Whether some answer needs typing besides `buttons` buttons: a form, or questions no option button answers. */
+/**
+ * Whether some answer needs typing besides `buttons` buttons: a form, or questions no option button
+ * answers. Never for a request that cannot be shown in full: it takes nothing typed.
+ */
 export function needsTyping(interaction: Interaction, buttons: number): boolean {
+  if (unshownReason(interaction) !== undefined) return false;
   const choices = choicesOf(interaction);
   if (choices.some((choice) => choice.form)) return true;
   const plain = choices.filter((choice) => !choice.answers && !choice.form).length;
@@ -40,6 +49,11 @@ export interface ChatAnswer {
   values?: Record<string, unknown>;
 }
 
+/** The most of a payload's JSON a message carries: Slack's section (each platform clips to its own). */
+const RAW_MAX = 3_000;
+/** The most of the reason a request cannot be shown (it may quote a field's value). */
+const REASON_MAX = 200;
+
 const open = (status: string) => status === "pending" || status === "delivered";
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined;
@@ -47,19 +61,24 @@ const text = (value: unknown): string | undefined =>
 /** The message for an interaction as it is now. */
 export function chatMessage(interaction: Interaction): ChatMessage {
   const outcome = outcomeWords(interaction);
+  const unshown = unshownReason(interaction);
   return {
     title: interaction.title,
-    details: detailsOf(interaction.payload),
+    details:
+      unshown === undefined ? detailsOf(interaction.payload) : rawOf(interaction.payload, unshown),
     buttons: open(interaction.status) ? buttonsOf(interaction) : [],
     ...(outcome === undefined ? {} : { outcome }),
   };
 }
 
-/** The answer of a clicked button, or undefined for data that is not one of this interaction's. */
+/**
+ * The answer of a clicked button, or undefined for data that is not one of this interaction's
+ * buttons: also an Accept (stale, or forged) of a request that cannot be shown in full.
+ */
 export function answerOf(interaction: Interaction, data: string): ChatAnswer | undefined {
   const [id, index] = splitData(data);
   if (id !== interaction.id || index === undefined) return undefined;
-  const answer = answersOf(interaction)[index];
+  const answer = offeredOf(interaction)[index];
   if (!answer) return undefined;
   return { action: answer.action, ...(answer.values ? { values: answer.values } : {}) };
 }
@@ -107,12 +126,46 @@ function answersOf(
   return answers;
 }
 
+/**
+ * The answers offered, at their buttons' indexes: all of {@link answersOf}, or for a request that
+ * cannot be shown in full only the refusals (the others' places left empty, so that a button's
+ * index means the same answer whether the request can be shown or not).
+ */
+function offeredOf(
+  interaction: Interaction,
+): ((ChatAnswer & { label: string; style?: Choice["style"] }) | undefined)[] {
+  const answers = answersOf(interaction);
+  if (unshownReason(interaction) === undefined) return answers;
+  const refusals = new Set(refusalsOf(interaction).map((choice) => choice.action));
+  return answers.map((answer) => (refusals.has(answer.action) ? answer : undefined));
+}
+
 function buttonsOf(interaction: Interaction): ChatButton[] {
-  return answersOf(interaction).map((answer, index) => ({
-    label: answer.label,
-    data: `${interaction.id}:${index}`,
-    ...(answer.style ? { style: answer.style } : {}),
-  }));
+  return offeredOf(interaction).flatMap((answer, index) =>
+    answer
+      ? [
+          {
+            label: answer.label,
+            data: `${interaction.id}:${index}`,
+            ...(answer.style ? { style: answer.style } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * A request that cannot be shown in full: a line saying so and why, then its payload's JSON (each
+ * platform clips what does not fit, so the line comes first).
+ */
+function rawOf(payload: unknown, reason: string): string[] {
+  const clip = (words: string, max: number) =>
+    words.length <= max ? words : `${words.slice(0, max - 1)}…`;
+  const raw = JSON.stringify(payload, null, 2) ?? String(payload);
+  return [
+    `This message cannot show the request in full (${clip(reason, REASON_MAX)}), so it can only be declined here; this is what was sent:`,
+    ...clip(raw, RAW_MAX).split("\n"),
+  ];
 }
 
 function detailsOf(payload: Record<string, unknown>): string[] {
