@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark (or `--only a,b`), prints the tables, and with --write-readme
-// puts them in README.md.
+// puts them in the Figures of docs/operations.md (they were the README's).
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,7 +14,11 @@ import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
 import { benchThroughput, throughputSection } from "./throughput.js";
 
-const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../README.md");
+/** Where the tables are kept: the Figures of the operations guide. */
+const FIGURES = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../docs/operations.md",
+);
 /** The main table's markers, and the import table's. */
 const MARKERS = {
   main: ["<!-- bench:start -->", "<!-- bench:end -->"],
@@ -100,7 +104,7 @@ function selected(): Bench[] {
   return BENCHES.filter((bench) => only.includes(bench.key));
 }
 
-/** Whether `table` is complete in this run (its README block is only rewritten then). */
+/** Whether `table` is complete in this run (its block is only rewritten then). */
 function complete(table: Table, ran: Bench[]): boolean {
   return BENCHES.filter((bench) => bench.table === table).every(
     (bench) => ran.includes(bench) || (bench.key === "big-output" && skipBigOutput),
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
         ? ""
         : " Big-output rows are one run each in a fresh node process; their ratio is peak RSS against the floor's.");
     await writeReadme("main", `${context}\n\n${markdownTable(rowsOf("main"), RATIO_HEADERS.main)}`);
-    console.log("README.md: benchmark table updated");
+    console.log("docs/operations.md: benchmark table updated");
   }
   if (complete("import", benches)) {
     const context =
@@ -156,23 +160,25 @@ async function main(): Promise<void> {
       "import",
       `${context}\n\n${markdownTable(rowsOf("import"), RATIO_HEADERS.import)}`,
     );
-    console.log("README.md: import table updated");
+    console.log("docs/operations.md: import table updated");
   }
 }
 
 const RATIO_HEADERS: Record<Table, string> = { main: "vs floor", import: "vs SDK" };
 
-/** Replaces what is between `table`'s markers in README.md. */
+/** Replaces what is between `table`'s markers in docs/operations.md. */
 async function writeReadme(table: Table, content: string): Promise<void> {
   const [START, END] = MARKERS[table];
-  const readme = await readFile(README, "utf8");
+  const readme = await readFile(FIGURES, "utf8");
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start === -1 || end < start) {
-    throw new Error(`README.md has no ${START} ... ${END} markers in its "## Figures" section.`);
+    throw new Error(
+      `docs/operations.md has no ${START} ... ${END} markers in its "## Figures" section.`,
+    );
   }
   const updated = `${readme.slice(0, start + START.length)}\n${content}\n${readme.slice(end)}`;
-  await writeFile(README, updated);
+  await writeFile(FIGURES, updated);
 }
 
 main().catch((error: unknown) => {

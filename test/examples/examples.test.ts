@@ -13,20 +13,40 @@ import { useScriptedModel } from "../support/target-home.js";
 
 const run = promisify(execFile);
 
-/** Runs a compiled README example the way a user would: `node build/examples/<name>.js`. */
+/**
+ * Runs a compiled example of the README or a guide the way a user would:
+ * `node build/examples/<name>.js` — outside this test run (an example that is a test of its own
+ * then reports as a user sees it, not to this runner).
+ */
 async function runExample(name: string): Promise<string> {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const { stdout } = await run(
     process.execPath,
     [path.join(repoRoot, "build/examples", `${name}.js`)],
-    {
-      cwd: repoRoot,
-      timeout: 60_000,
-    },
+    { cwd: repoRoot, env, timeout: 60_000 },
   );
   return stdout;
 }
 
-describe("README examples", () => {
+describe("examples of the README and docs/", () => {
+  it("first-turn (the README's): the file is written, the reply printed", async () => {
+    const stdout = await runExample("first-turn");
+    assert.equal(stdout, "I wrote hello.txt.\nhello\n\n");
+  });
+
+  it("remote-codex: a Codex drives the codex a host serves on WebSocket", async () => {
+    const stdout = await runExample("remote-codex");
+    assert.match(stdout, /codex listens on ws:\/\/127\.0\.0\.1:\d+/);
+    assert.match(stdout, /codex: Hello from the build box\./);
+  });
+
+  it("test-with-scripted-model: the user's test passes", async () => {
+    const stdout = await runExample("test-with-scripted-model");
+    assert.match(stdout, /^ok 1 - the policy declines rm -rf, and codex tells the model$/m);
+    assert.match(stdout, /^# pass 1$/m);
+    assert.match(stdout, /^# fail 0$/m);
+  });
+
   it("approve-a-command: streams the reply, approves the command, the file exists", async () => {
     const stdout = await runExample("approve-a-command");
     assert.match(stdout, /approval asked: .*echo hello > hello\.txt'? \(Create hello\.txt\)/);
@@ -68,7 +88,7 @@ describe("README examples", () => {
   });
 });
 
-describe("README: the spaces example project", () => {
+describe("docs/spaces.md: the spaces example project", () => {
   const example = path.join(repoRoot, "examples/spaces-project");
   const files = [
     "asp-targets.toml",
@@ -78,12 +98,13 @@ describe("README: the spaces example project", () => {
     "spaces/reviewer/permissions.toml",
   ];
 
-  it("the README shows each file of the example as it is", async () => {
-    const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
+  it("the spaces guide shows each file of the example as it is", async () => {
+    const guide = await readFile(path.join(repoRoot, "docs/spaces.md"), "utf8");
     for (const file of files) {
       const text = await readFile(path.join(example, file), "utf8");
-      assert.ok(readme.includes(`\`${file}\`:\n\n\`\`\``), `README lists ${file}`);
-      assert.ok(readme.includes(`\n${text}\`\`\``), `README shows ${file} as it is`);
+      const label = `\`examples/spaces-project/${file}\`:\n\n\`\`\``;
+      assert.ok(guide.includes(label), `docs/spaces.md lists ${file}`);
+      assert.ok(guide.includes(`\n${text}\`\`\``), `docs/spaces.md shows ${file} as it is`);
     }
   });
 
@@ -103,8 +124,7 @@ describe("README: the spaces example project", () => {
       const install = await runCli(["install", "--project", project], { env });
       assert.equal(install.code, 0, install.stdout + install.stderr);
       // The user's own provider would serve the turns; here the scripted one does.
-      const home = path.join(project, "asp_modules/dev/codex/codex.home");
-      await useScriptedModel(home, model);
+      await useScriptedModel(project, model);
       const turn = (prompt: string) =>
         runCli(
           ["run", "--target", "dev", "--project", project, "--session", "pr-17"].concat([

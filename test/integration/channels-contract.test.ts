@@ -102,11 +102,11 @@ describe("channels contract over HTTP", () => {
     assert.equal(await derived({ ...command(1), title: "Given" }), "Given", "a given title wins");
   });
 
-  it("takes the README's example body as documented", async () => {
-    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("Creating one from your own program"));
+  it("takes the channels guide's example body as documented", async () => {
+    const guide = readFileSync(path.join(repoRoot, "docs/channels.md"), "utf8");
+    const section = guide.slice(guide.indexOf("Creating one from your own program"));
     const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
-    assert.ok(example, "the README shows a POST body");
+    assert.ok(example, "docs/channels.md shows a POST body");
     const server = await start();
     const reply = await call(server, "POST", "/v1/interactions", JSON.parse(example));
     assert.equal(reply.status, 201, JSON.stringify(reply.body));
