@@ -67,3 +67,19 @@ export function remoteFolder(value: string): string | undefined {
     ? undefined
     : `With --remote, give an absolute path on the remote machine (${JSON.stringify(value)} is relative to nothing there).`;
 }
+
+/** A commander parser for an http(s) address (e.g. a channels runtime's `--channels`). */
+export function httpUrl(value: string): string {
+  let protocol = "";
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // Not a URL: said below.
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new InvalidArgumentError(
+      `expected an http(s) address, e.g. http://127.0.0.1:4317; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}

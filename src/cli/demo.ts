@@ -6,6 +6,7 @@ import { Codex } from "../codex.js";
 import { type RecordedRequest, toolOutputs } from "../testing/recorded.js";
 import { applyPatch, execCommand, reasoning, reply, response } from "../testing/script.js";
 import { ScriptedModel } from "../testing/scripted-model.js";
+import { watchCtrlC } from "./ctrl-c.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
 import { terminalApprovals } from "./terminal-approvals.js";
@@ -61,6 +62,7 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
   const model = await ScriptedModel.start({ responses: demoScript() });
   await model.writeCodexHome(path.join(root, "codex-home"));
   const inbox = options.inbox ? await startInbox(root, options.port) : undefined;
+  const ctrlC = watchCtrlC();
   const codex = new Codex({
     events: "extended",
     codexHome: path.join(root, "codex-home"),
@@ -85,12 +87,20 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
     terminal.line(`${terminal.style("cyan", "›")} ${prompt}`);
     // The project is a fresh temp folder, not a git repository.
     const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
-    const { events } = await thread.runStreamed(prompt);
     const renderer = new EventRenderer(terminal);
     let failed = false;
-    for await (const event of events) {
-      renderer.render(event);
-      if (event.type === "turn.failed") failed = true;
+    try {
+      const { events } = await thread.runStreamed(prompt, { signal: ctrlC.signal });
+      for await (const event of events) {
+        renderer.render(event);
+        if (event.type === "turn.failed") failed = true;
+      }
+    } catch (error) {
+      if (!ctrlC.pressed) throw error;
+      // codex stopped the turn; what the demo made goes below.
+      terminal.endLine();
+      console.error("demo: interrupted: codex stopped the turn");
+      return 130;
     }
     const files = (await readdir(workdir)).sort();
     terminal.line(
@@ -98,6 +108,7 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
     );
     return failed ? 1 : 0;
   } finally {
+    ctrlC.dispose();
     terminal.close();
     await codex.close();
     await model.close();

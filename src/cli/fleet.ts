@@ -228,6 +228,29 @@ export function addCancelCommand(program: Command): void {
 function renderFleetEvent(event: { type: string; [key: string]: unknown }): void {
   const worker = typeof event.worker === "string" ? ` [${event.worker}]` : "";
   if (event.type === "state" && event.state === "running") console.error(`running${worker}…`);
-  else if (event.type === "tool_call") console.error(`$ ${String(event.toolName)}${worker}`);
+  else if (event.type === "tool_call")
+    console.error(`${toolCallLine(event as { toolName?: unknown; input?: unknown })}${worker}`);
   else if (event.type === "log") console.error(`${String(event.level)}: ${String(event.message)}`);
+}
+
+/** A tool call as a person reads it: the command itself, the files changed, the tool's name. */
+function toolCallLine(event: { toolName?: unknown; input?: unknown }): string {
+  const input = (event.input ?? {}) as {
+    command?: unknown;
+    changes?: { path?: unknown; kind?: unknown }[];
+    query?: unknown;
+    path?: unknown;
+  };
+  switch (event.toolName) {
+    case "command_execution":
+      return `$ ${String(input.command)}`;
+    case "file_change":
+      return `✎ ${(input.changes ?? []).map((change) => `${String(change.kind)} ${String(change.path)}`).join(", ")}`;
+    case "web_search":
+      return `⌕ ${String(input.query)}`;
+    case "image_view":
+      return `▣ ${String(input.path)}`;
+    default:
+      return `⚙ ${String(event.toolName)}`;
+  }
 }

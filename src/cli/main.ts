@@ -1,11 +1,14 @@
 // The `codex-harness` command line: thin commands over the library.
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Command, Option } from "commander";
+import type { Approvals } from "../events/approval-types.js";
 import { installTargets } from "../spaces/install.js";
 import {
   codexPath,
   existingFolder,
   folderProblem,
+  httpUrl,
   portNumber,
   remoteFolder,
   wholeNumber,
@@ -69,6 +72,7 @@ export function buildProgram(): Command {
       )
       .argument("[prompt]", "what to ask (required without --target)")
       .option("--json", "print the events as JSONL")
+      .option("--verbose", "show codex's harmless warnings in full (default: folded into one line)")
       .option("-y, --yes", "approve every request without asking")
       .option("-m, --model <model>", "model to use")
       .addOption(
@@ -120,8 +124,14 @@ export function buildProgram(): Command {
       .option(
         "--yolo",
         "with --target: no approvals and no sandbox (--dangerously-bypass-approvals-and-sandbox)",
-      ),
-  ).action(async (prompt: string | undefined, options: Partial<RunTargetOptions> & RemoteFlags) => {
+      )
+      .option(
+        "--channels <url>",
+        "ask a person through this channels runtime (inbox, chat) instead of here; token: --channels-token-file or $CODEX_HARNESS_TOKEN",
+        httpUrl,
+      )
+      .option("--channels-token-file <file>", "with --channels: the runtime's <data-dir>/token"),
+  ).action(async (prompt: string | undefined, options: Partial<RunTargetOptions> & RunFlags) => {
     const remote = remoteOf(options, [
       ["--codex-path", options.codexPath],
       ["--transport exec", options.transport === "exec" || undefined],
@@ -138,6 +148,16 @@ export function buildProgram(): Command {
         return;
       }
     }
+    let asker: Approvals | undefined;
+    if (options.channels !== undefined) {
+      const found = await channelsAsker(options.channels, options.channelsTokenFile);
+      if (typeof found === "string") {
+        console.error(`run: ${found}`);
+        process.exitCode = 1;
+        return;
+      }
+      asker = found;
+    }
     const terminal = new Terminal(process.stdout, process.stdin);
     // With --json, stdout is data only: questions to the person go to stderr.
     const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
@@ -145,7 +165,7 @@ export function buildProgram(): Command {
       process.exitCode = await runTarget(
         prompt,
         terminal,
-        { ...options, target: options.target },
+        { ...options, target: options.target, ...(asker ? { asker } : {}) },
         prompts,
       );
       return;
@@ -159,7 +179,7 @@ export function buildProgram(): Command {
     process.exitCode = await runPrompt(
       prompt,
       terminal,
-      { ...options, ...(remote ? { remote } : {}) },
+      { ...options, ...(remote ? { remote } : {}), ...(asker ? { asker } : {}) },
       prompts,
     );
   });
@@ -282,6 +302,35 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     });
   }
   await buildProgram().parseAsync(argv);
+}
+
+/** What `run` adds to the target options: where a person is asked. */
+interface RunFlags extends RemoteFlags {
+  channels?: string;
+  channelsTokenFile?: string;
+}
+
+/**
+ * Approvals that ask through the channels runtime at `url` (token from `tokenFile`, else
+ * `$CODEX_HARNESS_TOKEN`), or why they cannot.
+ */
+async function channelsAsker(
+  url: string,
+  tokenFile: string | undefined,
+): Promise<Approvals | string> {
+  let token = process.env.CODEX_HARNESS_TOKEN;
+  if (tokenFile !== undefined) {
+    try {
+      token = (await readFile(tokenFile, "utf8")).trim();
+    } catch (error) {
+      return `cannot read --channels-token-file ${tokenFile}: ${(error as Error).message}`;
+    }
+  }
+  if (!token) {
+    return "--channels needs the runtime's token: --channels-token-file <data-dir>/token, or $CODEX_HARNESS_TOKEN.";
+  }
+  const { channelsApprovals } = await import("../channels/bridge.js");
+  return channelsApprovals({ url, token, source: "codex-harness run" });
 }
 
 /** This package's version. */

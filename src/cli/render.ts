@@ -1,6 +1,7 @@
 // Renders a turn's events for a person reading a terminal.
 import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
+import { TerminalMarkdown } from "./markdown.js";
 import type { Terminal } from "./terminal.js";
 
 /** The text of a codex warning notification, or undefined for other notifications. */
@@ -18,11 +19,35 @@ function warningOf(method: string, params: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * codex warnings known to be harmless where codex-harness runs it: no metadata for a model codex
+ * does not list (a custom or scripted provider's), no system bubblewrap (codex uses its own),
+ * a deprecation of something codex itself sends. Folded into one line unless `verbose`.
+ */
+const HARMLESS_WARNINGS: { pattern: RegExp; label: string }[] = [
+  { pattern: /^Model metadata for `[^`]*` not found/, label: "model metadata" },
+  { pattern: /bubblewrap|bwrap/i, label: "bubblewrap" },
+  { pattern: /Full-history hydration is deprecated/, label: "history hydration" },
+];
+
+/** Options of {@link EventRenderer}. */
+export interface RenderOptions {
+  /** Show codex's harmless warnings in full (default: folded into one line per turn). */
+  verbose?: boolean;
+}
+
 /** Turns events into readable terminal output: streamed text, commands, diffs, a summary. */
 export class EventRenderer {
   private streamingItem: string | undefined;
+  private readonly markdown: TerminalMarkdown;
+  private readonly folded = new Set<string>();
 
-  constructor(private readonly terminal: Terminal) {}
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly options: RenderOptions = {},
+  ) {
+    this.markdown = new TerminalMarkdown((style, text) => terminal.style(style, text));
+  }
 
   render(event: ExtendedThreadEvent): void {
     const t = this.terminal;
@@ -39,7 +64,9 @@ export class EventRenderer {
             this.streamingItem = event.item_id;
             t.line();
           }
-          t.write(event.delta);
+          // Line by line: a line's Markdown is rendered once the line is whole.
+          const lines = this.markdown.feed(event.delta);
+          if (lines !== "") t.write(lines);
         }
         break;
       case "item.started":
@@ -51,6 +78,7 @@ export class EventRenderer {
         break;
       case "turn.completed":
         t.endLine();
+        this.foldedLine();
         t.line(
           t.style(
             event.status === "interrupted" ? "yellow" : "green",
@@ -59,6 +87,7 @@ export class EventRenderer {
         );
         break;
       case "turn.failed":
+        this.foldedLine();
         t.line(t.style("red", `✗ turn failed: ${event.error.message}`));
         break;
       case "error":
@@ -68,7 +97,10 @@ export class EventRenderer {
       case "notification": {
         // codex's warnings (config, deprecations, model metadata), shown as they come.
         const warning = warningOf(event.method, event.params);
-        if (warning !== undefined) t.line(t.style("yellow", `warning: ${warning}`));
+        if (warning === undefined) break;
+        const harmless = HARMLESS_WARNINGS.find(({ pattern }) => pattern.test(warning));
+        if (harmless && !this.options.verbose) this.folded.add(harmless.label);
+        else t.line(t.style("yellow", `warning: ${warning}`));
         break;
       }
       case "notice":
@@ -84,6 +116,20 @@ export class EventRenderer {
       default:
         everyCaseHandled(event);
     }
+  }
+
+  /** The turn's folded warnings, in one line (once). */
+  private foldedLine(): void {
+    if (this.folded.size === 0) return;
+    const t = this.terminal;
+    const n = this.folded.size;
+    t.line(
+      t.style(
+        "dim",
+        `· ${n} harmless codex warning${n === 1 ? "" : "s"} (${[...this.folded].join(", ")}): --verbose shows ${n === 1 ? "it" : "them"}`,
+      ),
+    );
+    this.folded.clear();
   }
 
   private started(item: ExtendedThreadItem): void {
@@ -104,9 +150,14 @@ export class EventRenderer {
     const t = this.terminal;
     switch (item.type) {
       case "agent_message":
-        // Streamed already when deltas came; otherwise print it whole.
-        if (this.streamingItem !== item.id) t.line(`\n${item.text}`);
-        else t.endLine();
+        // Streamed already when deltas came (but its last line); otherwise printed whole.
+        if (this.streamingItem !== item.id) {
+          this.markdown.flush();
+          t.line(`\n${this.markdown.render(item.text)}`);
+        } else {
+          t.write(this.markdown.flush());
+          t.endLine();
+        }
         this.streamingItem = undefined;
         break;
       case "reasoning":

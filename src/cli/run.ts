@@ -9,6 +9,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { NOT_A_GIT_REPO_MESSAGE } from "../turns/git-check.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
+import { watchCtrlC } from "./ctrl-c.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
 import { terminalApprovals } from "./terminal-approvals.js";
@@ -34,10 +35,14 @@ export interface RunCommandOptions {
   giveUpAfter?: number;
   /** Decides before the person is asked (e.g. a target's spaces' permissions). */
   policy?: Approvals;
+  /** Asks the person (default: at this terminal; e.g. a channels runtime with `--channels`). */
+  asker?: Approvals;
   /** A codex app-server running elsewhere, instead of starting one. */
   remote?: RemoteOptions;
   /** Where the person logs in, when not codex's own home (a session home links its auth.json). */
   loginHome?: string;
+  /** Show codex's harmless warnings in full (default: folded into one line). */
+  verbose?: boolean;
   /** Called with the thread's id once codex has started (or resumed) it. */
   onThread?: (threadId: string) => Promise<void> | void;
 }
@@ -58,7 +63,10 @@ export async function runPrompt(
   const codex = new Codex({
     // `--json` prints the extended events: deltas, approvals, ids.
     events: "extended",
-    approvals: composeApprovals(options.policy, terminalApprovals(prompts, options.yes === true)),
+    approvals: composeApprovals(
+      options.policy,
+      options.asker ?? terminalApprovals(prompts, options.yes === true),
+    ),
     ...(options.codexPath ? { codexPathOverride: options.codexPath } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.codexHome ? { codexHome: options.codexHome } : {}),
@@ -85,10 +93,12 @@ export async function runPrompt(
       ? codex.resumeThread(options.resume, threadOptions)
       : codex.startThread(threadOptions);
     const stalled = new RetryWatch((options.giveUpAfter ?? DEFAULT_GIVE_UP_AFTER_S) * 1000);
-    const { events } = await thread.runStreamed(prompt, { signal: stalled.signal });
-    const renderer = new EventRenderer(terminal);
+    const ctrlC = watchCtrlC();
+    const signal = AbortSignal.any([stalled.signal, ctrlC.signal]);
+    const renderer = new EventRenderer(terminal, { verbose: options.verbose === true });
     let failed = false;
     try {
+      const { events } = await thread.runStreamed(prompt, { signal });
       for await (const event of events) {
         stalled.see(event);
         if (event.type === "thread.started") await options.onThread?.(event.thread_id);
@@ -97,13 +107,19 @@ export async function runPrompt(
         if (event.type === "turn.failed") failed = true;
       }
     } catch (error) {
-      if (!stalled.signal.aborted) throw error;
+      if (!signal.aborted) throw error;
       terminal.endLine();
+      const reason = (signal.reason as Error).message;
+      if (ctrlC.pressed && options.json) {
+        // The stream's last event says how it ended, as for any failed turn.
+        terminal.line(JSON.stringify({ type: "turn.failed", error: { message: reason } }));
+      }
       // The reason goes to stderr: stdout stays data only under --json.
-      console.error(`run: ${(stalled.signal.reason as Error).message}`);
-      return 1;
+      console.error(`run: ${ctrlC.pressed ? "interrupted: codex stopped the turn" : reason}`);
+      return ctrlC.pressed ? 130 : 1;
     } finally {
       stalled.stop();
+      ctrlC.dispose();
     }
     return failed ? 1 : 0;
   } catch (error) {

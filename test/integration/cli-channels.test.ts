@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
-import { bin, runCli } from "../support/cli.js";
+import { execCommand, reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { bin, runCli, startCli } from "../support/cli.js";
+import { eventually } from "../support/eventually.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -146,6 +149,56 @@ describe("codex-harness serve / interactions", () => {
       assert.match(oldCommand.stderr, /deprecated.*interactions decline <id>.*--interrupt/);
       assert.equal((await server.runtime.get(withdrawn.id)).status, "cancelled");
     } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("codex-harness run --channels", () => {
+  it("sends the turn's approvals to the runtime: answered there, the command runs", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "codex-harness-run-channels-"));
+    dirs.push(root);
+    const server = await startChannelsServer({ dataDir: path.join(root, "data"), port: 0 });
+    const model = await ScriptedModel.start({
+      responses: [execCommand("echo asked > asked.txt", { escalated: true }), reply("Done.")],
+    });
+    try {
+      const home = path.join(root, "home");
+      await model.writeCodexHome(home);
+      const work = path.join(root, "work");
+      mkdirSync(work);
+      const run = startCli(
+        [
+          "run",
+          "go",
+          "--cd",
+          work,
+          "--skip-git-repo-check",
+          "--channels",
+          server.url,
+          "--channels-token-file",
+          server.tokenFile,
+        ],
+        { ...process.env, CODEX_HOME: home, CODEX_HARNESS_TOKEN: "" },
+      );
+      const person = new ChannelsClient({ url: server.url, token: server.token });
+      const asked = await eventually(
+        "the approval in the runtime",
+        async () => (await person.list({ status: ["pending", "delivered"] }))[0],
+      );
+      assert.equal(asked.source.name, "codex-harness run");
+      assert.match(String(asked.payload.command), /asked\.txt/);
+      await person.respond(asked.id, { action: "accept" });
+      assert.equal(await run.closed, 0, run.output.stdout + run.output.stderr);
+      assert.equal(readFileSync(path.join(work, "asked.txt"), "utf8"), "asked\n");
+      assert.doesNotMatch(run.output.stdout, /\[y\/N\]/, "nobody was asked here");
+      const missing = await runCli(["run", "go", "--channels", server.url], {
+        env: { ...process.env, CODEX_HARNESS_TOKEN: "" },
+      });
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /--channels needs the runtime's token/);
+    } finally {
+      await model.close();
       await server.close();
     }
   });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,7 +8,8 @@ import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { bin, runCli } from "../support/cli.js";
+import { bin, runCli, startCli } from "../support/cli.js";
+import { eventually } from "../support/eventually.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes is the point.
 const ANSI = /\u001b\[/;
@@ -27,10 +29,24 @@ describe("codex-harness demo", () => {
       /\? Run .*hello\.sh.* outside the sandbox — Create hello\.sh .*\? yes \(--yes\)/,
     );
     assert.match(stdout, /✎ add .*README\.md\n {2}\+# Demo project/);
-    assert.match(stdout, /Done\. I created \*\*hello\.sh\*\*/);
+    // Markdown rendered: no ** on a pipe.
+    assert.match(stdout, /Done\. I created hello\.sh \(it prints a greeting\)/);
     assert.match(stdout, /✓ turn completed · \d+ in \(0 cached\) \/ \d+ out tokens/);
     assert.match(stdout, /Files in the project now: README\.md, hello\.sh/);
     assert.ok(!ANSI.test(stdout), "no colours when stdout is not a terminal");
+  });
+
+  it("Ctrl-C while it asks interrupts the turn and removes its temp project", async () => {
+    const demo = startCli(["demo"]);
+    await eventually("the approval question", async () =>
+      /\[y\/N\]/.test(demo.output.stdout) ? true : undefined,
+    );
+    const project = /^(\/\S*codex-harness-demo-\S*)\/project$/m.exec(demo.output.stdout)?.[1];
+    assert.ok(project && existsSync(project), demo.output.stdout);
+    demo.child.kill("SIGINT");
+    assert.equal(await demo.closed, 130, demo.output.stdout + demo.output.stderr);
+    assert.match(demo.output.stderr, /demo: interrupted: codex stopped the turn/);
+    assert.equal(existsSync(project), false, "the temp project is gone");
   });
 
   it("asks at the prompt: yes to the command, no to the file change", async () => {

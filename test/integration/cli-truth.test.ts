@@ -8,10 +8,17 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
-import { execCommand, failure, reply, type ScriptStep } from "../../src/testing/script.js";
+import {
+  execCommand,
+  failure,
+  reply,
+  response,
+  type ScriptStep,
+} from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { runCli, startCli } from "../support/cli.js";
 import { codexGone } from "../support/codex-processes.js";
+import { eventually } from "../support/eventually.js";
 
 const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
   version: string;
@@ -132,6 +139,29 @@ describe("codex-harness run", () => {
         );
         assert.match(stderr, /\[y\/N\]/, "the question is on stderr");
         assert.doesNotMatch(stdout, /\[y\/N\]/);
+      },
+    );
+  });
+
+  it("Ctrl-C interrupts the turn at codex: a final turn.failed, 'interrupted' on stderr, exit 130", async () => {
+    await withScriptedHome(
+      [response([reply("Too late.")], { delayMs: 60_000 })],
+      {},
+      async (env, cwd, home) => {
+        const run = startCli(["run", "go", "--json", "--cd", cwd, "--skip-git-repo-check"], env);
+        await eventually("the turn started", async () =>
+          /"turn\.started"/.test(run.output.stdout) ? true : undefined,
+        );
+        run.child.kill("SIGINT");
+        assert.equal(await run.closed, 130, run.output.stderr);
+        const events = run.output.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as { type: string; error?: { message: string } });
+        assert.equal(events.at(-1)?.type, "turn.failed");
+        assert.match(events.at(-1)?.error?.message ?? "", /interrupted/);
+        assert.match(run.output.stderr, /^run: interrupted: codex stopped the turn$/m);
+        assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
       },
     );
   });

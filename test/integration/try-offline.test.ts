@@ -195,6 +195,9 @@ describe("README: try everything offline", () => {
       const run = shell(script, root);
       assert.equal(await ended(run, 180_000), 0, run.stdout + run.stderr);
       assert.match(run.stdout, /The command exited 0/);
+      // submit shows the command the worker ran, not its item type.
+      assert.match(run.stderr, /^\$ .*\bls\b.* \[/m);
+      assert.doesNotMatch(run.stderr, /\$ command_execution/);
       console.log(`# the fleet path took ${Date.now() - started} ms`);
     });
   });
