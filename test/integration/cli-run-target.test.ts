@@ -25,6 +25,27 @@ function project(): { dir: string; env: NodeJS.ProcessEnv } {
   return { dir, env: { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") } };
 }
 
+/** One `run --target dev --session <session> --json` turn in the project's work folder. */
+const sessionTurn = (
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  session: string,
+  prompt: string,
+  ...more: string[]
+) =>
+  cli(
+    runTargetArgs(dir, path.join(dir, "work"), "--session", session, "--json", ...more, prompt),
+    env,
+  );
+
+/** The thread a `--json` run's events name. */
+const threadOf = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+    .find((event) => event.type === "thread.started")?.thread_id;
+
 describe("codex-harness run --target", () => {
   it("runs one turn in the target's session home, with the spaces' instructions", async () => {
     const { dir, env } = project();
@@ -67,16 +88,7 @@ describe("codex-harness run --target", () => {
     try {
       await useScriptedModel(dir, model);
       const turn = (prompt: string, ...more: string[]) =>
-        cli(
-          runTargetArgs(dir, path.join(dir, "work"), "--session", "s1", "--json", ...more, prompt),
-          env,
-        );
-      const threadOf = (stdout: string) =>
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
-          .find((event) => event.type === "thread.started")?.thread_id;
+        sessionTurn(dir, env, "s1", prompt, ...more);
       const first = await turn("remember the word kiwi");
       assert.equal(first.code, 0, first.stdout + first.stderr);
       const second = await turn("which word?");
@@ -99,17 +111,7 @@ describe("codex-harness run --target", () => {
     const model = await ScriptedModel.start({ responses: [reply("One."), reply("Two.")] });
     try {
       await useScriptedModel(dir, model);
-      const turn = (prompt: string) =>
-        cli(
-          runTargetArgs(dir, path.join(dir, "work"), "--session", "pr-17", "--json", prompt),
-          env,
-        );
-      const threadOf = (stdout: string) =>
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
-          .find((event) => event.type === "thread.started")?.thread_id;
+      const turn = (prompt: string) => sessionTurn(dir, env, "pr-17", prompt);
       const first = await turn("first");
       assert.equal(first.code, 0, first.stdout + first.stderr);
       assert.equal(

@@ -85,6 +85,20 @@ describe("Slack answer modal", () => {
     );
   });
 
+  it("a question it cannot show in full offers no Type an answer, only the refusals", () => {
+    // An option without a label: the message cannot show what would be answered.
+    const unshown = {
+      ...question,
+      payload: { questions: [{ id: "branch", question: "Which branch?", options: [{}] }] },
+    } as unknown as Interaction;
+    const actions = slackMessage(unshown).blocks.find((block) => block.type === "actions");
+    assert.ok(actions?.type === "actions");
+    assert.deepEqual(
+      actions.elements.map((button) => button.text.text),
+      ["Decline", "Interrupt the turn"],
+    );
+  });
+
   it("the submission answers as the person, with values.answers by question id", async () => {
     const { d, calls } = deps();
     assert.equal(await handleClick(submission("U0ALICE", "release/2.0"), d), "answered");

@@ -76,8 +76,23 @@ describe("telegram message", () => {
       actions: ["text", "decline", "cancel"],
     };
     assert.match(messageText(question), /Reply to this message/);
-    const form: Interaction = { ...question, kind: "elicitation_request", payload: {} };
+    const form: Interaction = {
+      ...question,
+      kind: "elicitation_request",
+      payload: { mode: "form", message: "Your details?" },
+    };
     assert.match(messageText(form), /form in the inbox/);
+  });
+
+  it("a question it cannot show in full invites no typed reply", () => {
+    const unshown: Interaction = {
+      ...approval,
+      kind: "user_input_request",
+      title: "Name?",
+      payload: { questions: [{ id: "name", question: 42 }] },
+      actions: ["text", "decline", "cancel"],
+    };
+    assert.doesNotMatch(messageText(unshown), /Reply to this message|in the inbox/);
   });
 });
 

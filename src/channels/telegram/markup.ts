@@ -3,6 +3,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { chatMessage } from "../chat/message.js";
 import type { Interaction } from "../interaction-types.js";
+import { unshownReason } from "../showable.js";
 
 /**
  * The details' share of Telegram's 4,096 characters (counted after the HTML is parsed): the rest
@@ -28,11 +29,14 @@ export function questionCount(interaction: Interaction): number {
 
 /** Whether a reply to the message can answer it: a single question that takes text. */
 export function answersByReply(interaction: Interaction): boolean {
+  // What the message cannot show in full takes only a refusal: no reply to type.
+  if (unshownReason(interaction) !== undefined) return false;
   return interaction.actions.includes("text") && questionCount(interaction) === 1;
 }
 
 /** What to do besides the buttons, while the interaction is open. */
 function hintOf(interaction: Interaction): string | undefined {
+  if (unshownReason(interaction) !== undefined) return undefined;
   if (answersByReply(interaction)) return "Reply to this message to answer in your own words.";
   if (interaction.kind === "user_input_request") return "Answer the questions in the inbox.";
   if (interaction.kind === "elicitation_request") return "Fill in the form in the inbox.";
