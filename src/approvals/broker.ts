@@ -2,6 +2,7 @@
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
 import {
+  type ApprovalContext,
   type ApprovalDecider,
   type ApprovalKind,
   type ApprovalRequest,
@@ -25,8 +26,10 @@ import type {
 } from "../events/types.js";
 import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod, ServerRequestResult } from "../protocol/types.js";
+import { describeError } from "../rpc/errors.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
-import { waitFor } from "./wait.js";
+import { explainScope, formatTimeout } from "./explain.js";
+import { type WaitOutcome, waitFor } from "./wait.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS };
 
@@ -46,11 +49,19 @@ export interface ApprovalTarget {
   holdIdle?(): () => void;
 }
 
-/** A decision and who made it. */
+/** A decision, who made it and why (in words). */
 interface Outcome {
   decision: DecisionOf<ApprovalKind>;
   decidedBy: ApprovalDecider;
+  reason?: string | undefined;
 }
+
+/** Why a cleared request was declined, by what cleared it. */
+const CLEARED = {
+  codex: "codex withdrew the request before it was answered",
+  connection: "the connection to codex closed before an answer",
+  turn: "the turn ended or was stopped before an answer",
+};
 
 const key = (id: RequestId): string => `${typeof id}:${String(id)}`;
 
@@ -63,7 +74,7 @@ const key = (id: RequestId): string => `${typeof id}:${String(id)}`;
  */
 export class ApprovalBroker {
   /** Requests waiting for an answer, by request id: how to clear each. */
-  private readonly pending = new Map<string, { clear(): void }>();
+  private readonly pending = new Map<string, { clear(reason: string): void }>();
 
   constructor(
     client: Pick<AppServerClient, "setRequestHandler" | "onNotification">,
@@ -81,7 +92,7 @@ export class ApprovalBroker {
     client.setRequestHandler("currentTime/read", CLIENT_ANSWERS["currentTime/read"]);
     client.setRequestHandler("attestation/generate", CLIENT_ANSWERS["attestation/generate"]);
     client.onNotification("serverRequest/resolved", ({ requestId }) => {
-      this.pending.get(key(requestId))?.clear();
+      this.pending.get(key(requestId))?.clear(CLEARED.codex);
     });
   }
 
@@ -106,7 +117,7 @@ export class ApprovalBroker {
     );
     if (!request) throw new CodexHarnessError("unsupported_request", `No handler for ${method}.`);
     let reported = false;
-    const report = (decision: DecisionOf<ApprovalKind>, decidedBy: ApprovalDecider) => {
+    const report = ({ decision, decidedBy, reason }: Outcome) => {
       if (reported) return;
       reported = true;
       // The decision was checked against request.kind (or is "decline", which every kind takes).
@@ -118,27 +129,30 @@ export class ApprovalBroker {
         item_id: request.item_id,
         decision,
         decided_by: decidedBy,
+        ...(reason === undefined ? {} : { reason }),
       } as ApprovalResolvedEvent);
     };
     const releaseIdle = target?.holdIdle?.();
     const cleared = new AbortController();
     // Cleared requests are reported at once, so the report precedes the turn's end on the stream.
-    const clear = () => {
-      report("decline", "cleared");
+    const clear = (reason: string) => {
+      report(declined("cleared", reason));
       cleared.abort();
     };
+    const connectionClosed = () => clear(CLEARED.connection);
+    const turnEnded = () => clear(CLEARED.turn);
     this.pending.set(key(context.id), { clear });
-    context.signal.addEventListener("abort", clear, { once: true });
-    target?.answerable.addEventListener("abort", clear, { once: true });
+    context.signal.addEventListener("abort", connectionClosed, { once: true });
+    target?.answerable.addEventListener("abort", turnEnded, { once: true });
     try {
-      const { decision, decidedBy } = await this.decide(request, target, cleared.signal);
-      report(decision, decidedBy);
-      return toWireResult(method, decision);
+      const outcome = await this.decide(request, target, cleared.signal);
+      report(outcome);
+      return toWireResult(method, outcome.decision);
     } finally {
       releaseIdle?.();
       this.pending.delete(key(context.id));
-      context.signal.removeEventListener("abort", clear);
-      target?.answerable.removeEventListener("abort", clear);
+      context.signal.removeEventListener("abort", connectionClosed);
+      target?.answerable.removeEventListener("abort", turnEnded);
     }
   }
 
@@ -148,45 +162,52 @@ export class ApprovalBroker {
     cleared: AbortSignal,
   ): Promise<Outcome> {
     const approvals = target ? target.approvals : this.fallback();
-    const deadline = Date.now() + timeoutOf(approvals, request.kind);
+    const timeoutMs = timeoutOf(approvals, request.kind);
+    const deadline = Date.now() + timeoutMs;
+    const late = `nobody answered within ${formatTimeout(timeoutMs)}`;
     const handler = approvals?.[request.kind] as
-      | ((request: ApprovalRequest, context: { signal: AbortSignal }) => unknown)
+      | ((request: ApprovalRequest, context: Required<ApprovalContext>) => unknown)
       | undefined;
     if (handler) {
       const handlerAbort = new AbortController();
       const stop = () => handlerAbort.abort();
       cleared.addEventListener("abort", stop, { once: true });
+      const explained = explainScope(handlerAbort.signal);
+      let result: WaitOutcome<unknown>;
       try {
-        const result = await waitFor(
-          Promise.resolve().then(() => handler(request, { signal: handlerAbort.signal })),
+        result = await waitFor(
+          Promise.resolve().then(() => handler(request, explained.context)),
           cleared,
           deadline,
         );
-        if (result.outcome !== "value")
-          return declined(result.outcome === "timeout" ? "timeout" : "cleared");
-        if (result.value !== undefined) {
-          if (!isDecision(request.kind, result.value)) {
-            throw new CodexHarnessError(
-              "invalid_decision",
-              `The ${request.kind} handler returned ${notADecision(request.kind, result.value)}; it was declined.`,
-            );
-          }
-          return { decision: result.value, decidedBy: "handler" };
-        }
       } catch (error) {
-        target?.emit({
-          type: "error",
-          ...scope(request),
-          message: `The ${request.kind} handler failed, so the request was declined: ${(error as Error)?.message ?? String(error)}`,
-        });
-        return declined("error");
+        return failed(
+          request,
+          target,
+          `the ${request.kind} handler failed: ${describeError(error)}`,
+        );
       } finally {
+        explained.close();
         stop();
         cleared.removeEventListener("abort", stop);
       }
+      if (result.outcome === "timeout") return declined("timeout", late);
+      if (result.outcome === "aborted") return declined("cleared");
+      if (result.value !== undefined) {
+        if (!isDecision(request.kind, result.value)) {
+          const what = notADecision(request.kind, result.value);
+          return failed(request, target, `the ${request.kind} handler returned ${what}`);
+        }
+        return { decision: result.value, decidedBy: "handler", reason: explained.reason() };
+      }
     }
-    if (target?.interactive) return this.askStream(request, target, cleared, deadline);
-    return declined("default");
+    if (target?.interactive) return this.askStream(request, target, cleared, deadline, late);
+    return declined(
+      "default",
+      handler
+        ? `the ${request.kind} handler did not decide and nobody could answer`
+        : `no ${request.kind} handler and nobody could answer`,
+    );
   }
 
   /**
@@ -198,6 +219,7 @@ export class ApprovalBroker {
     target: ApprovalTarget,
     cleared: AbortSignal,
     deadline: number,
+    late: string,
   ): Promise<Outcome> {
     let settle!: (outcome: Outcome) => void;
     const answered = new Promise<Outcome>((resolve) => {
@@ -211,10 +233,11 @@ export class ApprovalBroker {
         if (wasOpen) settle({ decision, decidedBy: "stream" });
         return;
       }
-      if (wasOpen) settle(declined("error"));
+      const what = notADecision(request.kind, decision);
+      if (wasOpen) settle(declined("error", `respond() was given ${what}`));
       throw new CodexHarnessError(
         "invalid_decision",
-        `${notADecision(request.kind, decision)}; ${wasOpen ? "the request was declined" : "the request had already been answered"}.`,
+        `${what}; ${wasOpen ? "the request was declined" : "the request had already been answered"}.`,
       );
     };
     // The event's kind, request and respond belong together; respond checks its decision itself.
@@ -228,12 +251,26 @@ export class ApprovalBroker {
     const result = await waitFor(answered, cleared, deadline);
     open = false;
     if (result.outcome === "value") return result.value;
-    return declined(result.outcome === "timeout" ? "timeout" : "cleared");
+    return result.outcome === "timeout" ? declined("timeout", late) : declined("cleared");
   }
 }
 
-function declined(decidedBy: ApprovalDecider): Outcome {
-  return { decision: "decline", decidedBy };
+function declined(decidedBy: ApprovalDecider, reason?: string): Outcome {
+  return { decision: "decline", decidedBy, reason };
+}
+
+/** A handler failed (threw, or returned no decision of its kind): an `error` event, declined. */
+function failed(
+  request: ApprovalRequest,
+  target: ApprovalTarget | undefined,
+  reason: string,
+): Outcome {
+  target?.emit({
+    type: "error",
+    ...scope(request),
+    message: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}, so the request was declined.`,
+  });
+  return declined("error", reason);
 }
 
 function scope(request: ApprovalRequest): { thread_id?: string; turn_id?: string } {

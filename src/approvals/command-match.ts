@@ -29,6 +29,18 @@ export interface ExecRules {
 /** `deny`: some simple command is denied; `allow`: every one is allowed; else `unknown`. */
 export type CommandVerdict = "deny" | "allow" | "unknown";
 
+/** An allow rule: the `[exec]` list it is in and the entry as written. */
+export interface AllowRule {
+  list: "commands" | "patterns";
+  entry: string;
+}
+
+/** A verdict and the rules behind it: the deny entry that matched, or each allow rule used. */
+export type CommandJudgement =
+  | { verdict: "deny"; entry: string }
+  | { verdict: "allow"; rules: AllowRule[] }
+  | { verdict: "unknown" };
+
 /**
  * The simple commands of a command approval: codex's `command` (a `bash -lc` wrapper unwrapped)
  * plus each `command_actions[].command`. Both are read: the actions are codex's display summary
@@ -102,32 +114,53 @@ export function matchesDeny(pattern: string, words: readonly string[]): boolean 
  * `commands` (without leading assignments) or a `patterns` glob matching it whole.
  */
 export function isAllowed(command: SimpleCommand, rules: ExecRules): boolean {
-  if (command.opaque) return false;
+  return allowedBy(command, rules) !== undefined;
+}
+
+/** The rule allowing a simple command (as {@link isAllowed} judges), or undefined. */
+export function allowedBy(command: SimpleCommand, rules: ExecRules): AllowRule | undefined {
+  if (command.opaque) return undefined;
   const writes = command.redirects.filter((target) => !SINKS.has(target));
-  if (writes.some((target) => !(rules.writable?.(target) ?? false))) return false;
+  if (writes.some((target) => !(rules.writable?.(target) ?? false))) return undefined;
   const program = command.words[0];
   if (program !== undefined && command.assignments.length === 0) {
     const name = allowProgram(program);
-    if (rules.commands.some((entry) => allowProgram(entry) === name)) return true;
+    const entry = rules.commands.find((candidate) => allowProgram(candidate) === name);
+    if (entry !== undefined) return { list: "commands", entry };
   }
   const text = commandText(command);
-  return rules.patterns.some((p) => wildcard(normalisePattern(p, allowProgram), text));
+  const entry = rules.patterns.find((p) => wildcard(normalisePattern(p, allowProgram), text));
+  return entry === undefined ? undefined : { list: "patterns", entry };
 }
 
 /** Whether a deny entry matches the command, looking past wrappers (`sudo`, `env`) and `sh -c`. */
-export function isDenied(command: SimpleCommand, deny: readonly string[], depth = 0): boolean {
-  if (deny.length === 0) return false;
+export function isDenied(command: SimpleCommand, deny: readonly string[]): boolean {
+  return deniedBy(command, deny) !== undefined;
+}
+
+/** The first deny entry matching the command (as {@link isDenied} matches), or undefined. */
+export function deniedBy(
+  command: SimpleCommand,
+  deny: readonly string[],
+  depth = 0,
+): string | undefined {
+  if (deny.length === 0) return undefined;
   const { words } = command;
   const candidates = [words];
   if (words[0] !== undefined && WRAPPERS.has(path.posix.basename(words[0]))) {
     for (let k = 1; k < words.length; k++) candidates.push(words.slice(k));
   }
-  return candidates.some((candidate) => {
-    if (deny.some((pattern) => matchesDeny(pattern, candidate))) return true;
+  for (const candidate of candidates) {
+    const entry = deny.find((pattern) => matchesDeny(pattern, candidate));
+    if (entry !== undefined) return entry;
     const script = shellScriptOf(candidate);
-    if (script === null || depth >= MAX_DEPTH) return false;
-    return splitShellScript(script).some((inner) => isDenied(inner, deny, depth + 1));
-  });
+    if (script === null || depth >= MAX_DEPTH) continue;
+    for (const inner of splitShellScript(script)) {
+      const found = deniedBy(inner, deny, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** Judges simple commands: any denied -> `deny`; all allowed (and at least one) -> `allow`. */
@@ -135,7 +168,27 @@ export function judgeCommands(
   commands: readonly SimpleCommand[],
   rules: ExecRules,
 ): CommandVerdict {
-  if (commands.some((command) => isDenied(command, rules.deny))) return "deny";
-  if (commands.length > 0 && commands.every((command) => isAllowed(command, rules))) return "allow";
-  return "unknown";
+  return commandJudgement(commands, rules).verdict;
+}
+
+/**
+ * {@link judgeCommands} with the rules behind the verdict: the first deny entry that matched, or
+ * the allow rule of each simple command (each rule once, in order).
+ */
+export function commandJudgement(
+  commands: readonly SimpleCommand[],
+  rules: ExecRules,
+): CommandJudgement {
+  for (const command of commands) {
+    const entry = deniedBy(command, rules.deny);
+    if (entry !== undefined) return { verdict: "deny", entry };
+  }
+  if (commands.length === 0) return { verdict: "unknown" };
+  const used = new Map<string, AllowRule>();
+  for (const command of commands) {
+    const rule = allowedBy(command, rules);
+    if (rule === undefined) return { verdict: "unknown" };
+    used.set(`${rule.list}\0${rule.entry}`, rule);
+  }
+  return { verdict: "allow", rules: [...used.values()] };
 }

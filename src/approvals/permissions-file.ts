@@ -4,12 +4,35 @@ import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { parseToml, readTextFile } from "../toml-file.js";
 
+/** The name of a permissions object given without one (in messages). */
+export const UNNAMED_PERMISSIONS = "permissions object";
+
+/** A list of a permissions file, as `section.key`. */
+export type PermissionList =
+  | "read.paths"
+  | "write.paths"
+  | "exec.commands"
+  | "exec.patterns"
+  | "network.hosts"
+  | "deny.read"
+  | "deny.write"
+  | "deny.exec"
+  | "deny.network";
+
+/** Of a merged spec: the files each entry came from, by list then entry as written. */
+export type PermissionSources = Partial<Record<PermissionList, Record<string, string[]>>>;
+
 /** A validated permissions file: every list present (possibly empty), entries as written. */
 export interface PermissionsSpec {
   /** Where it came from (the file path), for messages. */
   origin: string;
   /** The directory relative paths resolve against (the file's directory), if known. */
   baseDir?: string;
+  /**
+   * Of a merged spec ({@link mergePermissions}): the file(s) each entry came from. An entry not
+   * listed came from `origin`.
+   */
+  sources?: PermissionSources;
   read: { paths: string[] };
   write: { paths: string[] };
   exec: { commands: string[]; patterns: string[] };
@@ -33,6 +56,10 @@ const SECTIONS: Record<string, readonly string[]> = {
   network: ["hosts"],
   deny: ["read", "write", "exec", "network"],
 };
+/** Every list of a permissions file. */
+export const PERMISSION_LISTS = Object.entries(SECTIONS).flatMap(([section, keys]) =>
+  keys.map((key) => `${section}.${key}` as PermissionList),
+);
 const DEFAULT_PORTS: Record<string, number> = { http: 80, https: 443 };
 const HOST =
   /^(?:\*\.)?(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
@@ -62,14 +89,27 @@ export function parsePermissions(
 /**
  * One permissions spec from several, as a target composes its spaces' files (in load order):
  * every allow and deny list is the union of the parts', so a deny in any part wins. `origin`
- * names the parts; `baseDir` is left out (relative entries resolve against the user's `cwd`).
+ * names the parts and `sources` the part(s) each entry came from; `baseDir` is left out
+ * (relative entries resolve against the user's `cwd`).
  */
 export function mergePermissions(parts: readonly PermissionsSpec[]): PermissionsSpec {
   const union = (pick: (spec: PermissionsSpec) => string[]): string[] => [
     ...new Set(parts.flatMap(pick)),
   ];
+  const sources: PermissionSources = {};
+  for (const list of PERMISSION_LISTS) {
+    const files = new Map<string, string[]>();
+    for (const part of parts) {
+      for (const entry of listOf(part, list)) {
+        const from = sourcesOf(part, list, entry);
+        files.set(entry, [...new Set([...(files.get(entry) ?? []), ...from])]);
+      }
+    }
+    if (files.size > 0) sources[list] = Object.fromEntries(files);
+  }
   return {
     origin: parts.map((part) => part.origin).join(" + ") || "no permissions files",
+    sources,
     read: { paths: union((p) => p.read.paths) },
     write: { paths: union((p) => p.write.paths) },
     exec: { commands: union((p) => p.exec.commands), patterns: union((p) => p.exec.patterns) },
@@ -81,6 +121,19 @@ export function mergePermissions(parts: readonly PermissionsSpec[]): Permissions
       network: union((p) => p.deny.network),
     },
   };
+}
+
+/** The entries of one list of a spec. */
+export function listOf(spec: PermissionsSpec, list: PermissionList): string[] {
+  const [section, key] = list.split(".") as [string, string];
+  return (spec as unknown as Record<string, Record<string, string[]>>)[section]?.[key] ?? [];
+}
+
+/** The file(s) an entry of `spec` came from: its `sources` record, else its `origin`. */
+export function sourcesOf(spec: PermissionsSpec, list: PermissionList, entry: string): string[] {
+  const byEntry = spec.sources?.[list];
+  const files = byEntry && Object.hasOwn(byEntry, entry) ? byEntry[entry] : undefined;
+  return files && files.length > 0 ? files : [spec.origin];
 }
 
 /**
@@ -122,13 +175,14 @@ export function normalisePermissions(
   origin?: string,
 ): PermissionsSpec {
   const meta = value as Partial<PermissionsSpec>;
-  const name = origin ?? (typeof meta.origin === "string" ? meta.origin : "permissions object");
+  const name = origin ?? (typeof meta.origin === "string" ? meta.origin : UNNAMED_PERMISSIONS);
   return validate(value, name, true);
 }
 
 /**
- * `metadata`: accept the `origin` and `baseDir` strings of a {@link PermissionsSpec}; `lineOf`
- * finds the line a `where` is written on, for `origin:line` in messages.
+ * `metadata`: accept the `origin` and `baseDir` strings and the `sources` of a
+ * {@link PermissionsSpec}; `lineOf` finds the line a `where` is written on, for `origin:line` in
+ * messages.
  */
 function validate(
   value: unknown,
@@ -164,6 +218,10 @@ function validate(
   for (const [section, table] of Object.entries(value as object)) {
     if (table === undefined) continue;
     if (metadata && (section === "origin" || section === "baseDir") && typeof table === "string") {
+      continue;
+    }
+    if (metadata && section === "sources") {
+      checkSources(table, fail);
       continue;
     }
     const keys = SECTIONS[section];
@@ -209,9 +267,34 @@ function validate(
       }
     });
   }
-  const baseDir = (value as { baseDir?: unknown }).baseDir;
+  const { baseDir, sources } = value as { baseDir?: unknown; sources?: PermissionSources };
   if (metadata && typeof baseDir === "string") spec.baseDir = baseDir;
+  if (metadata && sources !== undefined) spec.sources = copySources(sources);
   return spec;
+}
+
+function copySources(sources: PermissionSources): PermissionSources {
+  const copy = (files: Record<string, string[]>) =>
+    Object.fromEntries(Object.entries(files).map(([entry, from]) => [entry, [...from]]));
+  return Object.fromEntries(
+    Object.entries(sources).map(([list, files]) => [list, copy(files)]),
+  ) as PermissionSources;
+}
+
+/** Checks a spec's `sources`: lists of entries, each naming the files it came from. */
+function checkSources(value: unknown, fail: (where: string, what: string) => never): void {
+  if (!isTable(value)) fail("sources", `must be a table, got ${kindOf(value)}`);
+  for (const [list, entries] of Object.entries(value as object)) {
+    if (!PERMISSION_LISTS.includes(list as PermissionList)) {
+      fail(`sources.${list}`, `is not a permissions list; use ${PERMISSION_LISTS.join(", ")}`);
+    }
+    if (!isTable(entries)) fail(`sources.${list}`, `must be a table, got ${kindOf(entries)}`);
+    for (const [entry, files] of Object.entries(entries as object)) {
+      if (!Array.isArray(files) || !files.every((file) => typeof file === "string")) {
+        fail(`sources.${list} "${entry}"`, `must be an array of file names, got ${kindOf(files)}`);
+      }
+    }
+  }
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {
@@ -223,6 +306,7 @@ function isTable(value: unknown): value is Record<string, unknown> {
 function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (value instanceof Date) return "a date";
   return typeof value === "object" ? "a table" : `a ${typeof value}`;
 }
@@ -254,11 +338,21 @@ export function pathDenied(
   roots: readonly string[],
   baseDir: string,
 ): boolean {
+  return pathDeniedBy(target, patterns, roots, baseDir) !== undefined;
+}
+
+/** The first deny path entry matching `target` (as {@link pathDenied} matches), or undefined. */
+export function pathDeniedBy(
+  target: string,
+  patterns: readonly string[],
+  roots: readonly string[],
+  baseDir: string,
+): string | undefined {
   const inRoots = roots.filter((root) => isInside(target, root));
   const rels = inRoots.map((root) => path.relative(root, target).split(path.sep).filter(Boolean));
   if (rels.length === 0) rels.push([path.basename(target)]);
   const prefixes = (parts: string[]) => parts.map((_, k) => parts.slice(0, k + 1).join("/"));
-  return patterns.some((pattern) => {
+  return patterns.find((pattern) => {
     if (/^(?:~|\.{1,2}(?:\/|$)|\/)/.test(pattern)) {
       const regex = pathGlob(resolvePermissionPath(pattern, baseDir).split(path.sep).join("/"));
       const segments = target.split(path.sep).filter(Boolean);

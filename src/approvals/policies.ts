@@ -24,31 +24,39 @@
  * - Requests of kinds the file says nothing about (questions, MCP forms, dynamic tools, token
  *   refresh) and commands it neither allows nor denies are deferred (`undefined`): to the next
  *   policy, then to whoever answers the stream, else declined.
+ * - Each decision says which rule made it and the file the rule is in (`context.explain`, so
+ *   `approval.resolved`'s `reason`): `denied by [deny] exec "git push" in spaces/a/permissions.toml`.
  * @packageDocumentation
  */
 import path from "node:path";
 import { APPROVAL_KINDS } from "../events/approval-types.js";
 import type { AdditionalFileSystemPermissions } from "../protocol/generated/ts/v2/AdditionalFileSystemPermissions.js";
 import type { FileSystemSandboxEntry } from "../protocol/generated/ts/v2/FileSystemSandboxEntry.js";
-import { judgeCommands, simpleCommandsOf } from "./command-match.js";
+import { commandJudgement, simpleCommandsOf } from "./command-match.js";
+import { explainScope } from "./explain.js";
 import {
   hostMatches,
   isInside,
+  listOf,
   normalisePermissions,
+  type PermissionList,
   type PermissionsInput,
   type PermissionsSpec,
   pathDenied,
+  pathDeniedBy,
   readPermissionsFile,
   resolvePermissionPath,
+  sourcesOf,
+  UNNAMED_PERMISSIONS,
 } from "./permissions-file.js";
 import type {
+  ApprovalContext,
   ApprovalHandler,
   ApprovalHandlers,
   ApprovalKind,
   Approvals,
-  CommandDecision,
   CommandExecutionRequest,
-  FileChangeDecision,
+  DecisionOf,
   FileChangeRequest,
   PermissionsDecision,
   PermissionsRequest,
@@ -94,9 +102,10 @@ export function denyAll(): Approvals {
 
 /**
  * Combines policies: for each kind, the parts' handlers are tried in order (each awaited, each
- * given the same `{ signal }`) and the first decision that is not `undefined` wins; parts
- * without that kind are skipped, and trying stops once the signal is aborted. A handler that
- * throws rejects the whole (the runtime declines). `timeoutMs` is the last part's that sets one.
+ * given the same `signal`) and the first decision that is not `undefined` wins, with the reason
+ * its part gave (`context.explain`; a deferring part's reason is dropped); parts without that
+ * kind are skipped, and trying stops once the signal is aborted. A handler that throws rejects
+ * the whole (the runtime declines). `timeoutMs` is the last part's that sets one.
  */
 export function composeApprovals(...parts: (Approvals | undefined)[]): Approvals {
   const result: Approvals = {};
@@ -121,8 +130,19 @@ function chainKind<K extends ApprovalKind>(
   const chained: ApprovalHandler<K> = async (request, context) => {
     for (const handler of handlers) {
       if (context.signal.aborted) return undefined;
-      const decision = await handler(request, context);
-      if (decision !== undefined) return decision;
+      // Each part explains into its own scope: only the deciding part's reason goes on.
+      const part = explainScope(context.signal);
+      let decision: DecisionOf<K> | undefined;
+      try {
+        decision = await handler(request, part.context);
+      } finally {
+        part.close();
+      }
+      if (decision !== undefined) {
+        const reason = part.reason();
+        if (reason !== undefined) context.explain?.(reason);
+        return decision;
+      }
     }
     return undefined;
   };
@@ -144,8 +164,9 @@ export interface FromPermissionsOptions {
  * a network approval accepts a host in `[network] hosts`, declines one in `[deny] network`.
  * File changes: accepted when every path (and `grant_root`) is inside a `[write]` root and not
  * denied, else declined. Permissions: only the allowed part is granted, for the turn, or
- * declined if none is. Everything else defers. See the module notes for the limits.
- * Throws `invalid_permissions` when the file cannot be read or is not valid.
+ * declined if none is. Everything else defers. Each decision is explained: the rule, as written,
+ * and its file (of a merged spec, the file each entry came from). See the module notes for the
+ * limits. Throws `invalid_permissions` when the file cannot be read or is not valid.
  */
 export function fromPermissions(
   source: string | PermissionsInput | PermissionsSpec,
@@ -154,44 +175,85 @@ export function fromPermissions(
   const spec =
     typeof source === "string" ? readPermissionsFile(source) : normalisePermissions(source);
   const baseDir = path.resolve(options.cwd ?? spec.baseDir ?? process.cwd());
-  const readRoots = spec.read.paths.map((p) => resolvePermissionPath(p, baseDir));
-  const writeRoots = spec.write.paths.map((p) => resolvePermissionPath(p, baseDir));
-  const within = (target: string, roots: string[], deny: string[]): boolean =>
-    roots.some((root) => isInside(target, root)) && !pathDenied(target, deny, roots, baseDir);
-  const writable = (target: string) => within(target, writeRoots, spec.deny.write);
-  const readable = (target: string) => within(target, readRoots, spec.deny.read);
+  const rootsOf = (list: "read.paths" | "write.paths") =>
+    listOf(spec, list).map((entry) => ({ entry, root: resolvePermissionPath(entry, baseDir) }));
+  const readRoots = rootsOf("read.paths");
+  const writeRoots = rootsOf("write.paths");
+  const readRootPaths = readRoots.map(({ root }) => root);
+  const writeRootPaths = writeRoots.map(({ root }) => root);
+  const named = (files: readonly string[]) =>
+    files.map((file) => (file === UNNAMED_PERMISSIONS ? `the ${file}` : file)).join(" and ");
+  /** A rule as written and where: `[deny] exec "git push" in spaces/a/permissions.toml`. */
+  const rule = (list: PermissionList, entry: string) =>
+    `${LABELS[list]} ${JSON.stringify(entry)} in ${named(sourcesOf(spec, list, entry))}`;
+  /** The files a whole list came from (the spec's origin when it is empty). */
+  const filesOf = (list: PermissionList) => {
+    const files = [...new Set(listOf(spec, list).flatMap((e) => sourcesOf(spec, list, e)))];
+    return named(files.length > 0 ? files : [spec.origin]);
+  };
+  /** The `[write]` entry allowing `target` (absolute), or why it may not be written. */
+  const writeCheck = (target: string): { entry: string } | { refused: string } => {
+    const inside = writeRoots.find(({ root }) => isInside(target, root));
+    if (inside === undefined) {
+      return {
+        refused: `${JSON.stringify(target)} is outside every [write] path in ${filesOf("write.paths")}`,
+      };
+    }
+    const denied = pathDeniedBy(target, spec.deny.write, writeRootPaths, baseDir);
+    if (denied !== undefined) {
+      return { refused: `${JSON.stringify(target)} is denied by ${rule("deny.write", denied)}` };
+    }
+    return { entry: inside.entry };
+  };
+  const writable = (target: string) => "entry" in writeCheck(target);
+  const readable = (target: string) =>
+    readRootPaths.some((root) => isInside(target, root)) &&
+    !pathDenied(target, spec.deny.read, readRootPaths, baseDir);
   const exec = { commands: spec.exec.commands, patterns: spec.exec.patterns, deny: spec.deny.exec };
 
-  const commandExecution = (request: CommandExecutionRequest) => {
+  const commandExecution = (request: CommandExecutionRequest, context?: ApprovalContext) => {
     // Only "run this command" is judged by the rules; input to a running terminal or a
     // decision reserved for a person is left to them.
     if (request.approval_kind !== "command") return undefined;
     const cwd = request.cwd ? resolvePermissionPath(request.cwd, baseDir) : baseDir;
     const redirect = (target: string) => writable(resolvePermissionPath(target, cwd));
-    const verdict = judgeCommands(simpleCommandsOf(request), { ...exec, writable: redirect });
+    const judged = commandJudgement(simpleCommandsOf(request), { ...exec, writable: redirect });
     const network = request.network_approval_context;
-    let decision: CommandDecision | undefined;
-    if (verdict === "deny") decision = "decline";
-    else if (network === null) decision = verdict === "allow" ? "accept" : undefined;
-    else if (spec.deny.network.some((entry) => hostMatches(entry, network, true))) {
-      decision = "decline";
-    } else if (spec.network.hosts.some((entry) => hostMatches(entry, network))) {
-      decision = "accept";
+    if (judged.verdict === "deny") {
+      return explained(context, "decline", `denied by ${rule("deny.exec", judged.entry)}`);
     }
-    return decision;
+    if (network === null) {
+      if (judged.verdict !== "allow") return undefined;
+      const rules = judged.rules.map(({ list, entry }) => rule(`exec.${list}`, entry));
+      return explained(context, "accept", `allowed by ${rules.join(", ")}`);
+    }
+    const deniedHost = spec.deny.network.find((entry) => hostMatches(entry, network, true));
+    if (deniedHost !== undefined) {
+      return explained(context, "decline", `denied by ${rule("deny.network", deniedHost)}`);
+    }
+    const host = spec.network.hosts.find((entry) => hostMatches(entry, network));
+    if (host === undefined) return undefined;
+    return explained(context, "accept", `allowed by ${rule("network.hosts", host)}`);
   };
 
-  const fileChange = (request: FileChangeRequest) => {
+  const fileChange = (request: FileChangeRequest, context?: ApprovalContext) => {
     if (request.changes.length === 0) return undefined;
     const targets = [
       ...request.changes.flatMap((change) => [change.path, change.move_path]),
       request.grant_root,
     ].filter((p): p is string => typeof p === "string" && p !== "");
-    const ok = targets.every((p) => writable(resolvePermissionPath(p, baseDir)));
-    return (ok ? "accept" : "decline") satisfies FileChangeDecision;
+    const checks = targets.map((p) => writeCheck(resolvePermissionPath(p, baseDir)));
+    for (const check of checks) {
+      if ("refused" in check) return explained(context, "decline", check.refused);
+    }
+    const entries = [
+      ...new Set(checks.flatMap((check) => ("entry" in check ? [check.entry] : []))),
+    ];
+    const rules = entries.map((entry) => rule("write.paths", entry));
+    return explained(context, "accept", `allowed by ${rules.join(", ")}`);
   };
 
-  const permissions = (request: PermissionsRequest) => {
+  const permissions = (request: PermissionsRequest, context?: ApprovalContext) => {
     const cwd = request.cwd ? resolvePermissionPath(request.cwd, baseDir) : baseDir;
     const at = (p: string) => resolvePermissionPath(p, cwd);
     const { network, file_system: fs } = request.permissions;
@@ -217,10 +279,39 @@ export function fromPermissions(
       const opens = entries.some((entry) => entry.access !== "deny");
       if (read.length > 0 || write.length > 0 || opens) grant.fileSystem = granted;
     }
-    const decision: PermissionsDecision =
-      grant.network || grant.fileSystem ? { grant, scope: "turn" } : "decline";
-    return decision;
+    if (!grant.network && !grant.fileSystem) {
+      return explained<PermissionsDecision>(
+        context,
+        "decline",
+        `none of the requested permissions is allowed in ${named([spec.origin])}`,
+      );
+    }
+    const decision: PermissionsDecision = { grant, scope: "turn" };
+    return explained(
+      context,
+      decision,
+      `granted what ${named([spec.origin])} allows, for the turn`,
+    );
   };
 
   return { commandExecution, fileChange, permissions };
+}
+
+/** How a list is written in a permissions file. */
+const LABELS: Record<PermissionList, string> = {
+  "read.paths": "[read] paths",
+  "write.paths": "[write] paths",
+  "exec.commands": "[exec] commands",
+  "exec.patterns": "[exec] patterns",
+  "network.hosts": "[network] hosts",
+  "deny.read": "[deny] read",
+  "deny.write": "[deny] write",
+  "deny.exec": "[deny] exec",
+  "deny.network": "[deny] network",
+};
+
+/** `decision`, having told `context` why. */
+function explained<D>(context: ApprovalContext | undefined, decision: D, reason: string): D {
+  context?.explain?.(reason);
+  return decision;
 }

@@ -41,6 +41,8 @@ export class EventRenderer {
   private streamingItem: string | undefined;
   private readonly markdown: TerminalMarkdown;
   private readonly folded = new Set<string>();
+  /** Why each item's approval went as it did (by item id), until the item completes. */
+  private readonly reasons = new Map<string, string>();
 
   constructor(
     private readonly terminal: Terminal,
@@ -111,11 +113,23 @@ export class EventRenderer {
       case "turn.diff.updated":
       case "turn.plan.updated":
       case "approval.requested":
+        break;
       case "approval.resolved":
+        // Said with the item it decided: who or which rule declined a command or a change.
+        if (event.item_id !== null && event.reason !== undefined) {
+          this.reasons.set(event.item_id, event.reason);
+        }
         break;
       default:
         everyCaseHandled(event);
     }
+  }
+
+  /** "declined", and by whom or which rule when the approval said so. */
+  private declined(itemId: string): string {
+    const reason = this.reasons.get(itemId);
+    this.reasons.delete(itemId);
+    return reason === undefined ? "declined" : `declined — ${reason}`;
   }
 
   /** The turn's folded warnings, in one line (once). */
@@ -169,7 +183,7 @@ export class EventRenderer {
         const ok = item.status === "completed" && (item.exit_code ?? 0) === 0;
         const status =
           item.status === "declined"
-            ? "declined"
+            ? this.declined(item.id)
             : `exit ${item.exit_code ?? "?"} · ${item.status}`;
         t.line(t.style(ok ? "green" : "red", `  ${ok ? "✓" : "✗"} ${status}`));
         break;
@@ -177,7 +191,8 @@ export class EventRenderer {
       case "file_change": {
         const ok = item.status === "completed";
         const files = item.changes.map((change) => change.path).join(", ");
-        t.line(t.style(ok ? "green" : "red", `  ${ok ? "✓" : "✗"} ${item.status}: ${files}`));
+        const status = item.status === "declined" ? this.declined(item.id) : item.status;
+        t.line(t.style(ok ? "green" : "red", `  ${ok ? "✓" : "✗"} ${status}: ${files}`));
         break;
       }
       case "todo_list":

@@ -32,11 +32,21 @@ export type RequestOf<K extends ApprovalKind> = ApprovalKinds[K]["request"];
 export interface ApprovalContext {
   /** Aborts when codex clears the request, the turn ends, or the connection closes. */
   signal: AbortSignal;
+  /**
+   * Says why the decision the handler is about to return was made, in words (`denied by [deny]
+   * exec "git push" in …`, `approved by you`): it becomes `approval.resolved`'s `reason`; codex
+   * gets the plain decision. The last call before the handler returns wins; it is dropped if the
+   * handler defers. Anything but a non-empty string throws `invalid_reason` (and, uncaught, the
+   * request is declined). Given by the runtime and by `composeApprovals`; absent when a handler is
+   * called directly, so call it as `context.explain?.(…)`.
+   */
+  explain?: (reason: string) => void;
 }
 
 /**
  * Answers one kind of request. Returning `undefined` defers: to the next policy of a
- * composition, then to the turn's stream (`approval.requested`), then to `decline`.
+ * composition, then to the turn's stream (`approval.requested`), then to `decline`. To say why,
+ * call `context.explain(reason)` before returning.
  */
 export type ApprovalHandler<K extends ApprovalKind> = (
   request: RequestOf<K>,

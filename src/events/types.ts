@@ -285,6 +285,12 @@ export type ApprovalResolvedEvent<K extends ApprovalKind = ApprovalKind> = {
     item_id: string | null;
     decision: DecisionOf<P>;
     decided_by: ApprovalDecider;
+    /**
+     * Why, in words, when known: the handler's `context.explain(…)` (a `fromPermissions` rule
+     * and its file, "declined by you at the prompt"), or the runtime's for `timeout`, `default`,
+     * `error` and `cleared` ("nobody answered within 10 min", the handler's error, …).
+     */
+    reason?: string;
   };
 }[K];
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import {
   mergePermissions,
   normalisePermissions,
+  type PermissionSources,
   type PermissionsSpec,
   readPermissionsFile,
 } from "../approvals/permissions-file.js";
@@ -20,7 +21,14 @@ export const HOME_PERMISSIONS_FILE = "permissions.json";
 export interface HomePermissions {
   /** The spaces' `permissions.toml` files, in load order. */
   files: string[];
-  permissions: Omit<PermissionsSpec, "origin" | "baseDir">;
+  permissions: Omit<PermissionsSpec, "origin" | "baseDir" | "sources">;
+  /**
+   * The file(s) each entry came from, so a decision names the file of its rule (`denied by
+   * [deny] exec "git push" in …/spaces/reviewer/permissions.toml`). Beside `permissions`, where
+   * earlier versions reading the file do not look; a home installed before it existed names all
+   * of `files` instead.
+   */
+  sources?: PermissionSources;
 }
 
 /**
@@ -30,8 +38,9 @@ export interface HomePermissions {
 export function spacesPermissions(spaces: readonly Space[]): HomePermissions | undefined {
   const files = spaces.flatMap((space) => (space.permissionsFile ? [space.permissionsFile] : []));
   if (files.length === 0) return undefined;
-  const { origin: _origin, ...permissions } = mergePermissions(files.map(readPermissionsFile));
-  return { files, permissions };
+  const merged = mergePermissions(files.map(readPermissionsFile));
+  const { origin: _origin, sources, ...permissions } = merged;
+  return { files, permissions, ...(sources === undefined ? {} : { sources }) };
 }
 
 /**
@@ -50,7 +59,13 @@ export async function readHomePermissions(home: string): Promise<PermissionsSpec
   try {
     const stored = JSON.parse(text) as Partial<HomePermissions>;
     const files = Array.isArray(stored.files) ? stored.files.join(" + ") : file;
-    return normalisePermissions(stored.permissions as PermissionsSpec, files);
+    const { permissions, sources } = stored;
+    // Validated whole: sources only joins rules that are a table (no rules stays an error).
+    const rules =
+      sources !== undefined && typeof permissions === "object" && permissions !== null
+        ? { ...permissions, sources }
+        : permissions;
+    return normalisePermissions(rules as PermissionsSpec, files);
   } catch (error) {
     throw damaged(file, error);
   }

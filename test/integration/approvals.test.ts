@@ -272,6 +272,7 @@ describe("approvals (real codex, ScriptedModel)", () => {
     const all = await collect(events);
     assert.equal(resolvedOf(all)[0]?.decided_by, "timeout");
     assert.equal(resolvedOf(all)[0]?.decision, "decline");
+    assert.equal(resolvedOf(all)[0]?.reason, "nobody answered within 300 ms");
     assert.equal(existsSync(path.join(fixture.workdir, "late.txt")), false);
   });
 
@@ -502,10 +503,10 @@ describe("policies on the real codex", () => {
       .runStreamed("go");
     const all = await collect(events);
     assert.deepEqual(
-      resolvedOf(all).map((e) => [e.decision, e.decided_by]),
+      resolvedOf(all).map((e) => [e.decision, e.decided_by, e.reason]),
       [
-        ["accept", "handler"],
-        ["decline", "handler"],
+        ["accept", "handler", 'allowed by [exec] commands "ls" in the permissions object'],
+        ["decline", "handler", 'denied by [deny] exec "rm -rf *" in the permissions object'],
       ],
     );
     assert.ok(existsSync(path.join(fixture.workdir, "keep")), "rm -rf was declined");

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { runTurn } from "../../src/session/run-turn.js";
 import { installTarget } from "../../src/spaces/install.js";
 import { execCommand, reply } from "../../src/testing/script.js";
@@ -111,6 +112,88 @@ describe("a target's permissions.toml files decide its approvals", () => {
       assert.equal(asked.length, 1, JSON.stringify(asked));
       assert.match(String(asked[0]), /mkdir asked/);
       assert.deepEqual(outcome(work), { touched: true, removed: false, made: true });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("run --target --json: approval.resolved names the rule and the file that decided", async () => {
+    // base allows `touch` and denies `rm`; reviewer denies `git push`; `mkdir` is the person's.
+    const dir = tempTree({
+      "asp-targets.toml":
+        'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/base", "space:path:./spaces/reviewer"]\n',
+      "spaces/base/space.toml": spaceToml("base"),
+      "spaces/base/permissions.toml": '[exec]\ncommands = ["touch"]\n[deny]\nexec = ["rm"]\n',
+      "spaces/reviewer/space.toml": spaceToml("reviewer"),
+      "spaces/reviewer/permissions.toml": '[deny]\nexec = ["git push"]\n',
+      "user-codex-home/.keep": "",
+    });
+    const work = path.join(dir, "work");
+    mkdirSync(work);
+    const env = { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") };
+    const model = await ScriptedModel.start({
+      responses: [
+        execCommand("git push origin main", { escalated: true, callId: "push" }),
+        execCommand("touch allowed.txt", { escalated: true, callId: "touch" }),
+        execCommand("mkdir asked", { escalated: true, callId: "mkdir" }),
+        reply("done"),
+      ],
+    });
+    try {
+      await useScriptedModel(dir, model);
+      const { code, stdout, stderr } = await runCli(runTargetArgs(dir, work, "--json", "go"), {
+        env,
+        input: "n\n",
+      });
+      assert.equal(code, 0, stdout + stderr);
+      const events = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as ExtendedThreadEvent);
+      // approval.resolved names the item it was about: its item_id is the command item's id.
+      const commandOf = new Map<string, string>();
+      for (const event of events) {
+        if (event.type === "item.started" && event.item.type === "command_execution") {
+          commandOf.set(event.item.id, event.item.command);
+        }
+      }
+      const resolved = events.flatMap((event) =>
+        event.type === "approval.resolved"
+          ? [[commandOf.get(event.item_id ?? ""), event.decision, event.decided_by, event.reason]]
+          : [],
+      );
+      const file = (space: string) => path.join(dir, "spaces", space, "permissions.toml");
+      assert.deepEqual(resolved, [
+        [
+          "/bin/bash -lc 'git push origin main'",
+          "decline",
+          "handler",
+          `denied by [deny] exec "git push" in ${file("reviewer")}`,
+        ],
+        [
+          "/bin/bash -lc 'touch allowed.txt'",
+          "accept",
+          "handler",
+          `allowed by [exec] commands "touch" in ${file("base")}`,
+        ],
+        ["/bin/bash -lc 'mkdir asked'", "decline", "handler", "declined by you at the prompt"],
+      ]);
+      // The decision comes before the declined item completes.
+      const resolvedAt = events.findIndex((e) => e.type === "approval.resolved");
+      const declinedAt = events.findIndex(
+        (e) =>
+          e.type === "item.completed" &&
+          e.item.type === "command_execution" &&
+          e.item.status === "declined",
+      );
+      assert.ok(resolvedAt >= 0 && resolvedAt < declinedAt, "approval.resolved, then the item");
+      assert.deepEqual(
+        {
+          touched: existsSync(path.join(work, "allowed.txt")),
+          made: existsSync(path.join(work, "asked")),
+        },
+        { touched: true, made: false },
+      );
     } finally {
       await model.close();
     }

@@ -133,7 +133,11 @@ describe("README: try everything offline", () => {
     const [first, second] = run.stdout.split(/^thread /m).slice(1);
     assert.match(first ?? "", /\$ .*git log --oneline -3[\s\S]*the clone[\s\S]*✓ exit 0/);
     assert.match(first ?? "", /The command exited 0/);
-    assert.match(second ?? "", /\$ .*git push origin main[\s\S]*✗ declined/);
+    // Declined, and by which rule of which file.
+    assert.match(
+      second ?? "",
+      /\$ .*git push origin main[\s\S]*✗ declined — denied by \[deny\] exec "git push" in \S*spaces\/reviewer\/permissions\.toml/,
+    );
     assert.doesNotMatch(run.stdout + run.stderr, /outside the sandbox/, "nobody was asked");
     console.log(`# the spaces path took ${Date.now() - started} ms`);
   });

@@ -113,3 +113,34 @@ describe("codex's warnings in the terminal", () => {
     assert.doesNotMatch(verbose.output(), /harmless/);
   });
 });
+
+describe("a declined command in the terminal", () => {
+  it("says who or which rule declined it", () => {
+    const { terminal, output } = terminalOf(false);
+    const renderer = new EventRenderer(terminal);
+    const item = {
+      id: "push",
+      type: "command_execution",
+      command: "git push origin main",
+      aggregated_output: "",
+      status: "declined",
+    };
+    renderer.render(event({ type: "item.started", item: { ...item, status: "in_progress" } }));
+    renderer.render(
+      event({
+        type: "approval.resolved",
+        request_id: 0,
+        kind: "commandExecution",
+        item_id: "push",
+        decision: "decline",
+        decided_by: "handler",
+        reason: 'denied by [deny] exec "git push" in spaces/reviewer/permissions.toml',
+      }),
+    );
+    renderer.render(event({ type: "item.completed", item }));
+    assert.match(
+      output(),
+      /^ {2}✗ declined — denied by \[deny\] exec "git push" in spaces\/reviewer\/permissions\.toml$/m,
+    );
+  });
+});
