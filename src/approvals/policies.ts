@@ -37,15 +37,17 @@ import { explainScope } from "./explain.js";
 import {
   hostMatches,
   isInside,
+  pathDenied,
+  pathDeniedBy,
+  resolvePermissionPath,
+} from "./permission-match.js";
+import {
   listOf,
   normalisePermissions,
   type PermissionList,
   type PermissionsInput,
   type PermissionsSpec,
-  pathDenied,
-  pathDeniedBy,
   readPermissionsFile,
-  resolvePermissionPath,
   sourcesOf,
   UNNAMED_PERMISSIONS,
 } from "./permissions-file.js";

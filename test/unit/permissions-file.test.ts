@@ -7,13 +7,15 @@ import { after, describe, it } from "node:test";
 import {
   hostMatches,
   isInside,
+  parseHost,
+  pathDenied,
+  resolvePermissionPath,
+} from "../../src/approvals/permission-match.js";
+import {
   mergePermissions,
   normalisePermissions,
-  parseHost,
   parsePermissions,
-  pathDenied,
   readPermissionsFile,
-  resolvePermissionPath,
 } from "../../src/approvals/permissions-file.js";
 import { CodexHarnessError } from "../../src/errors.js";
 
