@@ -129,7 +129,9 @@ export class EventRenderer {
   private declined(itemId: string): string {
     const reason = this.reasons.get(itemId);
     this.reasons.delete(itemId);
-    return reason === undefined ? "declined" : `declined — ${reason}`;
+    if (reason === undefined) return "declined";
+    // "declined by you at the prompt" says it whole; a rule reads "declined — denied by …".
+    return reason.startsWith("declined") ? reason : `declined — ${reason}`;
   }
 
   /** The turn's folded warnings, in one line (once). */

@@ -53,7 +53,7 @@ describe("codex-harness demo", () => {
     const { code, stdout } = await cli(["demo"], "y\nn\n");
     assert.equal(code, 0, stdout);
     assert.match(stdout, /outside the sandbox .*\[y\/N\]/);
-    assert.match(stdout, /✗ declined: .*README\.md/);
+    assert.match(stdout, /✗ declined by you at the prompt: .*README\.md/);
     assert.match(stdout, /You declined 1 of my changes/);
     assert.match(stdout, /Files in the project now: hello\.sh\n/);
   });

@@ -10,6 +10,7 @@ import { outcomeWords } from "../choices.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
 import { withRequestSignal } from "../request-signal.js";
+import { unshownReason } from "../showable.js";
 import { callFailure, isNotModified, redactToken } from "./api-errors.js";
 import { answersByReply, keyboardOf, messageText } from "./markup.js";
 import { type Polling, startPolling } from "./poller.js";
@@ -298,7 +299,12 @@ class TelegramBackend implements InteractionBackend {
     const name = this.person(message.chat, message.from);
     if (!name) return say(notAllowed("Telegram"));
     if (!answersByReply(entry.interaction)) {
-      return say("A reply cannot answer this one: use the buttons, or the inbox.");
+      const unshown = unshownReason(entry.interaction);
+      return say(
+        unshown === undefined
+          ? "A reply cannot answer this one: use the buttons, or the inbox."
+          : `Not taken: the Telegram message cannot show this ${entry.interaction.kind} in full (${unshown}), so it takes only Decline or Interrupt the turn.`,
+      );
     }
     const text = message.text.trim();
     if (text === "") return;
