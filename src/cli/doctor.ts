@@ -1,12 +1,12 @@
 // `codex-harness doctor`: finds codex, checks its version and that `app-server` answers `initialize`.
 import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import { AppServerClient } from "../app-server/client.js";
 import { type CodexBinary, findCodexBinary } from "../app-server/codex-binary.js";
 import { readLogin } from "../app-server/login.js";
 import type { RemoteOptions } from "../app-server/remote.js";
 import { checkProvider } from "./doctor-provider.js";
+import { pinnedCodexVersion } from "./package-version.js";
 
 const run = promisify(execFile);
 
@@ -28,14 +28,6 @@ export interface DoctorOptions {
   timeoutMs?: number | undefined;
   /** Check a codex app-server running elsewhere instead of the local binary. */
   remote?: RemoteOptions | undefined;
-}
-
-/** The codex version this codex-harness release pins. */
-export function pinnedCodexVersion(): string {
-  const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
-    dependencies: Record<string, string>;
-  };
-  return manifest.dependencies["@openai/codex"] ?? "unknown";
 }
 
 /** Runs every check; never throws. */

@@ -1,9 +1,9 @@
 // The `codex-harness` command line: thin commands over the library.
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { Command, Option } from "commander";
 import type { Approvals } from "../events/approval-types.js";
 import { installTargets } from "../spaces/install.js";
+import { addAcpCommand } from "./acp.js";
 import {
   codexPath,
   existingFolder,
@@ -15,9 +15,10 @@ import {
 } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { runDemo } from "./demo.js";
-import { formatDoctorReport, pinnedCodexVersion, runDoctor } from "./doctor.js";
+import { formatDoctorReport, runDoctor } from "./doctor.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
 import { addHostCommand } from "./host.js";
+import { packageVersion, pinnedCodexVersion } from "./package-version.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
 import { DEFAULT_GIVE_UP_AFTER_S, runPrompt } from "./run.js";
@@ -202,6 +203,7 @@ export function buildProgram(): Command {
   addChannelsCommands(program);
   addHostCommand(program);
   addScriptedModelCommand(program);
+  addAcpCommand(program);
   addFleetCommands(program);
   addSubmitCommand(program);
   addCancelCommand(program);
@@ -331,12 +333,4 @@ async function channelsAsker(
   }
   const { channelsApprovals } = await import("../channels/bridge.js");
   return channelsApprovals({ url, token, source: "codex-harness run" });
-}
-
-/** This package's version. */
-function packageVersion(): string {
-  const manifest = createRequire(import.meta.url)("codex-harness/package.json") as {
-    version: string;
-  };
-  return manifest.version;
 }

@@ -1,0 +1,161 @@
+// `codex-harness acp`: an Agent Client Protocol (v1) agent over our own Codex / Thread layer. An
+// ACP session is a codex thread (its id is the session id); a prompt is a turn, its events sent
+// as session updates; a cancel interrupts the turn at codex; codex's approvals are asked of the
+// editor after the session's own policy (a target's permissions.toml) had its say.
+import * as acp from "@agentclientprotocol/sdk";
+import { composeApprovals } from "../approvals/policies.js";
+import type { Codex } from "../codex.js";
+import type { Approvals } from "../events/approval-types.js";
+import type { ExtendedThreadEvent } from "../events/types.js";
+import type { Thread } from "../thread.js";
+import { type AskEditor, editorApprovals } from "./permissions.js";
+import { TurnUpdates } from "./session-updates.js";
+
+/** What the agent needs from the command that runs it. */
+export interface AcpAgentOptions {
+  /** The Codex every session's thread runs on (extended events). */
+  codex: Codex<"extended">;
+  /** This agent's name and version, for `initialize`. */
+  agentInfo: { name: string; version: string };
+  /** Decides before the editor is asked, per session working directory (e.g. permissions.toml). */
+  policyFor?: (cwd: string) => Promise<Approvals | undefined>;
+  /** Where the agent says what went wrong (stderr: stdout is the protocol's). */
+  log?: (line: string) => void;
+}
+
+interface Session {
+  thread: Thread<"extended">;
+  /** The running prompt's turn, to cancel it. */
+  turn: AbortController | undefined;
+}
+
+/** An ACP agent app: connect it to a stream (`ndJsonStream` over stdio) to serve an editor. */
+export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
+  const sessions = new Map<string, Session>();
+  // Set when the connection opens: how the agent calls the editor.
+  let editor: acp.AgentContext | undefined;
+  const ask: AskEditor = (request, signal) => {
+    if (!editor) throw new Error("the editor is not connected");
+    // A cleared request (the turn stopped, codex withdrew it) stops waiting for the editor.
+    return editor.request("session/request_permission", request, {
+      cancellationSignal: signal,
+      stopWaitingOnCancel: true,
+    });
+  };
+
+  return acp
+    .agent({ name: options.agentInfo.name })
+    .onConnect((connection) => {
+      editor = connection.client;
+    })
+    .onRequest("initialize", async () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: options.agentInfo,
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+      },
+      authMethods: [],
+    }))
+    .onRequest("session/new", async ({ params }) => {
+      const approvals = composeApprovals(
+        await options.policyFor?.(params.cwd),
+        // The editor is asked under the session's id, known once the thread has started.
+        editorApprovals(() => sessionIdOf(thread), ask),
+      );
+      const thread = options.codex.startThread({
+        workingDirectory: params.cwd,
+        // The editor's workspace is the person's choice: no git repository check.
+        skipGitRepoCheck: true,
+        approvals,
+      });
+      const { id } = await thread.start();
+      sessions.set(id, { thread, turn: undefined });
+      return { sessionId: id };
+    })
+    .onRequest("session/prompt", async ({ params, client, signal }) => {
+      const session = sessionOf(sessions, params.sessionId);
+      if (session.turn) {
+        throw acp.RequestError.invalidRequest(
+          undefined,
+          `session ${params.sessionId} is already running a prompt; cancel it first`,
+        );
+      }
+      const turn = new AbortController();
+      session.turn = turn;
+      // The request itself cancelled ($/cancel_request) stops the turn too.
+      const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
+      signal.addEventListener("abort", stopOnCancel, { once: true });
+      const updates = new TurnUpdates();
+      try {
+        const { events } = await session.thread.runStreamed(promptText(params.prompt), {
+          signal: turn.signal,
+        });
+        for await (const event of events) {
+          for (const update of updates.map(event as ExtendedThreadEvent)) {
+            await client.notify("session/update", { sessionId: params.sessionId, update });
+          }
+        }
+      } catch (error) {
+        // A cancel: codex stopped the turn; the prompt answers cancelled.
+        if (turn.signal.aborted) return { stopReason: "cancelled" };
+        throw acp.RequestError.internalError(undefined, (error as Error).message);
+      } finally {
+        signal.removeEventListener("abort", stopOnCancel);
+        session.turn = undefined;
+      }
+      if (turn.signal.aborted || updates.end?.kind === "interrupted") {
+        return { stopReason: "cancelled" };
+      }
+      if (updates.end?.kind === "failed") {
+        // A failed turn is an error with codex's message, never a silent end_turn.
+        throw acp.RequestError.internalError(undefined, updates.end.message);
+      }
+      return { stopReason: "end_turn" };
+    })
+    .onNotification("session/cancel", async ({ params }) => {
+      sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));
+    });
+}
+
+function sessionOf(sessions: Map<string, Session>, id: string): Session {
+  const session = sessions.get(id);
+  if (!session) {
+    throw acp.RequestError.invalidParams(
+      undefined,
+      `no session ${JSON.stringify(id)}: start one with session/new`,
+    );
+  }
+  return session;
+}
+
+function sessionIdOf(thread: Thread<"extended">): string {
+  return thread.id ?? "";
+}
+
+/**
+ * The prompt's content as codex's input text: text as it is, an embedded resource as its text
+ * under its URI, a link to a resource as its URI (codex reads files itself).
+ */
+export function promptText(blocks: acp.ContentBlock[]): string {
+  return blocks
+    .map((block) => {
+      switch (block.type) {
+        case "text":
+          return block.text;
+        case "resource_link":
+          return `[${block.name}](${block.uri})`;
+        case "resource": {
+          const resource = block.resource;
+          return "text" in resource
+            ? `<context uri="${resource.uri}">\n${resource.text}\n</context>`
+            : `[${resource.uri}]`;
+        }
+        default:
+          return "";
+      }
+    })
+    .filter((part) => part !== "")
+    .join("\n\n");
+}

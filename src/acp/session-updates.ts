@@ -1,0 +1,180 @@
+// A codex turn as ACP `session/update`s: the answer and the reasoning as chunks, commands, file
+// changes, MCP calls and searches as tool calls with their updates, codex's plan as a plan. One
+// mapper per turn; the same extended events the SDK yields, no second reading of codex.
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
+
+/** What a turn's events said, besides its updates: how it ended. */
+export type TurnEnd =
+  | { kind: "completed" }
+  | { kind: "interrupted" }
+  | { kind: "failed"; message: string };
+
+/** Maps one turn's events to ACP session updates, in order. */
+export class TurnUpdates {
+  /** Items whose text already went out as deltas (their completion repeats nothing). */
+  private readonly streamed = new Set<string>();
+  /** The end of the turn, once its last event came. */
+  end: TurnEnd | undefined;
+
+  /** The updates one event makes (often none). */
+  map(event: ExtendedThreadEvent): acp.SessionUpdate[] {
+    switch (event.type) {
+      case "item.delta":
+        if (event.stream === "agent_message") {
+          this.streamed.add(event.item_id);
+          return [chunk("agent_message_chunk", event.delta, event.item_id)];
+        }
+        if (event.stream === "reasoning" || event.stream === "reasoning_summary") {
+          this.streamed.add(event.item_id);
+          return [chunk("agent_thought_chunk", event.delta, event.item_id)];
+        }
+        if (event.stream === "command_output") {
+          return [];
+        }
+        return [];
+      case "item.started":
+        return toolCallStarted(event.item);
+      case "item.completed":
+        return this.completed(event.item);
+      case "turn.plan.updated":
+        return [
+          {
+            sessionUpdate: "plan",
+            entries: event.plan.map((step) => ({
+              content: step.step,
+              priority: "medium",
+              status:
+                step.status === "completed"
+                  ? "completed"
+                  : step.status === "in_progress"
+                    ? "in_progress"
+                    : "pending",
+            })),
+          },
+        ];
+      case "turn.completed":
+        this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
+        return [];
+      case "turn.failed":
+        this.end = { kind: "failed", message: event.error.message };
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  private completed(item: ExtendedThreadItem): acp.SessionUpdate[] {
+    switch (item.type) {
+      case "agent_message":
+        return this.streamed.has(item.id) || item.text === ""
+          ? []
+          : [chunk("agent_message_chunk", item.text, item.id)];
+      case "reasoning":
+        return this.streamed.has(item.id) || item.text === ""
+          ? []
+          : [chunk("agent_thought_chunk", item.text, item.id)];
+      case "command_execution": {
+        const output = item.aggregated_output.trimEnd();
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: item.id,
+            status:
+              item.status === "completed" && (item.exit_code ?? 0) === 0 ? "completed" : "failed",
+            ...(output === "" ? {} : { content: [text(`\`\`\`\n${output}\n\`\`\``)] }),
+            rawOutput: { exit_code: item.exit_code ?? null, status: item.status },
+          },
+        ];
+      }
+      case "file_change":
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: item.id,
+            status: item.status === "completed" ? "completed" : "failed",
+            rawOutput: { status: item.status },
+          },
+        ];
+      case "mcp_tool_call":
+      case "web_search":
+      case "dynamic_tool_call":
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: item.id,
+            status: "status" in item && item.status === "failed" ? "failed" : "completed",
+          },
+        ];
+      default:
+        return [];
+    }
+  }
+}
+
+/** The tool call an item starts, if it is one. */
+export function toolCallStarted(item: ExtendedThreadItem): acp.SessionUpdate[] {
+  const call = toolCallOf(item);
+  return call ? [{ sessionUpdate: "tool_call", ...call, status: "in_progress" }] : [];
+}
+
+/** An item as an ACP tool call (title, kind, what it will do), or undefined for other items. */
+export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
+  switch (item.type) {
+    case "command_execution":
+      return {
+        toolCallId: item.id,
+        title: item.command,
+        kind: "execute",
+        rawInput: { command: item.command, ...(item.cwd ? { cwd: item.cwd } : {}) },
+      };
+    case "file_change":
+      return {
+        toolCallId: item.id,
+        title: `Edit ${item.changes.map((change) => change.path).join(", ")}`,
+        kind: "edit",
+        content: item.changes.map((change) => changeContent(change)),
+        locations: item.changes.map((change) => ({ path: change.path })),
+      };
+    case "mcp_tool_call":
+      return {
+        toolCallId: item.id,
+        title: `${item.server}/${item.tool}`,
+        kind: "other",
+        rawInput: item.arguments ?? null,
+      };
+    case "web_search":
+      return { toolCallId: item.id, title: `Search: ${item.query}`, kind: "fetch" };
+    case "dynamic_tool_call":
+      return { toolCallId: item.id, title: item.tool, kind: "other" };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A file change as ACP shows it: an added file as a diff with its new text; an update or delete
+ * as codex's unified diff in a text block (codex gives the patch, not both whole texts).
+ */
+export function changeContent(change: {
+  path: string;
+  kind: string;
+  diff?: string | undefined;
+}): acp.ToolCallContent {
+  if (change.kind === "add") return { type: "diff", path: change.path, newText: change.diff ?? "" };
+  return text(
+    `${change.kind} ${change.path}\n\`\`\`diff\n${(change.diff ?? "").trimEnd()}\n\`\`\``,
+  );
+}
+
+function chunk(
+  kind: "agent_message_chunk" | "agent_thought_chunk",
+  value: string,
+  messageId: string,
+): acp.SessionUpdate {
+  return { sessionUpdate: kind, content: { type: "text", text: value }, messageId };
+}
+
+function text(value: string): acp.ToolCallContent {
+  return { type: "content", content: { type: "text", text: value } };
+}

@@ -1,0 +1,96 @@
+// `codex-harness acp`: codex in an editor, through the Agent Client Protocol on stdio. stdout
+// carries only the protocol; what the agent says for a person goes to stderr.
+import { Readable, Writable } from "node:stream";
+import type { Command } from "commander";
+import { Codex } from "../codex.js";
+import { CodexHarnessError } from "../errors.js";
+import { codexPath, existingFolder } from "./arguments.js";
+import { packageVersion } from "./package-version.js";
+import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
+import { targetHome } from "./target-home.js";
+
+interface AcpFlags extends RemoteFlags {
+  codexHome?: string;
+  codexPath?: string;
+  target?: string;
+  project: string;
+  session: string;
+}
+
+/** Adds `acp` to the program. */
+export function addAcpCommand(program: Command): void {
+  addRemoteFlags(
+    program
+      .command("acp")
+      .description(
+        "Serve codex to an editor over the Agent Client Protocol (stdio): Zed, JetBrains, Neovim, Emacs",
+      )
+      .option("--codex-home <dir>", "CODEX_HOME for codex (default: codex's own)", existingFolder)
+      .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath)
+      .option(
+        "--target <name>",
+        "an asp-targets.toml target: its spaces' config, instructions, skills and permissions",
+      )
+      .option(
+        "--project <dir>",
+        "with --target: project folder holding asp-targets.toml",
+        existingFolder,
+        ".",
+      )
+      .option("--session <id>", "with --target: the session home to use", "acp"),
+  ).action(async (flags: AcpFlags) => {
+    const remote = remoteOf(flags, [
+      ["--codex-path", flags.codexPath],
+      ["--codex-home", flags.codexHome],
+      ["--target (spaces install into a codex home here)", flags.target],
+    ]);
+    // Loaded here: only this command needs the ACP SDK (an optional package).
+    let acp: typeof import("@agentclientprotocol/sdk");
+    let agentModule: typeof import("../acp/agent.js");
+    try {
+      [acp, agentModule] = await Promise.all([
+        import("@agentclientprotocol/sdk"),
+        import("../acp/agent.js"),
+      ]);
+    } catch (error) {
+      throw new CodexHarnessError(
+        "missing_dependency",
+        "codex-harness acp needs the optional package @agentclientprotocol/sdk: npm install @agentclientprotocol/sdk",
+        { cause: error },
+      );
+    }
+    const target = flags.target
+      ? await targetHome(flags.project, flags.target, flags.session, (line) => console.error(line))
+      : undefined;
+    const codex = new Codex({
+      events: "extended",
+      ...(flags.codexPath ? { codexPathOverride: flags.codexPath } : {}),
+      ...(target
+        ? { codexHome: target.home }
+        : flags.codexHome
+          ? { codexHome: flags.codexHome }
+          : {}),
+      ...(remote ? { remote } : {}),
+    });
+    const app = agentModule.acpAgent({
+      codex,
+      agentInfo: { name: "codex-harness", version: packageVersion() },
+      ...(target ? { policyFor: target.policyFor } : {}),
+      log: (line) => console.error(line),
+    });
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    );
+    const connection = app.connect(stream);
+    const stop = () => connection.close();
+    process.once("SIGTERM", stop);
+    try {
+      // Until the editor closes stdin (or the connection fails).
+      await connection.closed;
+    } finally {
+      process.off("SIGTERM", stop);
+      await codex.close();
+    }
+  });
+}

@@ -1,0 +1,185 @@
+// `codex-harness acp` driven as an editor drives it (the ACP SDK's client side over stdio), on the
+// real codex and a ScriptedModel; every message the agent sends checked against the ACP v1 schema.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import type { ScriptStep } from "../../src/testing/script.js";
+import { execCommand, reply, response } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
+import { codexGone } from "../support/codex-processes.js";
+
+const roots: string[] = [];
+after(async () => {
+  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+});
+
+/** A CODEX_HOME on a ScriptedModel playing `steps`, a workspace, and the agent on them. */
+async function agentOn(steps: ScriptStep[]) {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-"));
+  roots.push(root);
+  const home = path.join(root, "home");
+  const workspace = path.join(root, "workspace");
+  await mkdir(workspace, { recursive: true });
+  const model = await ScriptedModel.start({ responses: steps });
+  await model.writeCodexHome(home);
+  const agent = startAcpAgent([], { ...process.env, CODEX_HOME: home });
+  return {
+    model,
+    home,
+    workspace,
+    agent,
+    async close() {
+      agent.child.stdin.end();
+      await agent.closed;
+      await model.close();
+    },
+  };
+}
+
+const allow = (optionId: string) => () => ({ outcome: { outcome: "selected" as const, optionId } });
+
+describe("codex-harness acp (real codex, ScriptedModel)", () => {
+  it("initializes, starts a session, streams an answer, and ends the turn", async () => {
+    const setup = await agentOn([reply("Hello from codex.", { deltas: 4 })]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      const init = await editor.agent.request("initialize", {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: {},
+      });
+      assert.equal(init.protocolVersion, PROTOCOL_VERSION);
+      assert.equal(init.agentInfo?.name, "codex-harness");
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      assert.match(sessionId, /^[0-9a-f-]{36}$/, "the session is codex's thread");
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Say hello" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      assert.equal(answerText(editor.updates), "Hello from codex.");
+      const chunks = editor.updates.filter((n) => n.update.sessionUpdate === "agent_message_chunk");
+      assert.ok(chunks.length >= 2, `streamed in ${chunks.length} chunks`);
+      assert.ok(setup.model.userTexts().includes("Say hello"));
+      assert.deepEqual(setup.agent.invalid, [], "every message fits the ACP schema");
+      // The three responses and every update were checked.
+      assert.ok(setup.agent.checked() >= 3 + chunks.length, `checked ${setup.agent.checked()}`);
+    } finally {
+      await setup.close();
+    }
+    assert.equal(await setup.agent.closed, 0, setup.agent.stderr());
+    assert.deepEqual(await codexGone(setup.home, 10_000), [], "stdin EOF leaves no codex behind");
+  });
+
+  it("asks the editor about a command: allowed it runs, rejected it does not", async () => {
+    const setup = await agentOn([
+      execCommand("echo allowed > allowed.txt", { escalated: true, callId: "call_yes" }),
+      execCommand("echo rejected > rejected.txt", { escalated: true, callId: "call_no" }),
+      reply("Done."),
+    ]);
+    try {
+      const editor = editorOf(setup.agent, (request) =>
+        allow(request.toolCall.title?.includes("allowed") ? "allow_once" : "reject_once")(),
+      );
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Write the files" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      assert.equal(editor.asked.length, 2);
+      const [first] = editor.asked;
+      assert.equal(first?.sessionId, sessionId);
+      assert.equal(first?.toolCall.kind, "execute");
+      assert.deepEqual(
+        first?.options.map((option) => option.kind),
+        ["allow_once", "allow_always", "reject_once"],
+      );
+      assert.ok(existsSync(path.join(setup.workspace, "allowed.txt")), "the allowed command ran");
+      assert.ok(
+        !existsSync(path.join(setup.workspace, "rejected.txt")),
+        "the rejected one did not",
+      );
+      const calls = editor.updates
+        .map((n) => n.update)
+        .filter((u) => u.sessionUpdate === "tool_call");
+      assert.equal(calls.length, 2, JSON.stringify(calls));
+      const ends = editor.updates
+        .map((n) => n.update)
+        .filter((u) => u.sessionUpdate === "tool_call_update")
+        .map((u) => ("status" in u ? u.status : undefined));
+      assert.deepEqual(ends, ["completed", "failed"]);
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("session/cancel interrupts the turn at codex: the prompt answers cancelled, quickly", async () => {
+    const setup = await agentOn([response([reply("Too late.")], { delayMs: 60_000 })]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const prompt = editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Take your time" }],
+      });
+      await setup.model.waitForRequest(1, { timeoutMs: 20_000 });
+      const cancelled = Date.now();
+      await editor.agent.notify("session/cancel", { sessionId });
+      const done = await prompt;
+      assert.equal(done.stopReason, "cancelled");
+      assert.ok(
+        Date.now() - cancelled < 5_000,
+        `answered ${Date.now() - cancelled} ms after the cancel`,
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
+    const setup = await agentOn([]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      await assert.rejects(
+        editor.agent.request("session/prompt", { sessionId: "nope", prompt: [] }),
+        (error: { code?: number; message?: string }) => {
+          assert.equal(error.code, -32602);
+          return true;
+        },
+      );
+      await assert.rejects(
+        editor.agent.request("session/new", { cwd: 42 } as never),
+        (error: { code?: number }) => error.code === -32602,
+      );
+      await assert.rejects(
+        editor.agent.request("no/such/method", {}),
+        (error: { code?: number }) => {
+          assert.equal(error.code, -32601);
+          return true;
+        },
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+});
