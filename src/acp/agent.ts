@@ -9,7 +9,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
-import { TurnUpdates } from "./session-updates.js";
+import { replayUpdates, TurnUpdates } from "./session-updates.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -43,6 +43,14 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     });
   };
 
+  /** A session's thread options: its folder, its policy, then the editor. */
+  const threadOptions = async (cwd: string, sessionId: () => string) => ({
+    workingDirectory: cwd,
+    // The editor's workspace is the person's choice: no git repository check.
+    skipGitRepoCheck: true,
+    approvals: composeApprovals(await options.policyFor?.(cwd), editorApprovals(sessionId, ask)),
+  });
+
   return acp
     .agent({ name: options.agentInfo.name })
     .onConnect((connection) => {
@@ -52,27 +60,37 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentInfo: options.agentInfo,
       agentCapabilities: {
-        loadSession: false,
+        loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
       },
       authMethods: [],
     }))
     .onRequest("session/new", async ({ params }) => {
-      const approvals = composeApprovals(
-        await options.policyFor?.(params.cwd),
-        // The editor is asked under the session's id, known once the thread has started.
-        editorApprovals(() => sessionIdOf(thread), ask),
-      );
+      let id = "";
       const thread = options.codex.startThread({
-        workingDirectory: params.cwd,
-        // The editor's workspace is the person's choice: no git repository check.
-        skipGitRepoCheck: true,
-        approvals,
+        ...(await threadOptions(params.cwd, () => id)),
       });
-      const { id } = await thread.start();
+      ({ id } = await thread.start());
       sessions.set(id, { thread, turn: undefined });
       return { sessionId: id };
+    })
+    .onRequest("session/load", async ({ params, client }) => {
+      // The saved thread, shown again as updates; then it continues from where it was.
+      const { thread: saved } = await options.codex.appServer
+        .readThread(params.sessionId, { includeTurns: true })
+        .catch(() => {
+          throw acp.RequestError.sessionNotFound(params.sessionId);
+        });
+      const thread = options.codex.resumeThread(
+        params.sessionId,
+        await threadOptions(params.cwd, () => params.sessionId),
+      );
+      for (const update of replayUpdates(saved.turns ?? [])) {
+        await client.notify("session/update", { sessionId: params.sessionId, update });
+      }
+      sessions.set(params.sessionId, { thread, turn: undefined });
+      return {};
     })
     .onRequest("session/prompt", async ({ params, client, signal }) => {
       const session = sessionOf(sessions, params.sessionId);
@@ -121,17 +139,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
 
 function sessionOf(sessions: Map<string, Session>, id: string): Session {
   const session = sessions.get(id);
-  if (!session) {
-    throw acp.RequestError.invalidParams(
-      undefined,
-      `no session ${JSON.stringify(id)}: start one with session/new`,
-    );
-  }
+  if (!session) throw acp.RequestError.sessionNotFound(id);
   return session;
-}
-
-function sessionIdOf(thread: Thread<"extended">): string {
-  return thread.id ?? "";
 }
 
 /**

@@ -3,6 +3,7 @@
 // acceptForSession) / reject. Whatever goes wrong — no answer, a cancelled prompt, an unknown
 // option — declines.
 import type * as acp from "@agentclientprotocol/sdk";
+import { commandLine } from "../channels/titles.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { CommandExecutionRequest } from "../events/server-requests/command-execution.js";
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
@@ -69,7 +70,7 @@ function commandToolCall(request: CommandExecutionRequest): acp.ToolCallUpdate {
   ];
   return {
     toolCallId: request.item_id ?? `approval-${String(request.request_id)}`,
-    title: request.command,
+    title: commandLine(request.command),
     kind: "execute",
     status: "pending",
     content: [{ type: "content", content: { type: "text", text: lines.join("\n\n") } }],

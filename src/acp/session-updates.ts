@@ -2,6 +2,8 @@
 // changes, MCP calls and searches as tool calls with their updates, codex's plan as a plan. One
 // mapper per turn; the same extended events the SDK yields, no second reading of codex.
 import type * as acp from "@agentclientprotocol/sdk";
+import { commandLine } from "../channels/titles.js";
+import { toCanonicalItem } from "../events/items.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
 
 /** What a turn's events said, besides its updates: how it ended. */
@@ -124,7 +126,7 @@ export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
     case "command_execution":
       return {
         toolCallId: item.id,
-        title: item.command,
+        title: commandLine(item.command),
         kind: "execute",
         rawInput: { command: item.command, ...(item.cwd ? { cwd: item.cwd } : {}) },
       };
@@ -177,4 +179,43 @@ function chunk(
 
 function text(value: string): acp.ToolCallContent {
   return { type: "content", content: { type: "text", text: value } };
+}
+
+/**
+ * A saved thread's items (codex's `thread/read` with its turns) as the updates that show them
+ * again: the person's messages, the answers and reasoning, each tool call as it ended.
+ */
+export function replayUpdates(
+  turns: readonly { items: readonly unknown[] }[],
+): acp.SessionUpdate[] {
+  const updates: acp.SessionUpdate[] = [];
+  for (const turn of turns) {
+    const mapper = new TurnUpdates();
+    for (const wire of turn.items) {
+      const raw = wire as {
+        type?: string;
+        id?: string;
+        content?: { type?: string; text?: string }[];
+      };
+      if (raw.type === "userMessage") {
+        for (const part of raw.content ?? []) {
+          if (part.type === "text" && typeof part.text === "string") {
+            updates.push({
+              sessionUpdate: "user_message_chunk",
+              content: { type: "text", text: part.text },
+              ...(raw.id ? { messageId: raw.id } : {}),
+            });
+          }
+        }
+        continue;
+      }
+      const item = toCanonicalItem(wire as Parameters<typeof toCanonicalItem>[0]);
+      if (!item) continue;
+      updates.push(
+        ...mapper.map({ type: "item.started", item } as ExtendedThreadEvent),
+        ...mapper.map({ type: "item.completed", item } as ExtendedThreadEvent),
+      );
+    }
+  }
+  return updates;
 }

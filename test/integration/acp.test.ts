@@ -1,21 +1,24 @@
 // `codex-harness acp` driven as an editor drives it (the ACP SDK's client side over stdio), on the
 // real codex and a ScriptedModel; every message the agent sends checked against the ACP v1 schema.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type { ScriptStep } from "../../src/testing/script.js";
-import { execCommand, reply, response } from "../../src/testing/script.js";
+import { applyPatch, execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { codexGone } from "../support/codex-processes.js";
+import { useScriptedModel } from "../support/target-home.js";
 
 const roots: string[] = [];
 after(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+  cleanTrees();
 });
 
 /** A CODEX_HOME on a ScriptedModel playing `steps`, a workspace, and the agent on them. */
@@ -154,6 +157,155 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("shows a file change as a diff, asks, and applies it when allowed", async () => {
+    const setup = await agentOn([
+      applyPatch("*** Add File: notes.md\n+# Notes\n+kept here"),
+      reply("Wrote notes.md."),
+    ]);
+    try {
+      const editor = editorOf(setup.agent, allow("allow_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Write notes" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      const [asked] = editor.asked;
+      assert.equal(asked?.toolCall.kind, "edit");
+      const diff = asked?.toolCall.content?.find((content) => content.type === "diff");
+      assert.ok(diff && diff.type === "diff", JSON.stringify(asked));
+      assert.equal(diff.path, path.join(setup.workspace, "notes.md"));
+      assert.match(diff.newText, /# Notes\nkept here/);
+      assert.equal(
+        readFileSync(path.join(setup.workspace, "notes.md"), "utf8"),
+        "# Notes\nkept here\n",
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("session/load in a new agent replays the history, and the next prompt carries it", async () => {
+    const setup = await agentOn([reply("Noted: kiwi."), reply("It was kiwi.")]);
+    let sessionId = "";
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      ({ sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      }));
+      await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Remember the word kiwi" }],
+      });
+    } finally {
+      setup.agent.child.stdin.end();
+      await setup.agent.closed;
+    }
+    // A new agent process, as after the editor restarted.
+    const again = startAcpAgent([], { ...process.env, CODEX_HOME: setup.home });
+    try {
+      const editor = editorOf(again, allow("reject_once"));
+      const init = await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      assert.equal(init.agentCapabilities?.loadSession, true);
+      await editor.agent.request("session/load", {
+        sessionId,
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const replayed = editor.updates.map((n) => n.update);
+      assert.deepEqual(
+        replayed
+          .filter((u) => u.sessionUpdate === "user_message_chunk")
+          .map((u) => ("content" in u && u.content.type === "text" ? u.content.text : "")),
+        ["Remember the word kiwi"],
+      );
+      assert.equal(answerText(editor.updates), "Noted: kiwi.");
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Which word?" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      assert.ok(
+        JSON.stringify(setup.model.lastRequest?.body).includes("Remember the word kiwi"),
+        "the thread's history went with the next prompt",
+      );
+      await assert.rejects(
+        editor.agent.request("session/load", {
+          sessionId: "01a00000-0000-7000-8000-000000000000",
+          cwd: setup.workspace,
+          mcpServers: [],
+        }),
+        (error: { code?: number }) => error.code === -32002,
+      );
+      assert.deepEqual(again.invalid, []);
+    } finally {
+      again.child.stdin.end();
+      await again.closed;
+      await setup.model.close();
+    }
+  });
+
+  it("--target: the space's permissions.toml decides first, nobody asked; the rest is asked", async () => {
+    const dir = tempTree({
+      "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
+      "spaces/app/space.toml": spaceToml("app"),
+      "spaces/app/AGENTS.md": "Use the word pineapple.",
+      "spaces/app/permissions.toml": '[exec]\ncommands = ["touch"]\n[deny]\nexec = ["git push"]\n',
+      "user-codex-home/.keep": "",
+      "work/.keep": "",
+    });
+    const model = await ScriptedModel.start({
+      responses: [
+        execCommand("touch allowed.txt", { escalated: true, callId: "touch" }),
+        execCommand("git push origin main", { escalated: true, callId: "push" }),
+        execCommand("mkdir asked", { escalated: true, callId: "mkdir" }),
+        reply("Done."),
+      ],
+    });
+    await useScriptedModel(dir, model);
+    const agent = startAcpAgent(["--target", "dev", "--project", dir], {
+      ...process.env,
+      CODEX_HOME: path.join(dir, "user-codex-home"),
+    });
+    try {
+      const editor = editorOf(agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const work = path.join(dir, "work");
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: work,
+        mcpServers: [],
+      });
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Go" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      assert.deepEqual(
+        editor.asked.map((request) => request.toolCall.title),
+        ["mkdir asked"],
+        "only what no rule decides reaches the editor",
+      );
+      assert.ok(existsSync(path.join(work, "allowed.txt")), "touch ran, allowed by the rules");
+      assert.ok(!existsSync(path.join(work, "asked")), "mkdir was rejected in the editor");
+      assert.ok(
+        JSON.stringify(model.modelRequests[0]?.body).includes("Use the word pineapple."),
+        "the space's instructions reached codex",
+      );
+      assert.deepEqual(agent.invalid, []);
+    } finally {
+      agent.child.stdin.end();
+      await agent.closed;
+      await model.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {
@@ -162,7 +314,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       await assert.rejects(
         editor.agent.request("session/prompt", { sessionId: "nope", prompt: [] }),
         (error: { code?: number; message?: string }) => {
-          assert.equal(error.code, -32602);
+          assert.equal(error.code, -32002, "session not found");
           return true;
         },
       );
