@@ -8,6 +8,8 @@ import type { Codex } from "../codex.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
+import type { SandboxMode } from "../turns/options.js";
+import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
 
@@ -25,6 +27,10 @@ export interface AcpAgentOptions {
 
 interface Session {
   thread: Thread<"extended">;
+  /** The mode its turns run in (see modes.ts); none chosen yet: codex's own settings. */
+  mode: string | undefined;
+  /** codex's own sandbox and approval settings for it, to go back to. */
+  configured: ModeSettings;
   /** The running prompt's turn, to cancel it. */
   turn: AbortController | undefined;
 }
@@ -51,6 +57,18 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     approvals: composeApprovals(await options.policyFor?.(cwd), editorApprovals(sessionId, ask)),
   });
 
+  /** codex's own sandbox and approval policy (its config), what "As configured" goes back to. */
+  const configured = async (): Promise<ModeSettings> => {
+    const { config } = (await options.codex.appServer.readConfig()) as {
+      config: { sandbox_mode?: SandboxMode | null; approval_policy?: unknown };
+    };
+    const policy = config.approval_policy;
+    return {
+      sandboxMode: config.sandbox_mode ?? "read-only",
+      approvalPolicy: policy === "never" ? "never" : "on-request",
+    };
+  };
+
   return acp
     .agent({ name: options.agentInfo.name })
     .onConnect((connection) => {
@@ -72,8 +90,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         ...(await threadOptions(params.cwd, () => id)),
       });
       ({ id } = await thread.start());
-      sessions.set(id, { thread, turn: undefined });
-      return { sessionId: id };
+      sessions.set(id, {
+        thread,
+        turn: undefined,
+        mode: undefined,
+        configured: await configured(),
+      });
+      return { sessionId: id, modes: modeState(DEFAULT_MODE) };
     })
     .onRequest("session/load", async ({ params, client }) => {
       // The saved thread, shown again as updates; then it continues from where it was.
@@ -89,8 +112,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       for (const update of replayUpdates(saved.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
-      sessions.set(params.sessionId, { thread, turn: undefined });
-      return {};
+      sessions.set(params.sessionId, {
+        thread,
+        turn: undefined,
+        mode: undefined,
+        configured: await configured(),
+      });
+      return { modes: modeState(DEFAULT_MODE) };
     })
     .onRequest("session/prompt", async ({ params, client, signal }) => {
       const session = sessionOf(sessions, params.sessionId);
@@ -109,6 +137,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       try {
         const { events } = await session.thread.runStreamed(promptText(params.prompt), {
           signal: turn.signal,
+          ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
         });
         for await (const event of events) {
           for (const update of updates.map(event as ExtendedThreadEvent)) {
@@ -131,6 +160,24 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         throw acp.RequestError.internalError(undefined, updates.end.message);
       }
       return { stopReason: "end_turn" };
+    })
+    .onRequest("session/set_mode", async ({ params, client }) => {
+      const session = sessionOf(sessions, params.sessionId);
+      if (!modeSettings(params.modeId, session.configured)) {
+        throw acp.RequestError.invalidParams(
+          undefined,
+          `no mode ${JSON.stringify(params.modeId)}: use ${modeState(DEFAULT_MODE)
+            .availableModes.map((mode) => mode.id)
+            .join(", ")}`,
+        );
+      }
+      // Applied from the session's next turn on.
+      session.mode = params.modeId;
+      await client.notify("session/update", {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
+      });
+      return {};
     })
     .onNotification("session/cancel", async ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));

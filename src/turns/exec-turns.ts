@@ -64,7 +64,8 @@ export function execSettings(options: CodexOptions): ExecSettings {
 /**
  * The `codex exec` run of a turn: thread and turn options mapped field for field as in
  * `@openai/codex-sdk`. Throws before anything runs when the turn cannot go through exec: an
- * image URL (`unsupported_input`), an approval policy codex refuses (`unsupported_option`), an
+ * image URL (`unsupported_input`), an approval policy codex refuses or a turn's own sandbox or
+ * approval policy (`unsupported_option`), an
  * output schema that is not an object (`invalid_input`).
  */
 export function execRunFor(
@@ -75,6 +76,15 @@ export function execRunFor(
   const thread = request.threadOptions;
   checkExecApprovalPolicy(thread.approvalPolicy);
   checkOutputSchema(request.turnOptions.outputSchema);
+  if (
+    request.turnOptions.sandboxMode !== undefined ||
+    request.turnOptions.approvalPolicy !== undefined
+  ) {
+    throw new CodexHarnessError(
+      "unsupported_option",
+      "A turn's sandboxMode and approvalPolicy need the app-server transport; with exec, set them in the thread options.",
+    );
+  }
   const run: ExecRunArgs = {
     threadId: request.threadId,
     images,

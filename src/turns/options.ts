@@ -158,6 +158,13 @@ export interface TurnOptions {
   /** JSON Schema the final answer must follow. */
   outputSchema?: unknown;
   /**
+   * app-server: the sandbox for this turn. codex keeps it for the thread's later turns too (it is
+   * `turn/start`'s override of the thread's setting).
+   */
+  sandboxMode?: SandboxMode;
+  /** app-server: when codex asks, for this turn and (as codex keeps it) the later ones. */
+  approvalPolicy?: ApprovalMode;
+  /**
    * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
    * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").
    */

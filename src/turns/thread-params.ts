@@ -2,11 +2,18 @@
 import { CodexHarnessError } from "../errors.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { CyberAccessProgram } from "../protocol/generated/ts/v2/CyberAccessProgram.js";
+import type { SandboxPolicy } from "../protocol/generated/ts/v2/SandboxPolicy.js";
 import type { ThreadResumeParams } from "../protocol/generated/ts/v2/ThreadResumeParams.js";
 import type { ThreadStartParams } from "../protocol/generated/ts/v2/ThreadStartParams.js";
 import type { TurnStartParams } from "../protocol/generated/ts/v2/TurnStartParams.js";
 import type { UserInput as WireUserInput } from "../protocol/generated/ts/v2/UserInput.js";
-import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
+import type {
+  ApprovalMode,
+  SandboxMode,
+  ThreadOptions,
+  TurnOptions,
+  UserInput,
+} from "./options.js";
 
 /** The approval policies codex 0.169.0 accepts. */
 const ACCEPTED_APPROVAL_POLICIES = ["on-request", "never"] as const;
@@ -94,7 +101,39 @@ export function turnStartParams(
     ...(turnOptions.cyberAccessProgram
       ? { cyberAccessProgram: CYBER_ACCESS_PROGRAMS[turnOptions.cyberAccessProgram] }
       : {}),
+    ...(turnOptions.sandboxMode ? { sandboxPolicy: sandboxPolicyOf(turnOptions.sandboxMode) } : {}),
+    ...(turnOptions.approvalPolicy
+      ? { approvalPolicy: checkedApprovalPolicy(turnOptions.approvalPolicy) }
+      : {}),
   };
+}
+
+/** A sandbox mode as `turn/start`'s sandbox policy (codex's defaults for the rest). */
+function sandboxPolicyOf(mode: SandboxMode): SandboxPolicy {
+  switch (mode) {
+    case "read-only":
+      return { type: "readOnly", networkAccess: false };
+    case "workspace-write":
+      return {
+        type: "workspaceWrite",
+        writableRoots: [],
+        networkAccess: false,
+        excludeTmpdirEnvVar: false,
+        excludeSlashTmp: false,
+      };
+    case "danger-full-access":
+      return { type: "dangerFullAccess" };
+    default:
+      throw new CodexHarnessError(
+        "invalid_option",
+        `sandboxMode must be "read-only", "workspace-write" or "danger-full-access", got ${JSON.stringify(mode)}.`,
+      );
+  }
+}
+
+function checkedApprovalPolicy(policy: ApprovalMode): TurnStartParams["approvalPolicy"] {
+  checkApprovalPolicy(policy);
+  return policy as TurnStartParams["approvalPolicy"];
 }
 
 /**

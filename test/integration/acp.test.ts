@@ -306,6 +306,58 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("modes: full access runs without asking; back to read only, codex asks again", async () => {
+    const setup = await agentOn([
+      // Not asking for more: in full access nothing sandboxes the write.
+      execCommand("echo free > free.txt"),
+      reply("Ran it."),
+      execCommand("echo asked > asked.txt", { escalated: true }),
+      reply("Asked."),
+    ]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const session = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      assert.equal(session.modes?.currentModeId, "configured");
+      assert.deepEqual(
+        session.modes?.availableModes.map((mode) => mode.id),
+        ["configured", "read-only", "agent", "full-access"],
+      );
+      const { sessionId } = session;
+      await editor.agent.request("session/set_mode", { sessionId, modeId: "full-access" });
+      assert.ok(
+        editor.updates.some(
+          (n) =>
+            n.update.sessionUpdate === "current_mode_update" &&
+            n.update.currentModeId === "full-access",
+        ),
+      );
+      const prompt = (text: string) =>
+        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      assert.equal((await prompt("Run it")).stopReason, "end_turn");
+      assert.equal(editor.asked.length, 0, "full access asks nothing");
+      assert.ok(existsSync(path.join(setup.workspace, "free.txt")));
+      await editor.agent.request("session/set_mode", { sessionId, modeId: "read-only" });
+      assert.equal((await prompt("Again")).stopReason, "end_turn");
+      assert.equal(editor.asked.length, 1, "read only asks");
+      assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "and it was rejected");
+      await assert.rejects(
+        editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
+        (error: { code?: number; message?: string }) => {
+          assert.equal(error.code, -32602);
+          assert.match(String(error.message), /configured, read-only, agent, full-access/);
+          return true;
+        },
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {
