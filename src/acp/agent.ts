@@ -81,6 +81,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {}, close: {} },
       },
       authMethods: [],
     }))
@@ -160,6 +161,30 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         throw acp.RequestError.internalError(undefined, updates.end.message);
       }
       return { stopReason: "end_turn" };
+    })
+    .onRequest("session/list", async ({ params }) => {
+      // codex's saved threads, newest first, a page at a time (its cursor is ours).
+      const page = await options.codex.appServer.listThreads({
+        ...(params.cwd ? { cwd: params.cwd } : {}),
+        ...(params.cursor ? { cursor: params.cursor } : {}),
+        limit: 50,
+      });
+      return {
+        sessions: page.data.map((thread) => ({
+          sessionId: thread.id,
+          cwd: thread.cwd,
+          title: thread.name ?? (thread.preview || null),
+          updatedAt: new Date(thread.updatedAt * 1000).toISOString(),
+        })),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    })
+    .onRequest("session/close", async ({ params }) => {
+      // Its running prompt stops (cancelled); the thread stays saved, to load again.
+      const session = sessions.get(params.sessionId);
+      session?.turn?.abort(new Error("the session was closed"));
+      sessions.delete(params.sessionId);
+      return {};
     })
     .onRequest("session/set_mode", async ({ params, client }) => {
       const session = sessionOf(sessions, params.sessionId);

@@ -358,6 +358,40 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("session/list shows codex's saved threads; session/close ends a session here", async () => {
+    const setup = await agentOn([reply("Listed.")]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Make a list" }],
+      });
+      const { sessions } = await editor.agent.request("session/list", { cwd: setup.workspace });
+      const listed = sessions.find((session) => session.sessionId === sessionId);
+      assert.ok(listed, JSON.stringify(sessions));
+      assert.equal(listed.cwd, setup.workspace);
+      assert.match(listed.title ?? "", /Make a list/);
+      const updated = Date.parse(listed.updatedAt ?? "");
+      assert.ok(Math.abs(Date.now() - updated) < 10 * 60_000, `updatedAt ${listed.updatedAt}`);
+      await editor.agent.request("session/close", { sessionId });
+      await assert.rejects(
+        editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "x" }],
+        }),
+        (error: { code?: number }) => error.code === -32002,
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {

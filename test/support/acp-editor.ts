@@ -25,6 +25,9 @@ const RESPONSES: Record<string, string> = {
   "session/new": "NewSessionResponse",
   "session/prompt": "PromptResponse",
   "session/load": "LoadSessionResponse",
+  "session/list": "ListSessionsResponse",
+  "session/close": "CloseSessionResponse",
+  "session/set_mode": "SetSessionModeResponse",
   "session/cancel": "",
 };
 
