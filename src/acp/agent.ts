@@ -9,6 +9,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
+import { firstAnswer } from "./follow-person.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
@@ -21,6 +22,13 @@ export interface AcpAgentOptions {
   agentInfo: { name: string; version: string };
   /** Decides before the editor is asked, per session working directory (e.g. permissions.toml). */
   policyFor?: (cwd: string) => Promise<Approvals | undefined>;
+  /**
+   * Also ask people through a channels runtime: the first answer, editor or channels, wins (see
+   * follow-person.ts).
+   */
+  channels?: Approvals;
+  /** With `channels`: after this long without an answer in the editor, ask channels only. */
+  awayAfterMs?: number;
   /** Where the agent says what went wrong (stderr: stdout is the protocol's). */
   log?: (line: string) => void;
 }
@@ -49,12 +57,21 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     });
   };
 
-  /** A session's thread options: its folder, its policy, then the editor. */
+  /** Who is asked when no policy decides: the editor, and channels when given. */
+  const askPerson = (sessionId: () => string): Approvals => {
+    const editor = editorApprovals(sessionId, ask);
+    if (!options.channels) return editor;
+    return firstAnswer(editor, options.channels, {
+      ...(options.awayAfterMs !== undefined ? { awayAfterMs: options.awayAfterMs } : {}),
+    });
+  };
+
+  /** A session's thread options: its folder, its policy, then the person. */
   const threadOptions = async (cwd: string, sessionId: () => string) => ({
     workingDirectory: cwd,
     // The editor's workspace is the person's choice: no git repository check.
     skipGitRepoCheck: true,
-    approvals: composeApprovals(await options.policyFor?.(cwd), editorApprovals(sessionId, ask)),
+    approvals: composeApprovals(await options.policyFor?.(cwd), askPerson(sessionId)),
   });
 
   /** codex's own sandbox and approval policy (its config), what "As configured" goes back to. */

@@ -4,7 +4,9 @@ import { Readable, Writable } from "node:stream";
 import type { Command } from "commander";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
-import { codexPath, existingFolder } from "./arguments.js";
+import type { Approvals } from "../events/approval-types.js";
+import { codexPath, existingFolder, httpUrl, wholeNumber } from "./arguments.js";
+import { channelsAsker } from "./channels-asker.js";
 import { packageVersion } from "./package-version.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { targetHome } from "./target-home.js";
@@ -15,6 +17,9 @@ interface AcpFlags extends RemoteFlags {
   target?: string;
   project: string;
   session: string;
+  channels?: string;
+  channelsTokenFile?: string;
+  awayAfter?: number;
 }
 
 /** Adds `acp` to the program. */
@@ -37,7 +42,18 @@ export function addAcpCommand(program: Command): void {
         existingFolder,
         ".",
       )
-      .option("--session <id>", "with --target: the session home to use", "acp"),
+      .option("--session <id>", "with --target: the session home to use", "acp")
+      .option(
+        "--channels <url>",
+        "also ask people through this channels runtime (inbox, chat): the first answer wins; token: --channels-token-file or $CODEX_HARNESS_TOKEN",
+        httpUrl,
+      )
+      .option("--channels-token-file <file>", "with --channels: the runtime's <data-dir>/token")
+      .option(
+        "--away-after <seconds>",
+        "with --channels: unanswered in the editor this long, a request goes to channels only",
+        wholeNumber(1),
+      ),
   ).action(async (flags: AcpFlags) => {
     const remote = remoteOf(flags, [
       ["--codex-path", flags.codexPath],
@@ -59,6 +75,26 @@ export function addAcpCommand(program: Command): void {
         { cause: error },
       );
     }
+    let channels: Approvals | undefined;
+    if (flags.channels !== undefined) {
+      const found = await channelsAsker(
+        flags.channels,
+        flags.channelsTokenFile,
+        "codex-harness acp",
+      );
+      if (typeof found === "string") {
+        console.error(`acp: ${found}`);
+        process.exitCode = 1;
+        return;
+      }
+      channels = found;
+    } else if (flags.awayAfter !== undefined) {
+      console.error(
+        "acp: --away-after needs --channels (where the request goes when you are away).",
+      );
+      process.exitCode = 1;
+      return;
+    }
     const target = flags.target
       ? await targetHome(flags.project, flags.target, flags.session, (line) => console.error(line))
       : undefined;
@@ -76,6 +112,8 @@ export function addAcpCommand(program: Command): void {
       codex,
       agentInfo: { name: "codex-harness", version: packageVersion() },
       ...(target ? { policyFor: target.policyFor } : {}),
+      ...(channels ? { channels } : {}),
+      ...(flags.awayAfter !== undefined ? { awayAfterMs: flags.awayAfter * 1000 } : {}),
       log: (line) => console.error(line),
     });
     const stream = acp.ndJsonStream(

@@ -1,5 +1,4 @@
 // The `codex-harness` command line: thin commands over the library.
-import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import type { Approvals } from "../events/approval-types.js";
 import { installTargets } from "../spaces/install.js";
@@ -14,6 +13,7 @@ import {
   wholeNumber,
 } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
+import { channelsAsker } from "./channels-asker.js";
 import { runDemo } from "./demo.js";
 import { formatDoctorReport, runDoctor } from "./doctor.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
@@ -151,7 +151,11 @@ export function buildProgram(): Command {
     }
     let asker: Approvals | undefined;
     if (options.channels !== undefined) {
-      const found = await channelsAsker(options.channels, options.channelsTokenFile);
+      const found = await channelsAsker(
+        options.channels,
+        options.channelsTokenFile,
+        "codex-harness run",
+      );
       if (typeof found === "string") {
         console.error(`run: ${found}`);
         process.exitCode = 1;
@@ -310,27 +314,4 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 interface RunFlags extends RemoteFlags {
   channels?: string;
   channelsTokenFile?: string;
-}
-
-/**
- * Approvals that ask through the channels runtime at `url` (token from `tokenFile`, else
- * `$CODEX_HARNESS_TOKEN`), or why they cannot.
- */
-async function channelsAsker(
-  url: string,
-  tokenFile: string | undefined,
-): Promise<Approvals | string> {
-  let token = process.env.CODEX_HARNESS_TOKEN;
-  if (tokenFile !== undefined) {
-    try {
-      token = (await readFile(tokenFile, "utf8")).trim();
-    } catch (error) {
-      return `cannot read --channels-token-file ${tokenFile}: ${(error as Error).message}`;
-    }
-  }
-  if (!token) {
-    return "--channels needs the runtime's token: --channels-token-file <data-dir>/token, or $CODEX_HARNESS_TOKEN.";
-  }
-  const { channelsApprovals } = await import("../channels/bridge.js");
-  return channelsApprovals({ url, token, source: "codex-harness run" });
 }

@@ -7,12 +7,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { startChannelsServer } from "../../src/channels/http-server.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { applyPatch, execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { codexGone } from "../support/codex-processes.js";
+import { eventually } from "../support/eventually.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 const roots: string[] = [];
@@ -389,6 +392,100 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       assert.deepEqual(setup.agent.invalid, []);
     } finally {
       await setup.close();
+    }
+  });
+
+  it("--channels: answered in the inbox while the editor stays silent; --away-after moves it there", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-channels-"));
+    roots.push(root);
+    const server = await startChannelsServer({ dataDir: path.join(root, "data"), port: 0 });
+    const model = await ScriptedModel.start({
+      responses: [
+        execCommand("echo from-inbox > inbox.txt", { escalated: true }),
+        reply("Done."),
+        execCommand("echo away > away.txt", { escalated: true }),
+        reply("Done again."),
+      ],
+    });
+    const home = path.join(root, "home");
+    await model.writeCodexHome(home);
+    const workspace = path.join(root, "workspace");
+    await mkdir(workspace);
+    const start = (...more: string[]) =>
+      startAcpAgent(
+        ["--channels", server.url, "--channels-token-file", server.tokenFile, ...more],
+        { ...process.env, CODEX_HOME: home, CODEX_HARNESS_TOKEN: "" },
+      );
+    const person = new ChannelsClient({ url: server.url, token: server.token });
+    const acceptInInbox = async () => {
+      const asked = await eventually(
+        "the request in the inbox",
+        async () => (await person.list({ status: ["pending", "delivered"] }))[0],
+      );
+      assert.equal(asked.source.name, "codex-harness acp");
+      await person.respond(asked.id, { action: "accept", metadata: { answeredBy: "alice" } });
+      return asked;
+    };
+    // The editor never answers: the person is at their phone.
+    const silent = () => new Promise<never>(() => undefined);
+    try {
+      const both = start();
+      try {
+        const editor = editorOf(both, silent);
+        await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: workspace,
+          mcpServers: [],
+        });
+        const prompt = editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "Write it" }],
+        });
+        await acceptInInbox();
+        assert.equal((await prompt).stopReason, "end_turn");
+        assert.equal(editor.asked.length, 1, "the editor was asked too");
+        assert.ok(
+          both.sent.some((message) => message.method === "$/cancel_request"),
+          "and told it was answered elsewhere",
+        );
+        assert.equal(readFileSync(path.join(workspace, "inbox.txt"), "utf8"), "from-inbox\n");
+        assert.deepEqual(both.invalid, []);
+      } finally {
+        both.child.stdin.end();
+        await both.closed;
+      }
+      const away = start("--away-after", "1");
+      try {
+        const editor = editorOf(away, silent);
+        await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: workspace,
+          mcpServers: [],
+        });
+        const prompt = editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "Again" }],
+        });
+        await eventually("the editor asked first", async () => editor.asked[0]);
+        const editorAsked = Date.now();
+        assert.deepEqual(
+          await person.list({ status: ["pending", "delivered"] }),
+          [],
+          "channels wait while the editor may answer",
+        );
+        const asked = await acceptInInbox();
+        const waited = Date.parse(asked.createdAt) - editorAsked;
+        assert.ok(waited >= 700, `channels were asked ${waited} ms after the editor`);
+        assert.equal((await prompt).stopReason, "end_turn");
+        assert.ok(existsSync(path.join(workspace, "away.txt")));
+        assert.deepEqual(away.invalid, []);
+      } finally {
+        away.child.stdin.end();
+        await away.closed;
+      }
+    } finally {
+      await model.close();
+      await server.close();
     }
   });
 

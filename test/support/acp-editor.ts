@@ -109,6 +109,10 @@ function checkMessage(
     if (message.method === "session/request_permission") {
       return check("RequestPermissionRequest", message.params);
     }
+    // A question withdrawn (answered elsewhere, the turn stopped).
+    if (message.method === "$/cancel_request") {
+      return check("CancelRequestNotification", message.params);
+    }
     return `a method the agent may not send: ${message.method}`;
   }
   if ("error" in message) return check("Error", message.error);
