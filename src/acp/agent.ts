@@ -10,6 +10,7 @@ import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
 import { firstAnswer } from "./follow-person.js";
+import { mcpServersConfig } from "./mcp-servers.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
@@ -66,9 +67,17 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     });
   };
 
-  /** A session's thread options: its folder, its policy, then the person. */
-  const threadOptions = async (cwd: string, sessionId: () => string) => ({
+  /** A session's thread options: its folder, the editor's MCP servers, its policy, the person. */
+  const threadOptions = async (
+    cwd: string,
+    sessionId: () => string,
+    request: { mcpServers?: acp.McpServer[]; additionalDirectories?: string[] },
+  ) => ({
     workingDirectory: cwd,
+    ...(request.additionalDirectories?.length
+      ? { additionalDirectories: request.additionalDirectories }
+      : {}),
+    ...(request.mcpServers?.length ? { config: mcpServersConfig(request.mcpServers) } : {}),
     // The editor's workspace is the person's choice: no git repository check.
     skipGitRepoCheck: true,
     approvals: composeApprovals(await options.policyFor?.(cwd), askPerson(sessionId)),
@@ -97,7 +106,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: false },
         sessionCapabilities: { list: {}, close: {} },
       },
       authMethods: [],
@@ -105,7 +114,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     .onRequest("session/new", async ({ params }) => {
       let id = "";
       const thread = options.codex.startThread({
-        ...(await threadOptions(params.cwd, () => id)),
+        ...(await threadOptions(params.cwd, () => id, params)),
       });
       ({ id } = await thread.start());
       sessions.set(id, {
@@ -125,7 +134,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         });
       const thread = options.codex.resumeThread(
         params.sessionId,
-        await threadOptions(params.cwd, () => params.sessionId),
+        await threadOptions(params.cwd, () => params.sessionId, params),
       );
       for (const update of replayUpdates(saved.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });

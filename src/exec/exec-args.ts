@@ -38,6 +38,8 @@ export interface ExecRunArgs {
   outputSchemaFile?: string | undefined;
   cyberAccessProgram?: string | undefined;
   modelReasoningEffort?: string | undefined;
+  /** The thread's own config overrides (dotted keys to values). */
+  threadConfig?: Record<string, unknown> | undefined;
   networkAccessEnabled?: boolean | undefined;
   webSearchMode?: string | undefined;
   webSearchEnabled?: boolean | undefined;
@@ -76,6 +78,9 @@ export function buildExecArgs(settings: ExecSettings, run: ExecRunArgs): string[
   if (run.outputSchemaFile) args.push("--output-schema", run.outputSchemaFile);
   if (run.cyberAccessProgram !== undefined) {
     args.push("--cyber-access-program", run.cyberAccessProgram);
+  }
+  for (const override of toConfigOverrides((run.threadConfig ?? {}) as ConfigObject)) {
+    config(override);
   }
   if (run.modelReasoningEffort) config(`model_reasoning_effort="${run.modelReasoningEffort}"`);
   if (run.networkAccessEnabled !== undefined) {

@@ -97,6 +97,7 @@ export function execRunFor(
     outputSchemaFile,
     cyberAccessProgram: request.turnOptions.cyberAccessProgram,
     modelReasoningEffort: thread.modelReasoningEffort,
+    threadConfig: thread.config,
     networkAccessEnabled: thread.networkAccessEnabled,
     webSearchMode: thread.webSearchMode,
     webSearchEnabled: thread.webSearchEnabled,

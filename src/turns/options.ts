@@ -6,6 +6,7 @@ import type { RemoteOptions } from "../app-server/remote.js";
 import type { RestartPolicy } from "../app-server/supervisor.js";
 import type { ValidateMode, ValidationIssue } from "../app-server/validation.js";
 import type { Approvals } from "../events/approval-types.js";
+import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
 
@@ -123,6 +124,12 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
   /** Source classification applied when the thread is first created. */
   threadSource?: string;
   sandboxMode?: SandboxMode;
+  /**
+   * Config overrides for this thread only (`thread/start` / `thread/resume` `config`): dotted keys
+   * (`"mcp_servers.notes"`) or top-level ones, over the home's config.toml. The thread's other
+   * options win over the same keys.
+   */
+  config?: Record<string, JsonValue>;
   /** Where codex works; with a remote codex, a path on its machine. */
   workingDirectory?: string;
   /**

@@ -30,7 +30,7 @@ export function checkApprovalPolicy(policy: ThreadOptions["approvalPolicy"]): vo
 
 /** Thread settings that travel as config overrides (as `codex exec` sends them with `-c`). */
 function configOf(options: ThreadOptions): Record<string, JsonValue> | null {
-  const config: Record<string, JsonValue> = {};
+  const config: Record<string, JsonValue> = { ...options.config };
   if (options.modelReasoningEffort) config.model_reasoning_effort = options.modelReasoningEffort;
   if (options.networkAccessEnabled !== undefined) {
     config["sandbox_workspace_write.network_access"] = options.networkAccessEnabled;

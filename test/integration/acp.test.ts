@@ -16,6 +16,7 @@ import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
+import { repoRoot } from "../support/paths.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 const roots: string[] = [];
@@ -486,6 +487,43 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     } finally {
       await model.close();
       await server.close();
+    }
+  });
+
+  it("the editor's MCP server reaches codex for that session: its tool is offered to the model", async () => {
+    const setup = await agentOn([reply("I can read the notes.")]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [
+          {
+            name: "notes",
+            command: process.execPath,
+            args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
+            env: [],
+          },
+        ],
+      });
+      await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "What can you read?" }],
+      });
+      const tools = JSON.stringify(
+        (setup.model.lastRequest?.body as { tools?: unknown } | undefined)?.tools,
+      );
+      assert.match(tools, /read_notes/, "the editor's MCP tool is in the model's tools");
+      await assert.rejects(
+        editor.agent.request("session/new", {
+          cwd: setup.workspace,
+          mcpServers: [{ name: "no spaces", command: "x", args: [], env: [] }],
+        }),
+        (error: { code?: number }) => error.code === -32602,
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
     }
   });
 
