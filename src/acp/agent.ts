@@ -9,6 +9,12 @@ import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
+import {
+  availableCommands,
+  expandSlashCommand,
+  type SlashCommand,
+  slashCommands,
+} from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import { mcpServersConfig } from "./mcp-servers.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
@@ -28,6 +34,8 @@ export interface AcpAgentOptions {
    * follow-person.ts).
    */
   channels?: Approvals;
+  /** The codex home whose `prompts/` become slash commands (with the skills codex finds). */
+  codexHome?: string;
   /** With `channels`: after this long without an answer in the editor, ask channels only. */
   awayAfterMs?: number;
   /** Where the agent says what went wrong (stderr: stdout is the protocol's). */
@@ -40,6 +48,8 @@ interface Session {
   mode: string | undefined;
   /** codex's own sandbox and approval settings for it, to go back to. */
   configured: ModeSettings;
+  /** Its slash commands (skills, prompts). */
+  commands: SlashCommand[];
   /** The running prompt's turn, to cancel it. */
   turn: AbortController | undefined;
 }
@@ -95,6 +105,38 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
   };
 
+  /** Keeps a started or loaded session, and tells the editor its slash commands (just after). */
+  const open = async (
+    id: string,
+    thread: Thread<"extended">,
+    cwd: string,
+    client: acp.AgentContext,
+  ): Promise<void> => {
+    const commands = await slashCommands(options.codex, cwd, options.codexHome);
+    sessions.set(id, {
+      thread,
+      turn: undefined,
+      mode: undefined,
+      configured: await configured(),
+      commands,
+    });
+    if (commands.length === 0) return;
+    // After the response that names the session.
+    setTimeout(() => {
+      void client
+        .notify("session/update", {
+          sessionId: id,
+          update: {
+            sessionUpdate: "available_commands_update",
+            availableCommands: availableCommands(commands),
+          },
+        })
+        .catch((error: Error) =>
+          options.log?.(`acp: could not send the commands: ${error.message}`),
+        );
+    }, 0);
+  };
+
   return acp
     .agent({ name: options.agentInfo.name })
     .onConnect((connection) => {
@@ -111,18 +153,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       },
       authMethods: [],
     }))
-    .onRequest("session/new", async ({ params }) => {
+    .onRequest("session/new", async ({ params, client }) => {
       let id = "";
       const thread = options.codex.startThread({
         ...(await threadOptions(params.cwd, () => id, params)),
       });
       ({ id } = await thread.start());
-      sessions.set(id, {
-        thread,
-        turn: undefined,
-        mode: undefined,
-        configured: await configured(),
-      });
+      await open(id, thread, params.cwd, client);
       return { sessionId: id, modes: modeState(DEFAULT_MODE) };
     })
     .onRequest("session/load", async ({ params, client }) => {
@@ -139,12 +176,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       for (const update of replayUpdates(saved.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
-      sessions.set(params.sessionId, {
-        thread,
-        turn: undefined,
-        mode: undefined,
-        configured: await configured(),
-      });
+      await open(params.sessionId, thread, params.cwd, client);
       return { modes: modeState(DEFAULT_MODE) };
     })
     .onRequest("session/prompt", async ({ params, client, signal }) => {
@@ -162,7 +194,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       signal.addEventListener("abort", stopOnCancel, { once: true });
       const updates = new TurnUpdates();
       try {
-        const { events } = await session.thread.runStreamed(promptText(params.prompt), {
+        const input = await expandSlashCommand(promptText(params.prompt), session.commands);
+        const { events } = await session.thread.runStreamed(input, {
           signal: turn.signal,
           ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
         });

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
+import { userCodexHome } from "../spaces/session-home.js";
 import { codexPath, existingFolder, httpUrl, wholeNumber } from "./arguments.js";
 import { channelsAsker } from "./channels-asker.js";
 import { packageVersion } from "./package-version.js";
@@ -112,6 +113,8 @@ export function addAcpCommand(program: Command): void {
       codex,
       agentInfo: { name: "codex-harness", version: packageVersion() },
       ...(target ? { policyFor: target.policyFor } : {}),
+      // Whose prompts/ are slash commands: the session home, the given home, or the user's own.
+      ...(remote ? {} : { codexHome: target?.home ?? flags.codexHome ?? userCodexHome() }),
       ...(channels ? { channels } : {}),
       ...(flags.awayAfter !== undefined ? { awayAfterMs: flags.awayAfter * 1000 } : {}),
       log: (line) => console.error(line),

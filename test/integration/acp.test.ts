@@ -527,6 +527,55 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("a target's prompts and skills are slash commands; /name runs them", async () => {
+    const dir = tempTree({
+      "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
+      "spaces/app/space.toml": spaceToml("app"),
+      "spaces/app/commands/review.md":
+        "---\ndescription: Review a file for bugs\n---\nReview $ARGUMENTS carefully.\n",
+      "spaces/app/skills/greet/SKILL.md":
+        "---\nname: greet\ndescription: Greets people warmly\n---\nSay hello.\n",
+      "user-codex-home/.keep": "",
+      "work/.keep": "",
+    });
+    const model = await ScriptedModel.start({ responses: [reply("Reviewed."), reply("Hello!")] });
+    await useScriptedModel(dir, model);
+    const agent = startAcpAgent(["--target", "dev", "--project", dir], {
+      ...process.env,
+      CODEX_HOME: path.join(dir, "user-codex-home"),
+    });
+    try {
+      const editor = editorOf(agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const work = path.join(dir, "work");
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: work,
+        mcpServers: [],
+      });
+      const announced = await eventually("the slash commands", async () =>
+        editor.updates
+          .map((n) => n.update)
+          .find((u) => u.sessionUpdate === "available_commands_update"),
+      );
+      assert.ok(announced.sessionUpdate === "available_commands_update");
+      const byName = new Map(announced.availableCommands.map((command) => [command.name, command]));
+      assert.equal(byName.get("review")?.description, "Review a file for bugs");
+      assert.equal(byName.get("greet")?.description, "Greets people warmly");
+      const prompt = (text: string) =>
+        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      await prompt("/review src/main.ts");
+      await prompt("/greet Ada");
+      const texts = model.userTexts();
+      assert.ok(texts.includes("Review src/main.ts carefully."), JSON.stringify(texts));
+      assert.ok(texts.includes("$greet Ada"), JSON.stringify(texts));
+      assert.deepEqual(agent.invalid, []);
+    } finally {
+      agent.child.stdin.end();
+      await agent.closed;
+      await model.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {

@@ -1,0 +1,84 @@
+// A session's slash commands: codex's skills for its folder and the prompts of its codex home
+// (a space's `commands/*.md`, installed into the home's `prompts/`), offered to the editor as
+// `available_commands_update`, and a `/name args` prompt turned into what codex takes.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Codex } from "../codex.js";
+
+/** One slash command: a skill (codex's `$name` mention) or a prompt file (its text). */
+export type SlashCommand =
+  | { kind: "skill"; name: string; description: string }
+  | { kind: "prompt"; name: string; description: string; file: string };
+
+/** The skills codex finds for `cwd` and the prompt files under `<codexHome>/prompts`. */
+export async function slashCommands(
+  codex: Codex<"extended">,
+  cwd: string,
+  codexHome: string | undefined,
+): Promise<SlashCommand[]> {
+  const commands: SlashCommand[] = [];
+  const listed = await codex.appServer.listSkills({ cwds: [cwd] }).catch(() => ({ data: [] }));
+  for (const entry of listed.data) {
+    for (const skill of entry.skills) {
+      if (!skill.enabled) continue;
+      commands.push({
+        kind: "skill",
+        name: skill.name,
+        description: skill.shortDescription ?? skill.description,
+      });
+    }
+  }
+  if (codexHome !== undefined) {
+    const dir = path.join(codexHome, "prompts");
+    const files = await readdir(dir).catch(() => [] as string[]);
+    for (const file of files.filter((name) => name.endsWith(".md")).sort()) {
+      const text = await readFile(path.join(dir, file), "utf8").catch(() => "");
+      commands.push({
+        kind: "prompt",
+        name: file.slice(0, -3),
+        description: promptDescription(text),
+        file: path.join(dir, file),
+      });
+    }
+  }
+  return commands;
+}
+
+/** The commands as ACP announces them. */
+export function availableCommands(commands: SlashCommand[]): acp.AvailableCommand[] {
+  return commands.map((command) => ({
+    name: command.name,
+    description: command.description || (command.kind === "skill" ? "a skill" : "a prompt"),
+    input: { hint: command.kind === "skill" ? "what to use it for" : "arguments" },
+  }));
+}
+
+/**
+ * A prompt that starts with `/name` of one of `commands`, as codex takes it: a skill as its
+ * `$name` mention followed by the rest; a prompt file's text with `$ARGUMENTS` (or, absent, the
+ * text then the arguments). Anything else is left as it is.
+ */
+export async function expandSlashCommand(text: string, commands: SlashCommand[]): Promise<string> {
+  const match = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const command = match ? commands.find((candidate) => candidate.name === match[1]) : undefined;
+  if (!match || !command) return text;
+  const args = (match[2] ?? "").trim();
+  if (command.kind === "skill") return args ? `$${command.name} ${args}` : `$${command.name}`;
+  const body = stripFrontMatter(await readFile(command.file, "utf8")).trim();
+  return body.includes("$ARGUMENTS")
+    ? body.replaceAll("$ARGUMENTS", args)
+    : [body, args].filter(Boolean).join("\n\n");
+}
+
+/** A prompt file's `description:` (front matter), else its first line. */
+function promptDescription(text: string): string {
+  const front = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? "";
+  const described = /^description:\s*(.+)$/m.exec(front)?.[1];
+  if (described) return described.trim().replace(/^["']|["']$/g, "");
+  return stripFrontMatter(text).trim().split("\n")[0]?.slice(0, 120) ?? "";
+}
+
+function stripFrontMatter(text: string): string {
+  return text.replace(/^---\n[\s\S]*?\n---\n?/, "");
+}
