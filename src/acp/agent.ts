@@ -17,6 +17,7 @@ import {
 } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import { mcpServersConfig } from "./mcp-servers.js";
+import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
@@ -50,6 +51,10 @@ interface Session {
   configured: ModeSettings;
   /** Its slash commands (skills, prompts). */
   commands: SlashCommand[];
+  /** The models codex offers, and the session's: chosen in the editor (then told each turn) or not. */
+  models: { value: string; name: string; description: string }[];
+  model: string;
+  modelChosen: boolean;
   /** The running prompt's turn, to cancel it. */
   turn: AbortController | undefined;
 }
@@ -93,15 +98,25 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     approvals: composeApprovals(await options.policyFor?.(cwd), askPerson(sessionId)),
   });
 
-  /** codex's own sandbox and approval policy (its config), what "As configured" goes back to. */
-  const configured = async (): Promise<ModeSettings> => {
+  /**
+   * codex's own sandbox and approval policy (its config), what "As configured" goes back to, and
+   * its model.
+   */
+  const configured = async (): Promise<{ settings: ModeSettings; model: string }> => {
     const { config } = (await options.codex.appServer.readConfig()) as {
-      config: { sandbox_mode?: SandboxMode | null; approval_policy?: unknown };
+      config: {
+        sandbox_mode?: SandboxMode | null;
+        approval_policy?: unknown;
+        model?: string | null;
+      };
     };
     const policy = config.approval_policy;
     return {
-      sandboxMode: config.sandbox_mode ?? "read-only",
-      approvalPolicy: policy === "never" ? "never" : "on-request",
+      settings: {
+        sandboxMode: config.sandbox_mode ?? "read-only",
+        approvalPolicy: policy === "never" ? "never" : "on-request",
+      },
+      model: config.model ?? "",
     };
   };
 
@@ -111,16 +126,30 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     thread: Thread<"extended">,
     cwd: string,
     client: acp.AgentContext,
-  ): Promise<void> => {
-    const commands = await slashCommands(options.codex, cwd, options.codexHome);
-    sessions.set(id, {
+    model: string | null | undefined,
+  ): Promise<acp.SessionConfigOption[]> => {
+    const [commands, own, models] = await Promise.all([
+      slashCommands(options.codex, cwd, options.codexHome),
+      configured(),
+      codexModels(options.codex).catch(() => []),
+    ]);
+    const session: Session = {
       thread,
       turn: undefined,
       mode: undefined,
-      configured: await configured(),
+      configured: own.settings,
       commands,
-    });
-    if (commands.length === 0) return;
+      models,
+      model: model || own.model,
+      modelChosen: false,
+    };
+    sessions.set(id, session);
+    if (commands.length > 0) announce(client, id, commands);
+    return session.model ? configOptions(models, session.model) : [];
+  };
+
+  /** The session's slash commands, just after the response that names the session. */
+  const announce = (client: acp.AgentContext, id: string, commands: SlashCommand[]) => {
     // After the response that names the session.
     setTimeout(() => {
       void client
@@ -158,9 +187,10 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       const thread = options.codex.startThread({
         ...(await threadOptions(params.cwd, () => id, params)),
       });
-      ({ id } = await thread.start());
-      await open(id, thread, params.cwd, client);
-      return { sessionId: id, modes: modeState(DEFAULT_MODE) };
+      const started = await thread.start();
+      id = started.id;
+      const config = await open(id, thread, params.cwd, client, started.model);
+      return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
     })
     .onRequest("session/load", async ({ params, client }) => {
       // The saved thread, shown again as updates; then it continues from where it was.
@@ -176,8 +206,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       for (const update of replayUpdates(saved.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
-      await open(params.sessionId, thread, params.cwd, client);
-      return { modes: modeState(DEFAULT_MODE) };
+      const config = await open(params.sessionId, thread, params.cwd, client, saved.model);
+      return { modes: modeState(DEFAULT_MODE), configOptions: config };
     })
     .onRequest("session/prompt", async ({ params, client, signal }) => {
       const session = sessionOf(sessions, params.sessionId);
@@ -198,6 +228,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         const { events } = await session.thread.runStreamed(input, {
           signal: turn.signal,
           ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
+          ...(session.modelChosen ? { model: session.model } : {}),
         });
         for await (const event of events) {
           for (const update of updates.map(event as ExtendedThreadEvent)) {
@@ -244,6 +275,22 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       session?.turn?.abort(new Error("the session was closed"));
       sessions.delete(params.sessionId);
       return {};
+    })
+    .onRequest("session/set_config_option", async ({ params }) => {
+      const session = sessionOf(sessions, params.sessionId);
+      const value = String(params.value);
+      if (params.configId !== MODEL_OPTION || !session.models.some((m) => m.value === value)) {
+        throw acp.RequestError.invalidParams(
+          undefined,
+          params.configId !== MODEL_OPTION
+            ? `no config option ${JSON.stringify(params.configId)}: there is "${MODEL_OPTION}"`
+            : `no model ${JSON.stringify(value)}: use one of ${session.models.map((m) => m.value).join(", ")}`,
+        );
+      }
+      // Applied from the session's next turn on.
+      session.model = value;
+      session.modelChosen = true;
+      return { configOptions: configOptions(session.models, session.model) };
     })
     .onRequest("session/set_mode", async ({ params, client }) => {
       const session = sessionOf(sessions, params.sessionId);

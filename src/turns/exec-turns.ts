@@ -76,13 +76,11 @@ export function execRunFor(
   const thread = request.threadOptions;
   checkExecApprovalPolicy(thread.approvalPolicy);
   checkOutputSchema(request.turnOptions.outputSchema);
-  if (
-    request.turnOptions.sandboxMode !== undefined ||
-    request.turnOptions.approvalPolicy !== undefined
-  ) {
+  const { sandboxMode, approvalPolicy, model } = request.turnOptions;
+  if (sandboxMode !== undefined || approvalPolicy !== undefined || model !== undefined) {
     throw new CodexHarnessError(
       "unsupported_option",
-      "A turn's sandboxMode and approvalPolicy need the app-server transport; with exec, set them in the thread options.",
+      "A turn's sandboxMode, approvalPolicy and model need the app-server transport; with exec, set them in the thread options.",
     );
   }
   const run: ExecRunArgs = {

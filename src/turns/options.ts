@@ -171,6 +171,8 @@ export interface TurnOptions {
   sandboxMode?: SandboxMode;
   /** app-server: when codex asks, for this turn and (as codex keeps it) the later ones. */
   approvalPolicy?: ApprovalMode;
+  /** app-server: the model for this turn and (as codex keeps it) the later ones. */
+  model?: string;
   /**
    * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
    * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").

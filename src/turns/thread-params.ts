@@ -105,6 +105,7 @@ export function turnStartParams(
     ...(turnOptions.approvalPolicy
       ? { approvalPolicy: checkedApprovalPolicy(turnOptions.approvalPolicy) }
       : {}),
+    ...(turnOptions.model ? { model: turnOptions.model } : {}),
   };
 }
 

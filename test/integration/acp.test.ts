@@ -576,6 +576,53 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("models: the session's model is a config option from codex's list; a choice reaches the next turn", async () => {
+    const setup = await agentOn([reply("First."), reply("Second.")]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const session = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const [option] = session.configOptions ?? [];
+      assert.ok(option && option.type === "select", JSON.stringify(session.configOptions));
+      assert.equal(option.category, "model");
+      assert.equal(option.currentValue, "scripted-model");
+      const values = (option.options as { value: string }[]).map((entry) => entry.value);
+      const other = values.find((value) => value !== "scripted-model");
+      assert.ok(other, `codex lists models: ${values.join(", ")}`);
+      const prompt = (text: string) =>
+        editor.agent.request("session/prompt", {
+          sessionId: session.sessionId,
+          prompt: [{ type: "text", text }],
+        });
+      await prompt("one");
+      const modelOf = () =>
+        (setup.model.lastRequest?.body as { model?: string } | undefined)?.model;
+      assert.equal(modelOf(), "scripted-model");
+      const changed = await editor.agent.request("session/set_config_option", {
+        sessionId: session.sessionId,
+        configId: "model",
+        value: other,
+      });
+      assert.equal((changed.configOptions[0] as { currentValue?: string }).currentValue, other);
+      await prompt("two");
+      assert.equal(modelOf(), other, "the chosen model went with the next turn");
+      await assert.rejects(
+        editor.agent.request("session/set_config_option", {
+          sessionId: session.sessionId,
+          configId: "model",
+          value: "no-such-model",
+        }),
+        (error: { code?: number }) => error.code === -32602,
+      );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {

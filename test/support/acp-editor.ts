@@ -28,6 +28,7 @@ const RESPONSES: Record<string, string> = {
   "session/list": "ListSessionsResponse",
   "session/close": "CloseSessionResponse",
   "session/set_mode": "SetSessionModeResponse",
+  "session/set_config_option": "SetSessionConfigOptionResponse",
   "session/cancel": "",
 };
 
