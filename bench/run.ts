@@ -4,6 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchAcp } from "./acp.js";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
@@ -75,6 +76,12 @@ const BENCHES: Bench[] = [
     run: () => benchRemote(rounds, events),
   },
   { key: "channels", title: "channels runtime", table: "main", run: () => benchChannels(rounds) },
+  {
+    key: "acp",
+    title: "ACP agent (codex-harness acp)",
+    table: "main",
+    run: () => benchAcp(rounds, events),
+  },
   { key: "fleet", title: "fleet on PostgreSQL", table: "main", run: () => benchFleet() },
   {
     key: "big-output",

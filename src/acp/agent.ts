@@ -21,6 +21,7 @@ import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
+import { UpdateSender } from "./update-sender.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -103,7 +104,10 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
    * its model.
    */
   const configured = async (): Promise<{ settings: ModeSettings; model: string }> => {
-    const { config } = (await options.codex.appServer.readConfig()) as {
+    // A codex that cannot say (an older or fake app-server): its defaults.
+    const { config } = (await options.codex.appServer
+      .readConfig()
+      .catch(() => ({ config: {} }))) as {
       config: {
         sandbox_mode?: SandboxMode | null;
         approval_policy?: unknown;
@@ -223,6 +227,9 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
       signal.addEventListener("abort", stopOnCancel, { once: true });
       const updates = new TurnUpdates();
+      const sender = new UpdateSender((update) =>
+        client.notify("session/update", { sessionId: params.sessionId, update }),
+      );
       try {
         const input = await expandSlashCommand(promptText(params.prompt), session.commands);
         const { events } = await session.thread.runStreamed(input, {
@@ -231,12 +238,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
           ...(session.modelChosen ? { model: session.model } : {}),
         });
         for await (const event of events) {
-          for (const update of updates.map(event as ExtendedThreadEvent)) {
-            await client.notify("session/update", { sessionId: params.sessionId, update });
-          }
+          for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
         }
+        await sender.flush();
       } catch (error) {
-        // A cancel: codex stopped the turn; the prompt answers cancelled.
+        // A cancel: codex stopped the turn; what it said goes out, the prompt answers cancelled.
+        await sender.flush().catch(() => undefined);
         if (turn.signal.aborted) return { stopReason: "cancelled" };
         throw acp.RequestError.internalError(undefined, (error as Error).message);
       } finally {
