@@ -3,12 +3,14 @@
 // as session updates; a cancel interrupts the turn at codex; codex's approvals are asked of the
 // editor after the session's own policy (a target's permissions.toml) had its say.
 import * as acp from "@agentclientprotocol/sdk";
+import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
 import type { Codex } from "../codex.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
+import { AUTH_METHODS, authenticate } from "./auth.js";
 import {
   availableCommands,
   expandSlashCommand,
@@ -36,6 +38,8 @@ export interface AcpAgentOptions {
    * follow-person.ts).
    */
   channels?: Approvals;
+  /** The agent's environment, for the API key of `authenticate` (never written to). */
+  env?: Record<string, string | undefined>;
   /** The codex home whose `prompts/` become slash commands (with the skills codex finds). */
   codexHome?: string;
   /** With `channels`: after this long without an answer in the editor, ask channels only. */
@@ -124,6 +128,17 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
   };
 
+  /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
+  const loggedIn = async () => {
+    const login = await readLogin(await options.codex.appServer.client(), 20_000);
+    if (login.state === "missing") {
+      throw acp.RequestError.authRequired(
+        undefined,
+        `codex is not logged in and its model provider needs it: authenticate (${AUTH_METHODS.map((m) => m.id).join(", ")}), or run codex login`,
+      );
+    }
+  };
+
   /** Keeps a started or loaded session, and tells the editor its slash commands (just after). */
   const open = async (
     id: string,
@@ -184,9 +199,16 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         mcpCapabilities: { http: true, sse: false },
         sessionCapabilities: { list: {}, close: {} },
       },
-      authMethods: [],
+      authMethods: AUTH_METHODS,
     }))
+    .onRequest("authenticate", async ({ params }) => {
+      await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
+        options.log?.(line),
+      );
+      return {};
+    })
     .onRequest("session/new", async ({ params, client }) => {
+      await loggedIn();
       let id = "";
       const thread = options.codex.startThread({
         ...(await threadOptions(params.cwd, () => id, params)),
@@ -197,6 +219,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
     })
     .onRequest("session/load", async ({ params, client }) => {
+      await loggedIn();
       // The saved thread, shown again as updates; then it continues from where it was.
       const { thread: saved } = await options.codex.appServer
         .readThread(params.sessionId, { includeTurns: true })

@@ -117,6 +117,7 @@ export function addAcpCommand(program: Command): void {
       ...(remote ? {} : { codexHome: target?.home ?? flags.codexHome ?? userCodexHome() }),
       ...(channels ? { channels } : {}),
       ...(flags.awayAfter !== undefined ? { awayAfterMs: flags.awayAfter * 1000 } : {}),
+      env: process.env,
       log: (line) => console.error(line),
     });
     const stream = acp.ndJsonStream(

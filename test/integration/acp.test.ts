@@ -2,7 +2,7 @@
 // real codex and a ScriptedModel; every message the agent sends checked against the ACP v1 schema.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -620,6 +620,59 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       assert.deepEqual(setup.agent.invalid, []);
     } finally {
       await setup.close();
+    }
+  });
+
+  it("without a login a session is auth_required; authenticate with the API key logs codex in", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-auth-"));
+    roots.push(root);
+    // codex's own provider, which needs a login, and none in this CODEX_HOME.
+    const home = path.join(root, "home");
+    await mkdir(home);
+    // Nothing that would reach the network offline (model discovery, update checks, analytics).
+    await writeFile(
+      path.join(home, "config.toml"),
+      "check_for_update_on_startup = false\n[features]\nremote_models = false\nplugins = false\napi_key_model_discovery = false\n[analytics]\nenabled = false\n",
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home };
+    delete env.OPENAI_API_KEY;
+    delete env.CODEX_API_KEY;
+    const noKey = startAcpAgent([], env);
+    try {
+      const editor = editorOf(noKey, allow("reject_once"));
+      const init = await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      assert.deepEqual(
+        init.authMethods?.map((method) => method.id),
+        ["api-key", "chatgpt", "chatgpt-device-code"],
+      );
+      await assert.rejects(
+        editor.agent.request("session/new", { cwd: root, mcpServers: [] }),
+        (error: { code?: number }) => error.code === -32000,
+      );
+      await assert.rejects(
+        editor.agent.request("authenticate", { methodId: "api-key" }),
+        (error: { code?: number; message?: string }) =>
+          error.code === -32602 && /CODEX_API_KEY/.test(String(error.message)),
+      );
+      assert.deepEqual(noKey.invalid, []);
+    } finally {
+      noKey.child.stdin.end();
+      await noKey.closed;
+    }
+    const withKey = startAcpAgent([], { ...env, CODEX_API_KEY: "sk-test-not-real" });
+    try {
+      const editor = editorOf(withKey, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      await editor.agent.request("authenticate", { methodId: "api-key" });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: root,
+        mcpServers: [],
+      });
+      assert.match(sessionId, /^[0-9a-f-]{36}$/);
+      assert.deepEqual(withKey.invalid, []);
+    } finally {
+      withKey.child.stdin.end();
+      await withKey.closed;
     }
   });
 

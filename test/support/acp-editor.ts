@@ -22,6 +22,7 @@ const check = (definition: string, value: unknown): string | undefined => {
 /** What the agent's responses are, by the method of the request they answer. */
 const RESPONSES: Record<string, string> = {
   initialize: "InitializeResponse",
+  authenticate: "AuthenticateResponse",
   "session/new": "NewSessionResponse",
   "session/prompt": "PromptResponse",
   "session/load": "LoadSessionResponse",
