@@ -6,6 +6,9 @@ import type { ApprovalContext, ApprovalKind, Approvals } from "../events/approva
 
 type Handler = (request: never, context: ApprovalContext) => Promise<unknown> | unknown;
 
+/** A side that left the request to others. */
+const DEFERRED = new Error("left to the other side");
+
 /**
  * The first answer of `editor` and `channels` for each kind both handle (only `channels` for the
  * kinds the editor leaves alone). A side that fails leaves it to the other; both failing throws,
@@ -50,8 +53,9 @@ function race(editor: Handler, channels: Handler, awayAfterMs: number | undefine
       controller: AbortController,
     ) => {
       const decision = await handler(request, contextOf(side, controller));
-      // A side withdrawn by the other's answer does not count.
+      // A side withdrawn by the other's answer does not count; nor one that leaves it (undefined).
       if (controller.signal.aborted) throw controller.signal.reason;
+      if (decision === undefined) throw DEFERRED;
       return { side, decision };
     };
     const editorAnswer = asked("editor", editor, editorSide);
@@ -63,7 +67,15 @@ function race(editor: Handler, channels: Handler, awayAfterMs: number | undefine
       }
       return asked("channels", channels, channelsSide);
     })();
-    const winner = await Promise.any([editorAnswer, channelsAnswer]);
+    let winner: { side: "editor" | "channels"; decision: unknown };
+    try {
+      winner = await Promise.any([editorAnswer, channelsAnswer]);
+    } catch (error) {
+      // Neither answered: left to the default (decline) when both left it, else a failure.
+      const reasons = (error as AggregateError).errors ?? [];
+      if (reasons.every((reason) => reason === DEFERRED)) return undefined;
+      throw error;
+    }
     (winner.side === "editor" ? channelsSide : editorSide).abort(new Error("answered elsewhere"));
     const reason = reasons[winner.side];
     context.explain?.(

@@ -7,6 +7,7 @@ import { commandLine } from "../channels/titles.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { CommandExecutionRequest } from "../events/server-requests/command-execution.js";
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
+import type { UserInputRequest } from "../events/server-requests/user-input.js";
 import { changeContent } from "./session-updates.js";
 
 /** Sends `session/request_permission` to the editor and resolves with its outcome. */
@@ -33,8 +34,9 @@ function decisionOf(
 
 /**
  * Approvals that ask the editor, under the session's id (`sessionId()`, known once its thread
- * started), about commands and file changes. Other requests
- * (questions, forms, permission grants) are left to the next handler, which declines by default.
+ * started), about commands, file changes and questions with options (one permission request per
+ * question, an option each plus "Don't answer"). Free-text questions, forms and permission grants
+ * are left to the next handler, which declines by default.
  */
 export function editorApprovals(sessionId: () => string, ask: AskEditor): Approvals {
   const permission = async (
@@ -56,6 +58,63 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
       permission(commandToolCall(request), signal, explain),
     fileChange: (request: FileChangeRequest, { signal, explain }) =>
       permission(fileChangeToolCall(request), signal, explain),
+    userInput: async (request: UserInputRequest, { signal, explain }) => {
+      const answers: Record<string, string[]> = {};
+      for (const question of request.questions) {
+        // ACP v1 asks only by options: a question without them (free text) cannot be answered.
+        if (!question.options?.length || question.is_secret) {
+          // Left to whoever comes next (channels, or the default decline).
+          return undefined;
+        }
+        const response = await ask(
+          {
+            sessionId: sessionId(),
+            toolCall: {
+              toolCallId: `${request.item_id ?? `question-${String(request.request_id)}`}-${question.id}`,
+              title: question.header || question.question,
+              kind: "other",
+              status: "pending",
+              content: [
+                {
+                  type: "content",
+                  content: {
+                    type: "text",
+                    text: [
+                      question.question,
+                      ...question.options.map((option) =>
+                        option.description
+                          ? `- ${option.label}: ${option.description}`
+                          : `- ${option.label}`,
+                      ),
+                    ].join("\n"),
+                  },
+                },
+              ],
+            },
+            options: [
+              ...question.options.map((option, index) => ({
+                optionId: `option-${index}`,
+                name: option.label,
+                kind: "allow_once" as const,
+              })),
+              { optionId: "skip", name: "Don't answer", kind: "reject_once" },
+            ],
+          },
+          signal,
+        );
+        const chosen =
+          response.outcome.outcome === "selected"
+            ? question.options[Number(/^option-(\d+)$/.exec(response.outcome.optionId)?.[1] ?? -1)]
+            : undefined;
+        if (!chosen) {
+          explain?.("the question was not answered in the editor");
+          return "decline";
+        }
+        answers[question.id] = [chosen.label];
+      }
+      explain?.("answered in the editor");
+      return { answers };
+    },
   };
 }
 

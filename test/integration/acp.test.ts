@@ -10,7 +10,13 @@ import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
 import type { ScriptStep } from "../../src/testing/script.js";
-import { applyPatch, execCommand, reply, response } from "../../src/testing/script.js";
+import {
+  applyPatch,
+  execCommand,
+  reply,
+  requestUserInput,
+  response,
+} from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
@@ -673,6 +679,53 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     } finally {
       withKey.child.stdin.end();
       await withKey.closed;
+    }
+  });
+
+  it("a question with options is asked as a choice; the chosen option is codex's answer", async () => {
+    const setup = await agentOn([
+      requestUserInput(
+        [
+          {
+            id: "db",
+            header: "Database",
+            question: "Which one?",
+            options: [
+              { label: "Postgres", description: "a server" },
+              { label: "SQLite", description: "a file" },
+            ],
+          },
+        ],
+        { callId: "q1" },
+      ),
+      reply("Using SQLite."),
+    ]);
+    try {
+      const editor = editorOf(setup.agent, allow("option-1"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Pick a database" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      const [asked] = editor.asked;
+      assert.equal(asked?.toolCall.title, "Database");
+      assert.deepEqual(
+        asked?.options.map((option) => [option.name, option.kind]),
+        [
+          ["Postgres", "allow_once"],
+          ["SQLite", "allow_once"],
+          ["Don't answer", "reject_once"],
+        ],
+      );
+      assert.match(setup.model.toolOutput("q1")?.output ?? "", /SQLite/);
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
     }
   });
 
