@@ -9,7 +9,7 @@ import type { Codex } from "../codex.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
-import type { SandboxMode } from "../turns/options.js";
+import type { SandboxMode, UserInput } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
 import {
   availableCommands,
@@ -22,6 +22,7 @@ import { mcpServersConfig } from "./mcp-servers.js";
 import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
+import { type PromptImages, promptImages, promptText } from "./prompt.js";
 import { replayUpdates, TurnUpdates } from "./session-updates.js";
 import { UpdateSender } from "./update-sender.js";
 
@@ -195,7 +196,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       agentInfo: options.agentInfo,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: false },
         sessionCapabilities: { list: {}, close: {} },
       },
@@ -250,11 +251,17 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
       signal.addEventListener("abort", stopOnCancel, { once: true });
       const updates = new TurnUpdates();
+      let images: PromptImages | undefined;
       const sender = new UpdateSender((update) =>
         client.notify("session/update", { sessionId: params.sessionId, update }),
       );
       try {
-        const input = await expandSlashCommand(promptText(params.prompt), session.commands);
+        const text = await expandSlashCommand(promptText(params.prompt), session.commands);
+        images = await promptImages(params.prompt);
+        const input: UserInput[] = [
+          { type: "text", text },
+          ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
+        ];
         const { events } = await session.thread.runStreamed(input, {
           signal: turn.signal,
           ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
@@ -272,6 +279,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       } finally {
         signal.removeEventListener("abort", stopOnCancel);
         session.turn = undefined;
+        await images?.remove();
       }
       if (turn.signal.aborted || updates.end?.kind === "interrupted") {
         return { stopReason: "cancelled" };
@@ -349,30 +357,4 @@ function sessionOf(sessions: Map<string, Session>, id: string): Session {
   const session = sessions.get(id);
   if (!session) throw acp.RequestError.sessionNotFound(id);
   return session;
-}
-
-/**
- * The prompt's content as codex's input text: text as it is, an embedded resource as its text
- * under its URI, a link to a resource as its URI (codex reads files itself).
- */
-export function promptText(blocks: acp.ContentBlock[]): string {
-  return blocks
-    .map((block) => {
-      switch (block.type) {
-        case "text":
-          return block.text;
-        case "resource_link":
-          return `[${block.name}](${block.uri})`;
-        case "resource": {
-          const resource = block.resource;
-          return "text" in resource
-            ? `<context uri="${resource.uri}">\n${resource.text}\n</context>`
-            : `[${resource.uri}]`;
-        }
-        default:
-          return "";
-      }
-    })
-    .filter((part) => part !== "")
-    .join("\n\n");
 }

@@ -729,6 +729,35 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("an image in the prompt reaches the model as an image", async () => {
+    const setup = await agentOn([reply("A single pixel.")]);
+    try {
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      const init = await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      // A 1x1 PNG.
+      const pixel =
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+      await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [
+          { type: "text", text: "What is this?" },
+          { type: "image", mimeType: "image/png", data: pixel },
+        ],
+      });
+      const body = JSON.stringify(setup.model.lastRequest?.body);
+      assert.ok(body.includes("data:image/png;base64,"), "the image is in the model's request");
+      assert.ok(setup.model.userTexts().includes("What is this?"));
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
     const setup = await agentOn([]);
     try {
