@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { startHost } from "../../src/app-server/host.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
 import type { ScriptStep } from "../../src/testing/script.js";
@@ -753,6 +754,83 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       assert.ok(body.includes("data:image/png;base64,"), "the image is in the model's request");
       assert.ok(setup.model.userTexts().includes("What is this?"));
       assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("--remote: the sessions run on a codex on another machine (a host on loopback)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-remote-"));
+    roots.push(root);
+    const model = await ScriptedModel.start({ responses: [reply("Hello from the host.")] });
+    const home = path.join(root, "host-home");
+    await model.writeCodexHome(home);
+    const workspace = path.join(root, "workspace");
+    await mkdir(workspace);
+    const host = await startHost({ listen: "ws://127.0.0.1:0", codexHome: home });
+    const agent = startAcpAgent(
+      ["--remote", host.url, "--remote-token-file", host.secretFile as string],
+      { ...process.env, CODEX_HOME: path.join(root, "no-such-home") },
+    );
+    try {
+      const editor = editorOf(agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: workspace,
+        mcpServers: [],
+      });
+      const done = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Where are you?" }],
+      });
+      assert.equal(done.stopReason, "end_turn");
+      assert.equal(answerText(editor.updates), "Hello from the host.");
+      assert.deepEqual(agent.invalid, []);
+    } finally {
+      agent.child.stdin.end();
+      await agent.closed;
+      await host.close();
+      await model.close();
+    }
+  });
+
+  it("a plain ndjson client: every stdout line is JSON-RPC; a broken line is a parse error", async () => {
+    const setup = await agentOn([reply("Plain.")]);
+    try {
+      const lines: Record<string, unknown>[] = [];
+      let pending = "";
+      setup.agent.child.stdout.on("data", (chunk: Buffer) => {
+        pending += chunk.toString("utf8");
+        const parts = pending.split("\n");
+        pending = parts.pop() ?? "";
+        for (const part of parts) lines.push(JSON.parse(part) as Record<string, unknown>);
+      });
+      const send = (message: object | string) =>
+        setup.agent.child.stdin.write(
+          `${typeof message === "string" ? message : JSON.stringify({ jsonrpc: "2.0", ...message })}\n`,
+        );
+      const answer = (id: number) =>
+        eventually(`the answer to ${id}`, async () => lines.find((line) => line.id === id));
+      send({ id: 1, method: "initialize", params: { protocolVersion: 1 } });
+      assert.ok((await answer(1)).result);
+      send("{ not json");
+      const parseError = await eventually("the parse error", async () =>
+        lines.find((line) => (line.error as { code?: number } | undefined)?.code === -32700),
+      );
+      assert.equal(parseError.id, null);
+      send({ id: 2, method: "session/new", params: { cwd: setup.workspace, mcpServers: [] } });
+      const sessionId = ((await answer(2)).result as { sessionId: string }).sessionId;
+      send({
+        id: 3,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "hi" }] },
+      });
+      assert.deepEqual((await answer(3)).result, { stopReason: "end_turn" });
+      assert.ok(
+        lines.every((line) => line.jsonrpc === "2.0"),
+        "stdout is the protocol only",
+      );
+      assert.ok(lines.some((line) => line.method === "session/update"));
     } finally {
       await setup.close();
     }

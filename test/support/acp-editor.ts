@@ -67,7 +67,12 @@ export function startAcpAgent(args: string[], env: NodeJS.ProcessEnv): AcpAgentP
       .toString("utf8")
       .split("\n")) {
       if (line.trim() === "") continue;
-      const message = JSON.parse(line) as { id?: unknown; method?: string };
+      let message: { id?: unknown; method?: string };
+      try {
+        message = JSON.parse(line) as { id?: unknown; method?: string };
+      } catch {
+        continue; // a test's deliberately broken line
+      }
       if (message.method !== undefined && message.id !== undefined) {
         methods.set(message.id, message.method);
       }
