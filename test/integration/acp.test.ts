@@ -59,7 +59,10 @@ const allow = (optionId: string) => () => ({ outcome: { outcome: "selected" as c
 
 describe("codex-harness acp (real codex, ScriptedModel)", () => {
   it("initializes, starts a session, streams an answer, and ends the turn", async () => {
-    const setup = await agentOn([reply("Hello from codex.", { deltas: 4 })]);
+    // Deltas 30 ms apart: each arrives on its own and goes out as its own chunk.
+    const setup = await agentOn([
+      response([reply("Hello from codex.", { deltas: 4 })], { eventDelayMs: 30 }),
+    ]);
     try {
       const editor = editorOf(setup.agent, allow("reject_once"));
       const init = await editor.agent.request("initialize", {
