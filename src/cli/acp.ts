@@ -4,7 +4,6 @@ import { Readable, Writable } from "node:stream";
 import type { Command } from "commander";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
-import type { Approvals } from "../events/approval-types.js";
 import { userCodexHome } from "../spaces/session-home.js";
 import { codexPath, existingFolder, httpUrl, wholeNumber } from "./arguments.js";
 import { channelsAsker } from "./channels-asker.js";
@@ -76,20 +75,11 @@ export function addAcpCommand(program: Command): void {
         { cause: error },
       );
     }
-    let channels: Approvals | undefined;
-    if (flags.channels !== undefined) {
-      const found = await channelsAsker(
-        flags.channels,
-        flags.channelsTokenFile,
-        "codex-harness acp",
-      );
-      if (typeof found === "string") {
-        console.error(`acp: ${found}`);
-        process.exitCode = 1;
-        return;
-      }
-      channels = found;
-    } else if (flags.awayAfter !== undefined) {
+    const channels =
+      flags.channels === undefined
+        ? undefined
+        : await channelsAsker(flags.channels, flags.channelsTokenFile, "codex-harness acp");
+    if (channels === undefined && flags.awayAfter !== undefined) {
       console.error(
         "acp: --away-after needs --channels (where the request goes when you are away).",
       );

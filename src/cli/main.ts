@@ -1,6 +1,5 @@
 // The `codex-harness` command line: thin commands over the library.
 import { Command, Option } from "commander";
-import type { Approvals } from "../events/approval-types.js";
 import { installTargets } from "../spaces/install.js";
 import { addAcpCommand } from "./acp.js";
 import {
@@ -149,20 +148,10 @@ export function buildProgram(): Command {
         return;
       }
     }
-    let asker: Approvals | undefined;
-    if (options.channels !== undefined) {
-      const found = await channelsAsker(
-        options.channels,
-        options.channelsTokenFile,
-        "codex-harness run",
-      );
-      if (typeof found === "string") {
-        console.error(`run: ${found}`);
-        process.exitCode = 1;
-        return;
-      }
-      asker = found;
-    }
+    const asker =
+      options.channels === undefined
+        ? undefined
+        : await channelsAsker(options.channels, options.channelsTokenFile, "codex-harness run");
     const terminal = new Terminal(process.stdout, process.stdin);
     // With --json, stdout is data only: questions to the person go to stderr.
     const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;

@@ -55,6 +55,18 @@ async function agentOn(steps: ScriptStep[]) {
   };
 }
 
+/** An editor on `agent`, initialized, with a session in `cwd`. */
+async function openSession(
+  agent: ReturnType<typeof startAcpAgent>,
+  cwd: string,
+  answer: Parameters<typeof editorOf>[1],
+) {
+  const editor = editorOf(agent, answer);
+  await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+  const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+  return { editor, sessionId };
+}
+
 const allow = (optionId: string) => () => ({ outcome: { outcome: "selected" as const, optionId } });
 
 describe("codex-harness acp (real codex, ScriptedModel)", () => {
@@ -146,12 +158,11 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
   it("session/cancel interrupts the turn at codex: the prompt answers cancelled, quickly", async () => {
     const setup = await agentOn([response([reply("Too late.")], { delayMs: 60_000 })]);
     try {
-      const editor = editorOf(setup.agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        allow("reject_once"),
+      );
       const prompt = editor.agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: "Take your time" }],
@@ -177,12 +188,11 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       reply("Wrote notes.md."),
     ]);
     try {
-      const editor = editorOf(setup.agent, allow("allow_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        allow("allow_once"),
+      );
       const done = await editor.agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: "Write notes" }],
@@ -375,12 +385,11 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
   it("session/list shows codex's saved threads; session/close ends a session here", async () => {
     const setup = await agentOn([reply("Listed.")]);
     try {
-      const editor = editorOf(setup.agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        allow("reject_once"),
+      );
       await editor.agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: "Make a list" }],
@@ -705,12 +714,11 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       reply("Using SQLite."),
     ]);
     try {
-      const editor = editorOf(setup.agent, allow("option-1"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        allow("option-1"),
+      );
       const done = await editor.agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: "Pick a database" }],
@@ -776,12 +784,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       { ...process.env, CODEX_HOME: path.join(root, "no-such-home") },
     );
     try {
-      const editor = editorOf(agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: workspace,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(agent, workspace, allow("reject_once"));
       const done = await editor.agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: "Where are you?" }],
