@@ -12,6 +12,7 @@ import type { Thread } from "../thread.js";
 import type { SandboxMode, UserInput } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
 import {
+  agentCommandOf,
   availableCommands,
   expandSlashCommand,
   type SlashCommand,
@@ -127,6 +128,21 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       },
       model: config.model ?? "",
     };
+  };
+
+  /** What `/status` and `/logout` answer, without a turn. */
+  const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {
+    if (name === "logout") {
+      await options.codex.appServer.request("account/logout", undefined);
+      return "Logged out: codex's stored login is gone. Authenticate again to continue.";
+    }
+    const login = await readLogin(await options.codex.appServer.client(), 20_000);
+    return [
+      `Session ${session.thread.id ?? "(not started)"}`,
+      `Model: ${session.model || "as configured"}`,
+      `Mode: ${session.mode ?? DEFAULT_MODE}`,
+      `Login: ${login.detail}`,
+    ].join("\n");
   };
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
@@ -256,6 +272,15 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         client.notify("session/update", { sessionId: params.sessionId, update }),
       );
       try {
+        const own = agentCommandOf(promptText(params.prompt), session.commands);
+        if (own) {
+          sender.push({
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: await agentCommand(own, session) },
+          });
+          await sender.flush();
+          return { stopReason: "end_turn" };
+        }
         const text = await expandSlashCommand(promptText(params.prompt), session.commands);
         images = await promptImages(params.prompt);
         const input: UserInput[] = [

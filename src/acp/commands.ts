@@ -6,10 +6,20 @@ import path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Codex } from "../codex.js";
 
-/** One slash command: a skill (codex's `$name` mention) or a prompt file (its text). */
+/**
+ * One slash command: a skill (codex's `$name` mention), a prompt file (its text), or one the
+ * agent answers itself (`/status`, `/logout`), with no turn.
+ */
 export type SlashCommand =
   | { kind: "skill"; name: string; description: string }
-  | { kind: "prompt"; name: string; description: string; file: string };
+  | { kind: "prompt"; name: string; description: string; file: string }
+  | { kind: "agent"; name: "status" | "logout"; description: string };
+
+/** The commands the agent answers itself (a skill or prompt of the same name wins). */
+const AGENT_COMMANDS: SlashCommand[] = [
+  { kind: "agent", name: "status", description: "The session: folder, model, mode, login" },
+  { kind: "agent", name: "logout", description: "Log codex out (its stored login)" },
+];
 
 /** The skills codex finds for `cwd` and the prompt files under `<codexHome>/prompts`. */
 export async function slashCommands(
@@ -42,7 +52,20 @@ export async function slashCommands(
       });
     }
   }
+  for (const builtin of AGENT_COMMANDS) {
+    if (!commands.some((command) => command.name === builtin.name)) commands.push(builtin);
+  }
   return commands;
+}
+
+/** The agent's own command a prompt names (`/status`), if it is one of `commands`. */
+export function agentCommandOf(
+  text: string,
+  commands: SlashCommand[],
+): "status" | "logout" | undefined {
+  const name = /^\/([a-z]+)\s*$/.exec(text.trim())?.[1];
+  const command = commands.find((candidate) => candidate.name === name);
+  return command?.kind === "agent" ? command.name : undefined;
 }
 
 /** The commands as ACP announces them. */
@@ -50,7 +73,9 @@ export function availableCommands(commands: SlashCommand[]): acp.AvailableComman
   return commands.map((command) => ({
     name: command.name,
     description: command.description || (command.kind === "skill" ? "a skill" : "a prompt"),
-    input: { hint: command.kind === "skill" ? "what to use it for" : "arguments" },
+    ...(command.kind === "agent"
+      ? {}
+      : { input: { hint: command.kind === "skill" ? "what to use it for" : "arguments" } }),
   }));
 }
 
@@ -62,7 +87,7 @@ export function availableCommands(commands: SlashCommand[]): acp.AvailableComman
 export async function expandSlashCommand(text: string, commands: SlashCommand[]): Promise<string> {
   const match = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   const command = match ? commands.find((candidate) => candidate.name === match[1]) : undefined;
-  if (!match || !command) return text;
+  if (!match || !command || command.kind === "agent") return text;
   const args = (match[2] ?? "").trim();
   if (command.kind === "skill") return args ? `$${command.name} ${args}` : `$${command.name}`;
   const body = stripFrontMatter(await readFile(command.file, "utf8")).trim();

@@ -587,6 +587,13 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       const texts = model.userTexts();
       assert.ok(texts.includes("Review src/main.ts carefully."), JSON.stringify(texts));
       assert.ok(texts.includes("$greet Ada"), JSON.stringify(texts));
+      // The agent's own /status: answered without a turn.
+      assert.equal(byName.get("status")?.description, "The session: folder, model, mode, login");
+      const requests = model.modelRequests.length;
+      const before = editor.updates.length;
+      assert.equal((await prompt("/status")).stopReason, "end_turn");
+      assert.match(answerText(editor.updates.slice(before)), /Model: scripted-model[\s\S]*Login: /);
+      assert.equal(model.modelRequests.length, requests, "no turn for /status");
       assert.deepEqual(agent.invalid, []);
     } finally {
       agent.child.stdin.end();
