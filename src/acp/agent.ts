@@ -309,6 +309,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       if (turn.signal.aborted || updates.end?.kind === "interrupted") {
         return { stopReason: "cancelled" };
       }
+      // Out of context: the editor can compact or start over, as after a max_tokens stop.
+      if (updates.end?.kind === "context_full") return { stopReason: "max_tokens" };
       if (updates.end?.kind === "failed") {
         // A failed turn is an error with codex's message, never a silent end_turn.
         throw acp.RequestError.internalError(undefined, updates.end.message);

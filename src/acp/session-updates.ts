@@ -10,6 +10,8 @@ import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js
 export type TurnEnd =
   | { kind: "completed" }
   | { kind: "interrupted" }
+  /** The conversation no longer fits the model's context window (ACP's `max_tokens`). */
+  | { kind: "context_full" }
   | { kind: "failed"; message: string };
 
 /** Maps one turn's events to ACP session updates, in order. */
@@ -59,7 +61,10 @@ export class TurnUpdates {
         this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
         return [];
       case "turn.failed":
-        this.end = { kind: "failed", message: event.error.message };
+        this.end =
+          event.error.codex_error_info === "contextWindowExceeded"
+            ? { kind: "context_full" }
+            : { kind: "failed", message: event.error.message };
         return [];
       default:
         return [];

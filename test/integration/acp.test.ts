@@ -14,6 +14,7 @@ import type { ScriptStep } from "../../src/testing/script.js";
 import {
   applyPatch,
   execCommand,
+  failure,
   reply,
   requestUserInput,
   response,
@@ -844,6 +845,33 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         "stdout is the protocol only",
       );
       assert.ok(lines.some((line) => line.method === "session/update"));
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("a failed turn is a JSON-RPC error with codex's message; a full context window is max_tokens", async () => {
+    const setup = await agentOn([
+      failure("the model broke down"),
+      failure("Your input exceeds the context window of this model.", {
+        code: "context_length_exceeded",
+      }),
+    ]);
+    try {
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        allow("reject_once"),
+      );
+      const prompt = (text: string) =>
+        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      await assert.rejects(prompt("one"), (error: { code?: number; message?: string }) => {
+        assert.equal(error.code, -32603);
+        assert.match(String(error.message), /the model broke down/);
+        return true;
+      });
+      assert.equal((await prompt("two")).stopReason, "max_tokens");
+      assert.deepEqual(setup.agent.invalid, []);
     } finally {
       await setup.close();
     }
