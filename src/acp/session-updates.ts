@@ -33,9 +33,6 @@ export class TurnUpdates {
           this.streamed.add(event.item_id);
           return [chunk("agent_thought_chunk", event.delta, event.item_id)];
         }
-        if (event.stream === "command_output") {
-          return [];
-        }
         return [];
       case "item.started":
         return toolCallStarted(event.item);

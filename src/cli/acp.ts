@@ -1,5 +1,6 @@
 // `codex-harness acp`: codex in an editor, through the Agent Client Protocol on stdio. stdout
 // carries only the protocol; what the agent says for a person goes to stderr.
+import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import type { Command } from "commander";
 import { Codex } from "../codex.js";
@@ -87,7 +88,12 @@ export function addAcpCommand(program: Command): void {
       return;
     }
     const target = flags.target
-      ? await targetHome(flags.project, flags.target, flags.session, (line) => console.error(line))
+      ? await targetHome(
+          flags.project,
+          flags.target,
+          { id: flags.session, aspHome: path.join(path.resolve(flags.project), ".asp") },
+          (line) => console.error(line),
+        )
       : undefined;
     const codex = new Codex({
       events: "extended",

@@ -7,16 +7,11 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
-import { homePermissionsPolicy } from "../spaces/home-permissions.js";
-import { codexHomeDir, installTarget } from "../spaces/install.js";
-import {
-  configuredModel,
-  prepareSessionHome,
-  sessionHomeDir,
-  userCodexHome,
-} from "../spaces/session-home.js";
+import { codexHomeDir } from "../spaces/install.js";
+import { configuredModel, sessionHomeDir, userCodexHome } from "../spaces/session-home.js";
 import { type DoctorCheck, runDoctor } from "./doctor.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
+import { targetHome } from "./target-home.js";
 import { TargetSession } from "./target-session.js";
 import type { Terminal } from "./terminal.js";
 
@@ -88,19 +83,13 @@ export async function runTarget(
   let home: string;
   let policy: Approvals | undefined;
   try {
-    // Installed on every run: a changed space reaches the session; an unchanged one costs no swap.
-    const installed = await installTarget(project, options.target, {
-      onWarning: (message) => io.err(`warning: ${message}`),
-    });
-    if (installed.changed) io.err(`installed ${installed.target} -> ${installed.homeDir}`);
-    ({ home } = await prepareSessionHome({
-      templateHome,
-      aspHome,
-      sessionId,
-      target: options.target,
-    }));
+    // Installed on every run: a changed space reaches the session.
+    const target = await targetHome(project, options.target, { id: sessionId, aspHome }, (line) =>
+      io.err(line),
+    );
+    home = target.home;
     // The spaces' permissions.toml files decide first; the person is asked about the rest.
-    policy = await homePermissionsPolicy(home, cwd);
+    policy = await target.policyFor(cwd);
   } catch (error) {
     io.err(`run failed: ${(error as Error).message}`);
     terminal.close();

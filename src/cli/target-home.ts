@@ -1,6 +1,5 @@
 // A target's session home for a long-lived command (`acp`): the target installed as the project
 // has it now, a session home made from it, and the spaces' permissions for a working directory.
-import path from "node:path";
 import type { Approvals } from "../events/approval-types.js";
 import { homePermissionsPolicy } from "../spaces/home-permissions.js";
 import { installTarget } from "../spaces/install.js";
@@ -13,11 +12,14 @@ export interface TargetHome {
   policyFor(cwd: string): Promise<Approvals | undefined>;
 }
 
-/** Installs `target` of `project` and prepares session `session`'s home (under `<project>/.asp`). */
+/**
+ * Installs `target` of `project` as the project has it now (an unchanged target costs no swap)
+ * and prepares session `session`'s home under `aspHome`.
+ */
 export async function targetHome(
   project: string,
   target: string,
-  session: string,
+  session: { id: string; aspHome: string },
   log: (line: string) => void,
 ): Promise<TargetHome> {
   const installed = await installTarget(project, target, {
@@ -26,8 +28,8 @@ export async function targetHome(
   if (installed.changed) log(`installed ${installed.target} -> ${installed.homeDir}`);
   const { home } = await prepareSessionHome({
     templateHome: installed.homeDir,
-    aspHome: path.join(path.resolve(project), ".asp"),
-    sessionId: session,
+    aspHome: session.aspHome,
+    sessionId: session.id,
     target,
   });
   return { home, policyFor: (cwd) => homePermissionsPolicy(home, cwd) };

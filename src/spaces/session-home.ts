@@ -158,6 +158,7 @@ async function refresh(template: string, home: string, authFile: string): Promis
   // What each copy was made from: a template file that changed since (a reinstall) replaces the
   // session's copy; one that did not leaves the session's own edits (codex's included) alone.
   const given = await readGiven(home);
+  let copied = false;
   for (const name of COPIED) {
     const source = path.join(template, name);
     const copy = path.join(home, name);
@@ -169,9 +170,10 @@ async function refresh(template: string, home: string, authFile: string): Promis
       await copyFile(source, work);
       await rename(work, copy);
       given[name] = digest;
+      copied = true;
     }
   }
-  await writeGiven(home, given);
+  if (copied) await writeGiven(home, given);
   for (const name of PRIVATE_FILES) {
     const file = path.join(home, name);
     if ((await lstat(file).catch(() => undefined))?.isFile()) await chmod(file, PRIVATE_FILE);

@@ -68,6 +68,12 @@ async function openSession(
   return { editor, sessionId };
 }
 
+/** Sends `session/prompt` with `text` to `sessionId`. */
+function promptOf(editor: ReturnType<typeof editorOf>, sessionId: string) {
+  return (text: string) =>
+    editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+}
+
 const allow = (optionId: string) => () => ({ outcome: { outcome: "selected" as const, optionId } });
 
 describe("codex-harness acp (real codex, ScriptedModel)", () => {
@@ -89,10 +95,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         mcpServers: [],
       });
       assert.match(sessionId, /^[0-9a-f-]{36}$/, "the session is codex's thread");
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Say hello" }],
-      });
+      const done = await promptOf(editor, sessionId)("Say hello");
       assert.equal(done.stopReason, "end_turn");
       assert.equal(answerText(editor.updates), "Hello from codex.");
       const chunks = editor.updates.filter((n) => n.update.sessionUpdate === "agent_message_chunk");
@@ -123,10 +126,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         cwd: setup.workspace,
         mcpServers: [],
       });
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Write the files" }],
-      });
+      const done = await promptOf(editor, sessionId)("Write the files");
       assert.equal(done.stopReason, "end_turn");
       assert.equal(editor.asked.length, 2);
       const [first] = editor.asked;
@@ -164,10 +164,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         setup.workspace,
         allow("reject_once"),
       );
-      const prompt = editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Take your time" }],
-      });
+      const prompt = promptOf(editor, sessionId)("Take your time");
       await setup.model.waitForRequest(1, { timeoutMs: 20_000 });
       const cancelled = Date.now();
       await editor.agent.notify("session/cancel", { sessionId });
@@ -194,10 +191,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         setup.workspace,
         allow("allow_once"),
       );
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Write notes" }],
-      });
+      const done = await promptOf(editor, sessionId)("Write notes");
       assert.equal(done.stopReason, "end_turn");
       const [asked] = editor.asked;
       assert.equal(asked?.toolCall.kind, "edit");
@@ -225,10 +219,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         cwd: setup.workspace,
         mcpServers: [],
       }));
-      await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Remember the word kiwi" }],
-      });
+      await promptOf(editor, sessionId)("Remember the word kiwi");
     } finally {
       setup.agent.child.stdin.end();
       await setup.agent.closed;
@@ -252,10 +243,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         ["Remember the word kiwi"],
       );
       assert.equal(answerText(editor.updates), "Noted: kiwi.");
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Which word?" }],
-      });
+      const done = await promptOf(editor, sessionId)("Which word?");
       assert.equal(done.stopReason, "end_turn");
       assert.ok(
         JSON.stringify(setup.model.lastRequest?.body).includes("Remember the word kiwi"),
@@ -307,10 +295,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         cwd: work,
         mcpServers: [],
       });
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Go" }],
-      });
+      const done = await promptOf(editor, sessionId)("Go");
       assert.equal(done.stopReason, "end_turn");
       assert.deepEqual(
         editor.asked.map((request) => request.toolCall.title),
@@ -360,8 +345,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
             n.update.currentModeId === "full-access",
         ),
       );
-      const prompt = (text: string) =>
-        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      const prompt = promptOf(editor, sessionId);
       assert.equal((await prompt("Run it")).stopReason, "end_turn");
       assert.equal(editor.asked.length, 0, "full access asks nothing");
       assert.ok(existsSync(path.join(setup.workspace, "free.txt")));
@@ -391,10 +375,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         setup.workspace,
         allow("reject_once"),
       );
-      await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Make a list" }],
-      });
+      await promptOf(editor, sessionId)("Make a list");
       const { sessions } = await editor.agent.request("session/list", { cwd: setup.workspace });
       const listed = sessions.find((session) => session.sessionId === sessionId);
       assert.ok(listed, JSON.stringify(sessions));
@@ -404,10 +385,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       assert.ok(Math.abs(Date.now() - updated) < 10 * 60_000, `updatedAt ${listed.updatedAt}`);
       await editor.agent.request("session/close", { sessionId });
       await assert.rejects(
-        editor.agent.request("session/prompt", {
-          sessionId,
-          prompt: [{ type: "text", text: "x" }],
-        }),
+        promptOf(editor, sessionId)("x"),
         (error: { code?: number }) => error.code === -32002,
       );
       assert.deepEqual(setup.agent.invalid, []);
@@ -458,10 +436,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
           cwd: workspace,
           mcpServers: [],
         });
-        const prompt = editor.agent.request("session/prompt", {
-          sessionId,
-          prompt: [{ type: "text", text: "Write it" }],
-        });
+        const prompt = promptOf(editor, sessionId)("Write it");
         await acceptInInbox();
         assert.equal((await prompt).stopReason, "end_turn");
         assert.equal(editor.asked.length, 1, "the editor was asked too");
@@ -483,10 +458,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
           cwd: workspace,
           mcpServers: [],
         });
-        const prompt = editor.agent.request("session/prompt", {
-          sessionId,
-          prompt: [{ type: "text", text: "Again" }],
-        });
+        const prompt = promptOf(editor, sessionId)("Again");
         await eventually("the editor asked first", async () => editor.asked[0]);
         const editorAsked = Date.now();
         assert.deepEqual(
@@ -526,10 +498,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
           },
         ],
       });
-      await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "What can you read?" }],
-      });
+      await promptOf(editor, sessionId)("What can you read?");
       const tools = JSON.stringify(
         (setup.model.lastRequest?.body as { tools?: unknown } | undefined)?.tools,
       );
@@ -581,8 +550,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       const byName = new Map(announced.availableCommands.map((command) => [command.name, command]));
       assert.equal(byName.get("review")?.description, "Review a file for bugs");
       assert.equal(byName.get("greet")?.description, "Greets people warmly");
-      const prompt = (text: string) =>
-        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      const prompt = promptOf(editor, sessionId);
       await prompt("/review src/main.ts");
       await prompt("/greet Ada");
       const texts = model.userTexts();
@@ -727,10 +695,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         setup.workspace,
         allow("option-1"),
       );
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Pick a database" }],
-      });
+      const done = await promptOf(editor, sessionId)("Pick a database");
       assert.equal(done.stopReason, "end_turn");
       const [asked] = editor.asked;
       assert.equal(asked?.toolCall.title, "Database");
@@ -793,10 +758,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     );
     try {
       const { editor, sessionId } = await openSession(agent, workspace, allow("reject_once"));
-      const done = await editor.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "Where are you?" }],
-      });
+      const done = await promptOf(editor, sessionId)("Where are you?");
       assert.equal(done.stopReason, "end_turn");
       assert.equal(answerText(editor.updates), "Hello from the host.");
       assert.deepEqual(agent.invalid, []);
@@ -863,8 +825,7 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         setup.workspace,
         allow("reject_once"),
       );
-      const prompt = (text: string) =>
-        editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      const prompt = promptOf(editor, sessionId);
       await assert.rejects(prompt("one"), (error: { code?: number; message?: string }) => {
         assert.equal(error.code, -32603);
         assert.match(String(error.message), /the model broke down/);
