@@ -54,6 +54,17 @@ export class TurnUpdates {
             })),
           },
         ];
+      case "usage.updated":
+        // ACP's usage is how full the context is: the last request's tokens, of the window.
+        return event.model_context_window === null
+          ? []
+          : [
+              {
+                sessionUpdate: "usage_update",
+                used: event.last.input_tokens + event.last.output_tokens,
+                size: event.model_context_window,
+              },
+            ];
       case "turn.completed":
         this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
         return [];

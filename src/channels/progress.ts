@@ -72,6 +72,7 @@ export function progressOf(
     case "item.delta":
     case "turn.diff.updated":
     case "turn.plan.updated":
+    case "usage.updated":
     case "error":
     case "approval.requested":
     case "approval.resolved":

@@ -112,6 +112,7 @@ export class EventRenderer {
       case "item.updated":
       case "turn.diff.updated":
       case "turn.plan.updated":
+      case "usage.updated":
       case "approval.requested":
         break;
       case "approval.resolved":

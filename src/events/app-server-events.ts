@@ -1,4 +1,5 @@
 // Maps the app-server notifications of one turn to extended events (pure; one mapper per turn).
+import type { ThreadTokenUsage } from "../protocol/generated/ts/v2/ThreadTokenUsage.js";
 import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsageBreakdown.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { DELTA_STREAM_OF_METHOD } from "./delta-streams.js";
@@ -75,8 +76,7 @@ export class AppServerTurnMapper {
       case "turn/plan/updated":
         return this.planUpdated(params, event);
       case "thread/tokenUsage/updated":
-        this.usageUpdated(params);
-        break;
+        return this.usageUpdated(params, event);
       case "error": {
         const error = (params.error ?? {}) as Params;
         return [
@@ -169,14 +169,25 @@ export class AppServerTurnMapper {
     ];
   }
 
-  private usageUpdated(params: Params): void {
-    const usage = params.tokenUsage as
-      | { total?: TokenUsageBreakdown; last?: TokenUsageBreakdown }
-      | undefined;
-    if (!usage?.total || !usage.last) return;
+  private usageUpdated(
+    params: Params,
+    event: (value: ExtendedThreadEvent) => WithRaw<ExtendedThreadEvent>,
+  ): WithRaw<ExtendedThreadEvent>[] {
+    const usage = params.tokenUsage as Partial<ThreadTokenUsage> | undefined;
+    if (!usage?.total || !usage.last) return [];
     const snapshot = { total: usage.total, last: usage.last };
     this.firstUsage ??= snapshot;
     this.latestUsage = snapshot;
+    const window = usage.modelContextWindow;
+    return [
+      event({
+        type: "usage.updated",
+        ...this.scope(),
+        total: toUsage(usage.total),
+        last: toUsage(usage.last),
+        model_context_window: typeof window === "number" ? window : null,
+      }),
+    ];
   }
 
   /** Tokens of this turn: the thread total now, minus the total before the turn's first request. */

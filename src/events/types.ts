@@ -241,6 +241,21 @@ export interface TurnPlanUpdatedEvent extends EventScope {
   plan: PlanStep[];
 }
 
+/**
+ * The thread's token usage after a model request (app-server, from codex's
+ * `thread/tokenUsage/updated`). `last.input_tokens + last.output_tokens` is about what the
+ * model's context holds now; with `model_context_window` it says how full the context is.
+ */
+export interface UsageUpdatedEvent extends EventScope {
+  type: "usage.updated";
+  /** Tokens the whole thread used so far. */
+  total: Usage;
+  /** Tokens of the last model request. */
+  last: Usage;
+  /** The model's context window in tokens, when codex knows it. */
+  model_context_window: number | null;
+}
+
 /** A message from codex with no typed mapping, passed through unchanged. */
 export interface NotificationEvent extends EventScope {
   type: "notification";
@@ -317,6 +332,7 @@ export type ExtendedThreadEvent =
   | ItemDeltaEvent
   | TurnDiffUpdatedEvent
   | TurnPlanUpdatedEvent
+  | UsageUpdatedEvent
   | ApprovalRequestedEvent
   | ApprovalResolvedEvent
   | NoticeEvent

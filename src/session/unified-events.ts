@@ -93,6 +93,7 @@ export function toUnifiedEvents(
       return fromNotification(event.method, event.params, payload);
     case "thread.started":
     case "item.updated":
+    case "usage.updated":
     case "approval.requested":
     case "approval.resolved":
       return [];

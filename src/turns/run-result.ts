@@ -112,6 +112,7 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       case "item.started":
       case "item.updated":
       case "item.delta":
+      case "usage.updated":
       case "error":
       case "approval.requested":
       case "approval.resolved":

@@ -101,6 +101,12 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
       const chunks = editor.updates.filter((n) => n.update.sessionUpdate === "agent_message_chunk");
       assert.ok(chunks.length >= 2, `streamed in ${chunks.length} chunks`);
       assert.ok(setup.model.userTexts().includes("Say hello"));
+      // How full the context is, from codex's token usage: the scripted 100 in + 20 out.
+      // (codex gives a model it does not know a window of 258,400 tokens.)
+      const usage = editor.updates.map((n) => n.update).at(-1);
+      assert.ok(usage?.sessionUpdate === "usage_update", "the turn's last update is its usage");
+      assert.equal(usage.used, 120);
+      assert.ok(usage.size > 100_000, `the model's context window, ${usage.size}`);
       assert.deepEqual(setup.agent.invalid, [], "every message fits the ACP schema");
       // The three responses and every update were checked.
       assert.ok(setup.agent.checked() >= 3 + chunks.length, `checked ${setup.agent.checked()}`);

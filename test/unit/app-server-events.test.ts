@@ -122,16 +122,32 @@ describe("AppServerTurnMapper on a recorded turn", () => {
       outputTokens: output,
       reasoningOutputTokens: 0,
     });
-    const usage = (total: [number, number], last: [number, number]) => ({
+    const usage = (total: [number, number], last: [number, number], window?: number) => ({
       method: "thread/tokenUsage/updated",
       params: {
         threadId: THREAD,
         turnId: TURN,
-        tokenUsage: { total: breakdown(...total), last: breakdown(...last) },
+        tokenUsage: {
+          total: breakdown(...total),
+          last: breakdown(...last),
+          ...(window ? { modelContextWindow: window } : {}),
+        },
       },
     });
-    mapper.map(usage([1000 + 50, 200 + 5], [50, 5]));
-    mapper.map(usage([1000 + 50 + 70, 200 + 5 + 9], [70, 9]));
+    const [first] = mapper.map(usage([1000 + 50, 200 + 5], [50, 5]));
+    assert.ok(first?.type === "usage.updated", "each update is a usage.updated event");
+    assert.equal(first.total.input_tokens, 1050);
+    assert.equal(first.last.output_tokens, 5);
+    assert.equal(first.model_context_window, null, "no window said: null");
+    assert.equal(first.turn_id, TURN);
+    const [second] = mapper.map(usage([1000 + 50 + 70, 200 + 5 + 9], [70, 9], 258_400));
+    assert.ok(second?.type === "usage.updated");
+    assert.equal(second.model_context_window, 258_400);
+    assert.deepEqual(
+      mapper.map({ method: "thread/tokenUsage/updated", params: { tokenUsage: {} } }),
+      [],
+      "a malformed update is no event",
+    );
     const [completed] = mapper.map({
       method: "turn/completed",
       params: { threadId: THREAD, turn: { id: TURN, status: "completed", error: null } },
