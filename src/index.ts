@@ -96,6 +96,7 @@ export {
   sessionRecordPath,
   writeSessionRecord,
 } from "./session/session-store.js";
+export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export { toolNameOf, toUnifiedEvents, type UnifiedTurnState } from "./session/unified-events.js";
 export type * from "./session/unified-types.js";
 export {

@@ -4,10 +4,11 @@ import type { WithRaw } from "./events/raw.js";
 import { sdkEventProjector } from "./events/sdk-events.js";
 import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
-import { checkOutputSchema, normalizeInput } from "./turns/input.js";
+import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
+import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
-import type { TurnTransport } from "./turns/turn-transport.js";
+import type { TurnRequest, TurnTransport } from "./turns/turn-transport.js";
 
 /** The events a turn yields under an {@link EventsMode}. */
 export type EventOf<M extends EventsMode> = M extends "extended"
@@ -90,7 +91,12 @@ export class Thread<M extends EventsMode = "sdk"> {
    */
   async run(input: Input, turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
     // Nobody reads this stream, so nobody can answer approval.requested: unanswered requests decline.
-    const events = this.open(input, turnOptions, false);
+    return this.drain(this.open(input, turnOptions, false));
+  }
+
+  private async drain(
+    events: AsyncGenerator<WithRaw<ExtendedThreadEvent> | ThreadEvent>,
+  ): Promise<RunResultOf<M>> {
     const builder = new RunResultBuilder(this.mode);
     try {
       for await (const event of events) builder.add(event);
@@ -100,6 +106,42 @@ export class Thread<M extends EventsMode = "sdk"> {
       throw error;
     }
     return builder.finish();
+  }
+
+  /**
+   * Reviews code as a turn of this thread (codex's `review/start`, app-server transport): the
+   * working tree's uncommitted changes, the changes against a base branch, one commit, or custom
+   * instructions. Streams the same events as {@link runStreamed}; the review's text comes as an
+   * `exited_review_mode` item (extended events) and as the final agent message.
+   */
+  async reviewStreamed(
+    target: ReviewTarget,
+    turnOptions: TurnOptions = {},
+  ): Promise<StreamedTurn<M>> {
+    return {
+      events: this.open([], turnOptions, true, { review: target }) as AsyncGenerator<EventOf<M>>,
+    };
+  }
+
+  /** {@link reviewStreamed} to its end, as {@link run} resolves or rejects. */
+  async review(target: ReviewTarget, turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
+    return this.drain(this.open([], turnOptions, false, { review: target }));
+  }
+
+  /**
+   * Compacts the thread's history into a summary, as a turn of its own (codex's
+   * `thread/compact/start`, app-server transport): later turns carry the summary instead of the
+   * whole conversation. Streams a `context_compaction` item and the turn's end.
+   */
+  async compactStreamed(turnOptions: TurnOptions = {}): Promise<StreamedTurn<M>> {
+    return {
+      events: this.open([], turnOptions, true, { compact: true }) as AsyncGenerator<EventOf<M>>,
+    };
+  }
+
+  /** {@link compactStreamed} to its end, as {@link run} resolves or rejects. */
+  async compact(turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
+    return this.drain(this.open([], turnOptions, false, { compact: true }));
   }
 
   /** Adds input to the running turn (app-server transport). */
@@ -120,26 +162,33 @@ export class Thread<M extends EventsMode = "sdk"> {
     input: Input,
     turnOptions: TurnOptions,
     interactive: boolean,
+    instead?: { review: ReviewTarget } | { compact: true },
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent> | ThreadEvent> {
     const transport = this.transport();
-    const checked = normalizeInput(input, this.options.workingDirectory);
+    if (instead !== undefined && transport.kind !== "app-server") {
+      throw unsupported("compact" in instead ? "compact" : "review");
+    }
+    const turn =
+      instead === undefined
+        ? { input: normalizeInput(input, this.options.workingDirectory), turnOptions }
+        : "compact" in instead
+          ? { input: [], turnOptions, compact: true }
+          : { input: [], turnOptions, review: checkReviewTarget(instead.review) };
     checkOutputSchema(turnOptions.outputSchema);
-    if (this.mode === "extended") return this.stream(transport, checked, turnOptions, interactive);
+    if (this.mode === "extended") return this.stream(transport, turn, interactive);
     // Official events have no approval.requested to answer: unanswered requests decline at once.
-    return projectToSdk(this.stream(transport, checked, turnOptions, false), transport.kind);
+    return projectToSdk(this.stream(transport, turn, false), transport.kind);
   }
 
   private stream(
     transport: TurnTransport,
-    input: ReturnType<typeof normalizeInput>,
-    turnOptions: TurnOptions,
+    turn: Pick<TurnRequest, "input" | "turnOptions" | "review" | "compact">,
     interactive: boolean,
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return transport.runTurn({
+      ...turn,
       threadId: this.threadId,
-      input,
       threadOptions: this.options,
-      turnOptions,
       interactive,
       observer: {
         onOpen: () => {

@@ -36,6 +36,8 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   readonly commandItemIds = new Set<string>();
   /** Every item this turn completed (a rejoined turn completes only the ones it missed). */
   private readonly completedItemIds = new Set<string>();
+  /** Called once the id of a turn codex started by itself is known (see {@link adoptNextTurn}). */
+  private adopted: (() => void) | undefined;
 
   /**
    * @param approvals the handlers in force for this turn
@@ -156,11 +158,25 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     for (const notification of this.route.start(turnId)) this.receive(notification);
   }
 
+  /**
+   * For a turn codex starts by itself (a compaction): the thread's next `turn/started` is this
+   * turn's. `started` is called once its id is known.
+   */
+  adoptNextTurn(started: () => void): void {
+    this.adopted = started;
+    for (const notification of this.route.adoptNextTurn()) this.receive(notification);
+  }
+
   /** Takes a notification of this thread; one of another turn is ignored. */
   receive(notification: RpcNotification): void {
     this.activity++;
     if (this.events.closed) return;
     const events = this.route.take(notification);
+    if (this.adopted && this.turnId !== undefined) {
+      const started = this.adopted;
+      this.adopted = undefined;
+      started();
+    }
     if (!events) return;
     // The turn is over: clear what is still pending first, so those reports precede its end.
     if (this.mapper.outcome) this.close();

@@ -217,19 +217,30 @@ export class AppServerTurnTransport implements TurnTransport {
         release();
       };
       try {
-        const started = await client.request(
-          "turn/start",
-          turnStartParams(threadId, request.input, request.turnOptions),
-          // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
-          { onLateAnswer: undoLateTurnStart(client, this.router, threadId) },
-        );
-        turn.start(started.turn.id);
+        // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
+        const late = { onLateAnswer: undoLateTurnStart(client, this.router, threadId) };
+        if (request.compact) {
+          await client.request("thread/compact/start", { threadId });
+          // codex answers before it starts the compaction's turn: aborted, it is stopped then.
+          turn.adoptNextTurn(() => {
+            if (turn.aborted) this.stop(on.client, turn);
+          });
+        } else {
+          const started = request.review
+            ? await client.request("review/start", { threadId, target: request.review }, late)
+            : await client.request(
+                "turn/start",
+                turnStartParams(threadId, request.input, request.turnOptions),
+                late,
+              );
+          turn.start(started.turn.id);
+        }
       } catch (error) {
         finish();
         handedOff = true;
         throw error;
       }
-      if (turn.aborted) this.stop(on.client, turn);
+      if (turn.aborted && turn.turnId !== undefined) this.stop(on.client, turn);
       turn.events.onFinish = finish;
       handedOff = true;
       return turn.events;

@@ -2,6 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
+import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
 import type { Input, UserInput } from "./options.js";
 
 /** Checks `input` and resolves local image paths; throws `invalid_input` when it cannot be sent. */
@@ -61,6 +62,34 @@ export function checkOutputSchema(schema: unknown): void {
     throw invalidInput(
       'outputSchema must be a JSON Schema object (e.g. { type: "object", properties: {…} }).',
     );
+  }
+}
+
+/** Checks a review's target; throws `invalid_input` naming what to give. */
+export function checkReviewTarget(target: ReviewTarget): ReviewTarget {
+  const given = target as { type?: unknown } & Record<string, unknown>;
+  const text = (field: string) => typeof given[field] === "string" && given[field].trim() !== "";
+  switch (given?.type) {
+    case "uncommittedChanges":
+      return target;
+    case "baseBranch":
+      if (text("branch")) return target;
+      throw invalidInput(
+        'A baseBranch review needs the branch: { type: "baseBranch", branch: "main" }.',
+      );
+    case "commit":
+      if (text("sha"))
+        return { ...target, title: (given.title as string | null) ?? null } as ReviewTarget;
+      throw invalidInput('A commit review needs the commit: { type: "commit", sha: "abc1234" }.');
+    case "custom":
+      if (text("instructions")) return target;
+      throw invalidInput(
+        'A custom review needs instructions: { type: "custom", instructions: "…" }.',
+      );
+    default:
+      throw invalidInput(
+        `The review target has type ${JSON.stringify(given?.type)}; use "uncommittedChanges", "baseBranch", "commit" or "custom".`,
+      );
   }
 }
 

@@ -30,6 +30,8 @@ export function turnIdOf(notification: RpcNotification): string | undefined {
 export class TurnRoute {
   readonly mapper: AppServerTurnMapper;
   private kept: RpcNotification[] | undefined = [];
+  /** Set by {@link adoptNextTurn} until the turn's `turn/started` came. */
+  private adopting = false;
 
   constructor(readonly threadId: string) {
     this.mapper = new AppServerTurnMapper(threadId);
@@ -52,11 +54,28 @@ export class TurnRoute {
     return kept;
   }
 
+  /**
+   * For a turn codex starts by itself (a compaction): its id is that of the thread's next
+   * `turn/started`. Returns the notifications kept until it, when it already came.
+   */
+  adoptNextTurn(): RpcNotification[] {
+    const started = this.kept?.find((notification) => notification.method === "turn/started");
+    const turnId = started && turnIdOf(started);
+    if (turnId !== undefined) return this.start(turnId);
+    this.adopting = true;
+    return [];
+  }
+
   /** The events of a notification of this turn; `undefined` when it is kept or of another turn. */
   take(notification: RpcNotification): WithRaw<ExtendedThreadEvent>[] | undefined {
     if (this.kept) {
       this.kept.push(notification);
-      return undefined;
+      const turnId = turnIdOf(notification);
+      if (!this.adopting || notification.method !== "turn/started" || turnId === undefined) {
+        return undefined;
+      }
+      this.adopting = false;
+      return this.start(turnId).flatMap((kept) => this.take(kept) ?? []);
     }
     const turnId = turnIdOf(notification);
     if (turnId !== undefined && turnId !== this.turnId) return undefined;

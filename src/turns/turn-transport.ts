@@ -1,6 +1,7 @@
 // The interface both transports (app-server, exec) implement for the Thread API.
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
+import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
 import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
 import type { StreamObserver } from "./turn-stream.js";
 
@@ -10,6 +11,10 @@ export interface TurnRequest {
   threadId: string | null;
   /** Checked input (local image paths resolved). */
   input: UserInput[];
+  /** A review of this target instead of a turn on `input` (codex's `review/start`, app-server only). */
+  review?: ReviewTarget;
+  /** A compaction of the thread instead (codex's `thread/compact/start`, app-server only). */
+  compact?: boolean;
   threadOptions: ThreadOptions;
   turnOptions: TurnOptions;
   /**
