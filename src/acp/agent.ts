@@ -273,25 +273,33 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       );
       try {
         const own = agentCommandOf(promptText(params.prompt), session.commands);
-        if (own) {
-          sender.push({
-            sessionUpdate: "agent_message_chunk",
-            content: { type: "text", text: await agentCommand(own, session) },
-          });
+        if (own && ("answer" in own || "usage" in own)) {
+          const text = "usage" in own ? own.usage : await agentCommand(own.answer, session);
+          sender.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
           await sender.flush();
           return { stopReason: "end_turn" };
         }
-        const text = await expandSlashCommand(promptText(params.prompt), session.commands);
-        images = await promptImages(params.prompt);
-        const input: UserInput[] = [
-          { type: "text", text },
-          ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
-        ];
-        const { events } = await session.thread.runStreamed(input, {
+        const turnOptions = {
           signal: turn.signal,
           ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
           ...(session.modelChosen ? { model: session.model } : {}),
-        });
+        };
+        let started: Awaited<ReturnType<typeof session.thread.runStreamed>>;
+        if (own && "review" in own) {
+          started = await session.thread.reviewStreamed(own.review, turnOptions);
+        } else if (own) {
+          // /compact
+          started = await session.thread.compactStreamed(turnOptions);
+        } else {
+          const text = await expandSlashCommand(promptText(params.prompt), session.commands);
+          images = await promptImages(params.prompt);
+          const input: UserInput[] = [
+            { type: "text", text },
+            ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
+          ];
+          started = await session.thread.runStreamed(input, turnOptions);
+        }
+        const { events } = started;
         for await (const event of events) {
           for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
         }
@@ -311,6 +319,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       }
       // Out of context: the editor can compact or start over, as after a max_tokens stop.
       if (updates.end?.kind === "context_full") return { stopReason: "max_tokens" };
+      // The model declined on policy grounds: ACP's refusal (codex's message went out as text).
+      if (updates.end?.kind === "refused") return { stopReason: "refusal" };
       if (updates.end?.kind === "failed") {
         // A failed turn is an error with codex's message, never a silent end_turn.
         throw acp.RequestError.internalError(undefined, updates.end.message);

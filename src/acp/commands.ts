@@ -5,21 +5,57 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Codex } from "../codex.js";
+import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
+
+/** The commands the agent itself knows: answered at once, or a codex review or compaction. */
+export type AgentCommandName =
+  | "status"
+  | "logout"
+  | "review"
+  | "review-branch"
+  | "review-commit"
+  | "compact";
 
 /**
- * One slash command: a skill (codex's `$name` mention), a prompt file (its text), or one the
- * agent answers itself (`/status`, `/logout`), with no turn.
+ * One slash command: a skill (codex's `$name` mention), a prompt file (its text), or one of the
+ * agent's own (`/status`, `/review`, …), which are not prompts.
  */
 export type SlashCommand =
   | { kind: "skill"; name: string; description: string }
   | { kind: "prompt"; name: string; description: string; file: string }
-  | { kind: "agent"; name: "status" | "logout"; description: string };
+  | { kind: "agent"; name: AgentCommandName; description: string; hint?: string };
 
-/** The commands the agent answers itself (a skill or prompt of the same name wins). */
+/** The agent's own commands (a skill or prompt of the same name wins). */
 const AGENT_COMMANDS: SlashCommand[] = [
   { kind: "agent", name: "status", description: "The session: folder, model, mode, login" },
+  {
+    kind: "agent",
+    name: "review",
+    description: "Review the uncommitted changes, or as your instructions say",
+    hint: "optional review instructions",
+  },
+  {
+    kind: "agent",
+    name: "review-branch",
+    description: "Review the changes against a base branch",
+    hint: "branch name",
+  },
+  { kind: "agent", name: "review-commit", description: "Review one commit", hint: "commit sha" },
+  {
+    kind: "agent",
+    name: "compact",
+    description: "Summarize the conversation so it fits the context window again",
+  },
   { kind: "agent", name: "logout", description: "Log codex out (its stored login)" },
 ];
+
+/** What one of the agent's own commands does instead of a prompt. */
+export type AgentCommandRun =
+  | { answer: "status" | "logout" }
+  | { review: ReviewTarget }
+  | { compact: true }
+  /** It lacks what it needs: say so, and run nothing. */
+  | { usage: string };
 
 /** The skills codex finds for `cwd` and the prompt files under `<codexHome>/prompts`. */
 export async function slashCommands(
@@ -58,14 +94,34 @@ export async function slashCommands(
   return commands;
 }
 
-/** The agent's own command a prompt names (`/status`), if it is one of `commands`. */
+/** What a prompt naming one of the agent's own commands (`/review-branch main`) does, if it does. */
 export function agentCommandOf(
   text: string,
   commands: SlashCommand[],
-): "status" | "logout" | undefined {
-  const name = /^\/([a-z]+)\s*$/.exec(text.trim())?.[1];
-  const command = commands.find((candidate) => candidate.name === name);
-  return command?.kind === "agent" ? command.name : undefined;
+): AgentCommandRun | undefined {
+  const match = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const command = match && commands.find((candidate) => candidate.name === match[1]);
+  if (!match || command?.kind !== "agent") return undefined;
+  const args = (match[2] ?? "").trim();
+  switch (command.name) {
+    case "status":
+    case "logout":
+    case "compact":
+      if (args !== "") return { usage: `/${command.name} takes no arguments.` };
+      return command.name === "compact" ? { compact: true } : { answer: command.name };
+    case "review":
+      return {
+        review:
+          args === "" ? { type: "uncommittedChanges" } : { type: "custom", instructions: args },
+      };
+    case "review-branch":
+      if (args === "")
+        return { usage: "/review-branch needs the base branch: /review-branch main" };
+      return { review: { type: "baseBranch", branch: args } };
+    case "review-commit":
+      if (args === "") return { usage: "/review-commit needs a commit: /review-commit abc1234" };
+      return { review: { type: "commit", sha: args, title: null } };
+  }
 }
 
 /** The commands as ACP announces them. */
@@ -74,7 +130,9 @@ export function availableCommands(commands: SlashCommand[]): acp.AvailableComman
     name: command.name,
     description: command.description || (command.kind === "skill" ? "a skill" : "a prompt"),
     ...(command.kind === "agent"
-      ? {}
+      ? command.hint
+        ? { input: { hint: command.hint } }
+        : {}
       : { input: { hint: command.kind === "skill" ? "what to use it for" : "arguments" } }),
   }));
 }

@@ -12,7 +12,12 @@ export type TurnEnd =
   | { kind: "interrupted" }
   /** The conversation no longer fits the model's context window (ACP's `max_tokens`). */
   | { kind: "context_full" }
+  /** The model declined the request on policy grounds (ACP's `refusal`). */
+  | { kind: "refused"; message: string }
   | { kind: "failed"; message: string };
+
+/** codex's reasons for a failed turn that mean the model refused (ACP's `refusal`). */
+const REFUSALS = new Set(["cyberPolicy", "misalignmentPolicyViolation"]);
 
 /** Maps one turn's events to ACP session updates, in order. */
 export class TurnUpdates {
@@ -20,6 +25,8 @@ export class TurnUpdates {
   private readonly streamed = new Set<string>();
   /** The end of the turn, once its last event came. */
   end: TurnEnd | undefined;
+  /** The tool call of the review the turn runs, if it is one. */
+  private review: string | undefined;
 
   /** The updates one event makes (often none). */
   map(event: ExtendedThreadEvent): acp.SessionUpdate[] {
@@ -35,6 +42,7 @@ export class TurnUpdates {
         }
         return [];
       case "item.started":
+        if (event.item.type === "entered_review_mode") this.review = event.item.id;
         return toolCallStarted(event.item);
       case "item.completed":
         return this.completed(event.item);
@@ -68,12 +76,17 @@ export class TurnUpdates {
       case "turn.completed":
         this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
         return [];
-      case "turn.failed":
-        this.end =
-          event.error.codex_error_info === "contextWindowExceeded"
-            ? { kind: "context_full" }
-            : { kind: "failed", message: event.error.message };
+      case "turn.failed": {
+        const reason = event.error.codex_error_info;
+        const { message } = event.error;
+        if (reason === "contextWindowExceeded") this.end = { kind: "context_full" };
+        else if (typeof reason === "string" && REFUSALS.has(reason)) {
+          this.end = { kind: "refused", message };
+          // Said, so the editor shows why there is no answer.
+          return [chunk("agent_message_chunk", message, `refusal-${event.turn_id ?? ""}`)];
+        } else this.end = { kind: "failed", message };
         return [];
+      }
       default:
         return [];
     }
@@ -121,6 +134,19 @@ export class TurnUpdates {
             status: "status" in item && item.status === "failed" ? "failed" : "completed",
           },
         ];
+      case "exited_review_mode":
+        // The review's text follows as the turn's answer; its tool call ends here.
+        return this.review === undefined
+          ? []
+          : [{ sessionUpdate: "tool_call_update", toolCallId: this.review, status: "completed" }];
+      case "context_compaction":
+        return [
+          chunk(
+            "agent_message_chunk",
+            "The conversation was compacted: from here on codex works from its summary.",
+            item.id,
+          ),
+        ];
       default:
         return [];
     }
@@ -162,6 +188,8 @@ export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
       return { toolCallId: item.id, title: `Search: ${item.query}`, kind: "fetch" };
     case "dynamic_tool_call":
       return { toolCallId: item.id, title: item.tool, kind: "other" };
+    case "entered_review_mode":
+      return { toolCallId: item.id, title: `Review: ${item.review}`, kind: "read" };
     default:
       return undefined;
   }

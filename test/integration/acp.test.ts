@@ -10,7 +10,6 @@ import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { startHost } from "../../src/app-server/host.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
-import type { ScriptStep } from "../../src/testing/script.js";
 import {
   applyPatch,
   execCommand,
@@ -22,6 +21,7 @@ import {
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
+import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
 import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
 import { repoRoot } from "../support/paths.js";
@@ -32,49 +32,6 @@ after(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
   cleanTrees();
 });
-
-/** A CODEX_HOME on a ScriptedModel playing `steps`, a workspace, and the agent on them. */
-async function agentOn(steps: ScriptStep[]) {
-  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-"));
-  roots.push(root);
-  const home = path.join(root, "home");
-  const workspace = path.join(root, "workspace");
-  await mkdir(workspace, { recursive: true });
-  const model = await ScriptedModel.start({ responses: steps });
-  await model.writeCodexHome(home);
-  const agent = startAcpAgent([], { ...process.env, CODEX_HOME: home });
-  return {
-    model,
-    home,
-    workspace,
-    agent,
-    async close() {
-      agent.child.stdin.end();
-      await agent.closed;
-      await model.close();
-    },
-  };
-}
-
-/** An editor on `agent`, initialized, with a session in `cwd`. */
-async function openSession(
-  agent: ReturnType<typeof startAcpAgent>,
-  cwd: string,
-  answer: Parameters<typeof editorOf>[1],
-) {
-  const editor = editorOf(agent, answer);
-  await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-  const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
-  return { editor, sessionId };
-}
-
-/** Sends `session/prompt` with `text` to `sessionId`. */
-function promptOf(editor: ReturnType<typeof editorOf>, sessionId: string) {
-  return (text: string) =>
-    editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-}
-
-const allow = (optionId: string) => () => ({ outcome: { outcome: "selected" as const, optionId } });
 
 describe("codex-harness acp (real codex, ScriptedModel)", () => {
   it("initializes, starts a session, streams an answer, and ends the turn", async () => {
@@ -522,61 +479,6 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
-  it("a target's prompts and skills are slash commands; /name runs them", async () => {
-    const dir = tempTree({
-      "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/app"]\n',
-      "spaces/app/space.toml": spaceToml("app"),
-      "spaces/app/commands/review.md":
-        "---\ndescription: Review a file for bugs\n---\nReview $ARGUMENTS carefully.\n",
-      "spaces/app/skills/greet/SKILL.md":
-        "---\nname: greet\ndescription: Greets people warmly\n---\nSay hello.\n",
-      "user-codex-home/.keep": "",
-      "work/.keep": "",
-    });
-    const model = await ScriptedModel.start({ responses: [reply("Reviewed."), reply("Hello!")] });
-    await useScriptedModel(dir, model);
-    const agent = startAcpAgent(["--target", "dev", "--project", dir], {
-      ...process.env,
-      CODEX_HOME: path.join(dir, "user-codex-home"),
-    });
-    try {
-      const editor = editorOf(agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const work = path.join(dir, "work");
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: work,
-        mcpServers: [],
-      });
-      const announced = await eventually("the slash commands", async () =>
-        editor.updates
-          .map((n) => n.update)
-          .find((u) => u.sessionUpdate === "available_commands_update"),
-      );
-      assert.ok(announced.sessionUpdate === "available_commands_update");
-      const byName = new Map(announced.availableCommands.map((command) => [command.name, command]));
-      assert.equal(byName.get("review")?.description, "Review a file for bugs");
-      assert.equal(byName.get("greet")?.description, "Greets people warmly");
-      const prompt = promptOf(editor, sessionId);
-      await prompt("/review src/main.ts");
-      await prompt("/greet Ada");
-      const texts = model.userTexts();
-      assert.ok(texts.includes("Review src/main.ts carefully."), JSON.stringify(texts));
-      assert.ok(texts.includes("$greet Ada"), JSON.stringify(texts));
-      // The agent's own /status: answered without a turn.
-      assert.equal(byName.get("status")?.description, "The session: folder, model, mode, login");
-      const requests = model.modelRequests.length;
-      const before = editor.updates.length;
-      assert.equal((await prompt("/status")).stopReason, "end_turn");
-      assert.match(answerText(editor.updates.slice(before)), /Model: scripted-model[\s\S]*Login: /);
-      assert.equal(model.modelRequests.length, requests, "no turn for /status");
-      assert.deepEqual(agent.invalid, []);
-    } finally {
-      agent.child.stdin.end();
-      await agent.closed;
-      await model.close();
-    }
-  });
-
   it("models: the session's model is a config option from codex's list; a choice reaches the next turn", async () => {
     const setup = await agentOn([reply("First."), reply("Second.")]);
     try {
@@ -818,11 +720,14 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
     }
   });
 
-  it("a failed turn is a JSON-RPC error with codex's message; a full context window is max_tokens", async () => {
+  it("a failed turn is a JSON-RPC error with codex's message; a full context window is max_tokens; a policy refusal is refusal", async () => {
     const setup = await agentOn([
       failure("the model broke down"),
       failure("Your input exceeds the context window of this model.", {
         code: "context_length_exceeded",
+      }),
+      failure("This request has been flagged for potentially high-risk cyber activity.", {
+        code: "cyber_policy",
       }),
     ]);
     try {
@@ -838,6 +743,10 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         return true;
       });
       assert.equal((await prompt("two")).stopReason, "max_tokens");
+      // The model declining on policy grounds is a refusal, its reason said as text.
+      const before = editor.updates.length;
+      assert.equal((await prompt("three")).stopReason, "refusal");
+      assert.match(answerText(editor.updates.slice(before)), /flagged for potentially high-risk/);
       assert.deepEqual(setup.agent.invalid, []);
     } finally {
       await setup.close();

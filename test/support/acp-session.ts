@@ -1,0 +1,54 @@
+// An ACP session as the agent tests open it: `codex-harness acp` on a fresh CODEX_HOME pointed at a
+// ScriptedModel, an editor initialized on it, and a prompt helper.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import type { ScriptStep } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { editorOf, startAcpAgent } from "./acp-editor.js";
+
+/** A CODEX_HOME on a ScriptedModel playing `steps`, a workspace, and the agent on them. */
+export async function agentOn(steps: ScriptStep[]) {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-"));
+  const home = path.join(root, "home");
+  const workspace = path.join(root, "workspace");
+  await mkdir(workspace, { recursive: true });
+  const model = await ScriptedModel.start({ responses: steps });
+  await model.writeCodexHome(home);
+  const agent = startAcpAgent([], { ...process.env, CODEX_HOME: home });
+  return {
+    model,
+    home,
+    workspace,
+    agent,
+    async close() {
+      agent.child.stdin.end();
+      await agent.closed;
+      await model.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An editor on `agent`, initialized, with a session in `cwd`. */
+export async function openSession(
+  agent: ReturnType<typeof startAcpAgent>,
+  cwd: string,
+  answer: Parameters<typeof editorOf>[1],
+) {
+  const editor = editorOf(agent, answer);
+  await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+  const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] });
+  return { editor, sessionId };
+}
+
+/** Sends `session/prompt` with `text` to `sessionId`. */
+export function promptOf(editor: ReturnType<typeof editorOf>, sessionId: string) {
+  return (text: string) =>
+    editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+}
+
+export const allow = (optionId: string) => () => ({
+  outcome: { outcome: "selected" as const, optionId },
+});
