@@ -47,6 +47,7 @@ export { rawOf, type WithRaw } from "./events/raw.js";
 export type * from "./events/sdk-types.js";
 export type * from "./events/types.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
+export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
 export type * from "./protocol/types.js";
 export {
@@ -96,7 +97,6 @@ export {
   sessionRecordPath,
   writeSessionRecord,
 } from "./session/session-store.js";
-export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export { toolNameOf, toUnifiedEvents, type UnifiedTurnState } from "./session/unified-events.js";
 export type * from "./session/unified-types.js";
 export {
