@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { startHost } from "../../src/app-server/host.js";
 import { ChannelsClient } from "../../src/channels/client.js";
@@ -137,6 +138,44 @@ describe("codex-harness acp (real codex, ScriptedModel)", () => {
         Date.now() - cancelled < 5_000,
         `answered ${Date.now() - cancelled} ms after the cancel`,
       );
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("session/cancel mid-command and mid-question: cancelled, and neither command runs later", async () => {
+    const setup = await agentOn([
+      execCommand("sleep 2; echo late > running.txt"),
+      execCommand("echo asked > asked.txt", { escalated: true }),
+    ]);
+    try {
+      // The editor never answers the permission request: the cancel must end it.
+      const { editor, sessionId } = await openSession(
+        setup.agent,
+        setup.workspace,
+        () => new Promise(() => {}),
+      );
+      const prompt = promptOf(editor, sessionId);
+      const cancelWhen = async (what: string, ready: () => boolean) => {
+        const running = prompt(`go (${what})`);
+        await eventually(what, async () => ready() || undefined);
+        const cancelled = Date.now();
+        await editor.agent.notify("session/cancel", { sessionId });
+        assert.equal((await running).stopReason, "cancelled");
+        const took = Date.now() - cancelled;
+        assert.ok(took < 3_000, `${what}: answered ${took} ms after the cancel`);
+      };
+      await cancelWhen("the command runs", () =>
+        editor.updates.some((n) => n.update.sessionUpdate === "tool_call"),
+      );
+      await cancelWhen("the permission is asked", () => editor.asked.length === 1);
+      await sleep(3_000);
+      assert.ok(
+        !existsSync(path.join(setup.workspace, "running.txt")),
+        "the running command ended",
+      );
+      assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "the asked one never ran");
       assert.deepEqual(setup.agent.invalid, []);
     } finally {
       await setup.close();
