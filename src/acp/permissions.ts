@@ -1,12 +1,14 @@
 // codex's approvals asked of the person in the editor: `session/request_permission` with the
-// command (its cwd and reason) or the file changes, and allow once / allow always (codex's
-// acceptForSession) / reject. Whatever goes wrong — no answer, a cancelled prompt, an unknown
+// command (its cwd and reason), the file changes, the permissions or the MCP tool call, and allow
+// once / allow always (codex's acceptForSession, a session grant) / reject. Whatever goes wrong — no answer, a cancelled prompt, an unknown
 // option — declines.
 import type * as acp from "@agentclientprotocol/sdk";
 import { commandLine } from "../channels/titles.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { CommandExecutionRequest } from "../events/server-requests/command-execution.js";
+import type { ElicitationRequest } from "../events/server-requests/elicitation.js";
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
+import type { PermissionsRequest } from "../events/server-requests/permissions.js";
 import type { UserInputRequest } from "../events/server-requests/user-input.js";
 import { changeContent } from "./session-updates.js";
 
@@ -34,8 +36,9 @@ function decisionOf(
 
 /**
  * Approvals that ask the editor, under the session's id (`sessionId()`, known once its thread
- * started), about commands, file changes and questions with options (one permission request per
- * question, an option each plus "Don't answer"). Free-text questions, forms and permission grants
+ * started), about commands, file changes, more sandbox permissions, an MCP server's yes/no
+ * questions (its tool calls codex asks about), and questions with options (one permission request
+ * per question, an option each plus "Don't answer"). Free-text questions and forms with fields
  * are left to the next handler, which declines by default.
  */
 export function editorApprovals(sessionId: () => string, ask: AskEditor): Approvals {
@@ -58,6 +61,30 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
       permission(commandToolCall(request), signal, explain),
     fileChange: (request: FileChangeRequest, { signal, explain }) =>
       permission(fileChangeToolCall(request), signal, explain),
+    // More sandbox permissions: allowed, all that was asked for this turn; always, for the session.
+    permissions: async (request: PermissionsRequest, { signal, explain }) => {
+      const decision = await permission(permissionsToolCall(request), signal, explain);
+      if (decision === "decline") return "decline";
+      const { network, file_system } = request.permissions;
+      return {
+        grant: {
+          ...(network ? { network } : {}),
+          ...(file_system ? { fileSystem: file_system } : {}),
+        },
+        scope: decision === "acceptForSession" ? "session" : "turn",
+      };
+    },
+    // An MCP server's yes/no question (codex's approval of an MCP tool call, or a form with no
+    // fields). A form to fill or a URL to open is left to the next handler (channels, or decline).
+    elicitation: async (request: ElicitationRequest, { signal, explain }) => {
+      if (!isConfirmation(request)) return undefined;
+      const decision = await permission(elicitationToolCall(request), signal, explain);
+      if (decision === "decline") return "decline";
+      // codex offers to remember an MCP tool approval for the session (`persist`).
+      return decision === "acceptForSession"
+        ? { accept: null, meta: { persist: "session" } }
+        : { accept: null };
+    },
     userInput: async (request: UserInputRequest, { signal, explain }) => {
       const answers: Record<string, string[]> = {};
       for (const question of request.questions) {
@@ -115,6 +142,57 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
       explain?.("answered in the editor");
       return { answers };
     },
+  };
+}
+
+/** Whether an MCP elicitation only asks yes or no: a form without fields. */
+function isConfirmation(request: ElicitationRequest): boolean {
+  if (request.mode !== "form") return false;
+  const schema = request.requested_schema as { properties?: Record<string, unknown> } | null;
+  return Object.keys(schema?.properties ?? {}).length === 0;
+}
+
+function permissionsToolCall(request: PermissionsRequest): acp.ToolCallUpdate {
+  const { network, file_system } = request.permissions;
+  const asked = [
+    ...(network?.enabled ? ["network access"] : []),
+    ...(file_system?.read ?? []).map((path) => `read ${path}`),
+    ...(file_system?.write ?? []).map((path) => `write ${path}`),
+    ...(file_system?.entries ?? []).map((entry) => JSON.stringify(entry)),
+  ];
+  const lines = [
+    `codex asks for more sandbox permissions: ${asked.join(", ") || "(none named)"}`,
+    ...(request.reason ? [request.reason] : []),
+    ...(request.cwd ? [`in ${request.cwd}`] : []),
+  ];
+  return {
+    toolCallId: request.item_id ?? `approval-${String(request.request_id)}`,
+    title: `Permissions: ${asked.join(", ") || "more access"}`,
+    kind: "other",
+    status: "pending",
+    content: [{ type: "content", content: { type: "text", text: lines.join("\n\n") } }],
+    rawInput: { permissions: request.permissions, reason: request.reason },
+  };
+}
+
+function elicitationToolCall(request: ElicitationRequest): acp.ToolCallUpdate {
+  const meta = (request.params._meta ?? {}) as { tool_name?: unknown; tool_params?: unknown };
+  const tool = typeof meta.tool_name === "string" ? meta.tool_name : undefined;
+  return {
+    toolCallId: `elicitation-${String(request.request_id)}`,
+    title: tool ? `${request.server_name}/${tool}` : `${request.server_name} asks`,
+    kind: "other",
+    status: "pending",
+    content: [
+      {
+        type: "content",
+        content: {
+          type: "text",
+          text: request.message ?? `The MCP server ${request.server_name} asks to go on.`,
+        },
+      },
+    ],
+    ...(meta.tool_params !== undefined ? { rawInput: meta.tool_params } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ export {
   failure,
   functionCall,
   httpError,
+  mcpToolCall,
   rawEvents,
   reasoning,
   reply,

@@ -55,6 +55,8 @@ export interface ScriptedFunctionCall {
   /** The `call_id` codex answers with a `function_call_output`; defaults to `call_<response>_<index>`. */
   callId?: string | undefined;
   id?: string | undefined;
+  /** The tool's namespace, for namespaced tools (an MCP server's are `mcp__<server>`). */
+  namespace?: string | undefined;
 }
 
 /** Escape hatch: SSE events written as they are (each needs a string `type`). */
@@ -127,6 +129,8 @@ export interface UserInputQuestion {
 export interface CallOptions {
   callId?: string | undefined;
   id?: string | undefined;
+  /** The tool's namespace (see {@link ScriptedFunctionCall.namespace}). */
+  namespace?: string | undefined;
 }
 
 /** Options of {@link execCommand} and {@link applyPatch}. */
@@ -169,6 +173,19 @@ export function functionCall(
 ): ScriptedFunctionCall {
   const text = typeof args === "string" ? args : JSON.stringify(args);
   return { type: "function_call", name, arguments: text, ...options };
+}
+
+/**
+ * Builds a call of an MCP server's tool as codex offers it: `read_notes` in the namespace
+ * `mcp__notes` for server `notes`.
+ */
+export function mcpToolCall(
+  server: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+  options: Omit<CallOptions, "namespace"> = {},
+): ScriptedFunctionCall {
+  return functionCall(tool, args, { ...options, namespace: `mcp__${server}` });
 }
 
 /** Builds an `exec_command` call: `execCommand("echo hi > a.txt", { escalated: true })`. */

@@ -185,6 +185,7 @@ function renderFunctionCall(
     status,
     call_id: item.callId ?? defaultCallId,
     name: item.name,
+    ...(item.namespace ? { namespace: item.namespace } : {}),
     arguments: args,
   });
   const at = { item_id: id, output_index: index };

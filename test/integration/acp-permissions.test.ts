@@ -1,5 +1,6 @@
 // `codex-harness acp`'s permission requests, driven as an editor drives them (real codex,
-// ScriptedModel): commands, file changes and questions asked of the editor, a target's
+// ScriptedModel): commands, file changes, permissions, MCP tool calls and questions asked of the
+// editor, a target's
 // permissions.toml deciding first, modes, and channels answering for a person away.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -10,12 +11,20 @@ import { after, describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { startChannelsServer } from "../../src/channels/http-server.js";
-import { applyPatch, execCommand, reply, requestUserInput } from "../../src/testing/script.js";
+import {
+  applyPatch,
+  execCommand,
+  functionCall,
+  mcpToolCall,
+  reply,
+  requestUserInput,
+} from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
+import { repoRoot } from "../support/paths.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 const roots: string[] = [];
@@ -286,6 +295,69 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
     } finally {
       await model.close();
       await server.close();
+    }
+  });
+
+  it("more sandbox permissions and an MCP tool codex asks about are asked in the editor", async () => {
+    const setup = await agentOn(
+      [
+        functionCall(
+          "request_permissions",
+          { reason: "to fetch the dependencies", permissions: { network: { enabled: true } } },
+          { callId: "call_permissions" },
+        ),
+        mcpToolCall("notes", "erase_notes", {}, { callId: "call_erase_yes" }),
+        mcpToolCall("notes", "erase_notes", {}, { callId: "call_erase_no" }),
+        reply("Done."),
+      ],
+      { features: { request_permissions_tool: true } },
+    );
+    try {
+      let erases = 0;
+      const editor = editorOf(setup.agent, (request) => {
+        if (request.toolCall.title?.startsWith("Permissions")) return allow("allow_always")();
+        return allow(erases++ === 0 ? "allow_once" : "reject_once")();
+      });
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [
+          {
+            name: "notes",
+            command: process.execPath,
+            args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
+            env: [],
+          },
+        ],
+      });
+      assert.equal((await promptOf(editor, sessionId)("Clean up")).stopReason, "end_turn");
+      const [permissions, erase] = editor.asked;
+      assert.equal(
+        editor.asked.length,
+        3,
+        JSON.stringify(editor.asked.map((a) => a.toolCall.title)),
+      );
+      assert.equal(permissions?.toolCall.title, "Permissions: network access");
+      assert.match(JSON.stringify(permissions?.toolCall.content), /to fetch the dependencies/);
+      assert.deepEqual(
+        permissions?.options.map((option) => option.kind),
+        ["allow_once", "allow_always", "reject_once"],
+      );
+      assert.equal(erase?.toolCall.title, "notes/erase_notes");
+      assert.match(JSON.stringify(erase?.toolCall.content), /run tool \\"erase_notes\\"/);
+      const outputs = new Map(
+        setup.model.toolOutputs().map((output) => [output.callId, output.output]),
+      );
+      // Allowed always: all that was asked, for the session.
+      assert.deepEqual(JSON.parse(outputs.get("call_permissions") ?? "{}"), {
+        permissions: { network: { enabled: true }, file_system: null },
+        scope: "session",
+      });
+      assert.match(outputs.get("call_erase_yes") ?? "", /erased/, "allowed, the tool ran");
+      assert.doesNotMatch(outputs.get("call_erase_no") ?? "", /erased/, "rejected, it did not");
+      assert.deepEqual(setup.agent.invalid, []);
+    } finally {
+      await setup.close();
     }
   });
 

@@ -4,18 +4,22 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { editorOf, startAcpAgent } from "./acp-editor.js";
 
-/** A CODEX_HOME on a ScriptedModel playing `steps`, a workspace, and the agent on them. */
-export async function agentOn(steps: ScriptStep[]) {
+/**
+ * A CODEX_HOME on a ScriptedModel playing `steps` (with `config` over the model's own), a
+ * workspace, and the agent on them.
+ */
+export async function agentOn(steps: ScriptStep[], config?: ConfigObject) {
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-acp-"));
   const home = path.join(root, "home");
   const workspace = path.join(root, "workspace");
   await mkdir(workspace, { recursive: true });
   const model = await ScriptedModel.start({ responses: steps });
-  await model.writeCodexHome(home);
+  await model.writeCodexHome(home, config);
   const agent = startAcpAgent([], { ...process.env, CODEX_HOME: home });
   return {
     model,

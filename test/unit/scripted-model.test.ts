@@ -12,6 +12,7 @@ import {
   failure,
   functionCall,
   httpError,
+  mcpToolCall,
   rawEvents,
   reasoning,
   reply,
@@ -175,6 +176,7 @@ describe("ScriptedModel SSE responses", () => {
           applyPatch("*** Add File: b.txt\n+hi"),
           requestUserInput(questions, { callId: "q1" }),
           functionCall("custom_tool", { x: 1 }),
+          mcpToolCall("notes", "erase_notes", { all: true }),
         ]),
       ],
     });
@@ -189,8 +191,12 @@ describe("ScriptedModel SSE responses", () => {
         ["exec_command", "call_1_1"],
         ["request_user_input", "q1"],
         ["custom_tool", "call_1_3"],
+        ["erase_notes", "call_1_4"],
       ],
     );
+    // An MCP tool is called in its server's namespace, as codex offers it.
+    assert.equal(calls[4]?.namespace, "mcp__notes");
+    assert.equal(calls[3]?.namespace, undefined);
     assert.deepEqual(JSON.parse(calls[0]?.arguments ?? ""), {
       cmd: "echo hi > a.txt",
       workdir: "/tmp",
