@@ -202,192 +202,217 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     }, 0);
   };
 
-  return acp
-    .agent({ name: options.agentInfo.name })
-    .onConnect((connection) => {
-      editor = connection.client;
-    })
-    .onRequest("initialize", async () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentInfo: options.agentInfo,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: true, sse: false },
-        sessionCapabilities: { list: {}, close: {} },
-      },
-      authMethods: AUTH_METHODS,
-    }))
-    .onRequest("authenticate", async ({ params }) => {
-      await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
-        options.log?.(line),
-      );
-      return {};
-    })
-    .onRequest("session/new", async ({ params, client }) => {
-      await loggedIn();
-      let id = "";
-      const thread = options.codex.startThread({
-        ...(await threadOptions(params.cwd, () => id, params)),
+  /** A saved session opened again: its history replayed as updates when `replay`. */
+  const reopen = async (
+    params: acp.LoadSessionRequest | acp.ResumeSessionRequest,
+    client: acp.AgentContext,
+    replay: boolean,
+  ) => {
+    await loggedIn();
+    const { thread: saved } = await options.codex.appServer
+      .readThread(params.sessionId, { includeTurns: replay })
+      .catch(() => {
+        throw acp.RequestError.sessionNotFound(params.sessionId);
       });
-      const started = await thread.start();
-      id = started.id;
-      const config = await open(id, thread, params.cwd, client, started.model);
-      return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
-    })
-    .onRequest("session/load", async ({ params, client }) => {
-      await loggedIn();
-      // The saved thread, shown again as updates; then it continues from where it was.
-      const { thread: saved } = await options.codex.appServer
-        .readThread(params.sessionId, { includeTurns: true })
-        .catch(() => {
-          throw acp.RequestError.sessionNotFound(params.sessionId);
-        });
-      const thread = options.codex.resumeThread(
-        params.sessionId,
-        await threadOptions(params.cwd, () => params.sessionId, params),
-      );
+    const thread = options.codex.resumeThread(
+      params.sessionId,
+      await threadOptions(params.cwd, () => params.sessionId, params),
+    );
+    if (replay) {
       for (const update of replayUpdates(saved.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
-      const config = await open(params.sessionId, thread, params.cwd, client, saved.model);
-      return { modes: modeState(DEFAULT_MODE), configOptions: config };
-    })
-    .onRequest("session/prompt", async ({ params, client, signal }) => {
-      const session = sessionOf(sessions, params.sessionId);
-      if (session.turn) {
-        throw acp.RequestError.invalidRequest(
-          undefined,
-          `session ${params.sessionId} is already running a prompt; cancel it first`,
+    }
+    const config = await open(params.sessionId, thread, params.cwd, client, saved.model);
+    return { modes: modeState(DEFAULT_MODE), configOptions: config };
+  };
+
+  return (
+    acp
+      .agent({ name: options.agentInfo.name })
+      .onConnect((connection) => {
+        editor = connection.client;
+      })
+      .onRequest("initialize", async () => ({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentInfo: options.agentInfo,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: {
+            list: {},
+            close: {},
+            resume: {},
+            delete: {},
+            additionalDirectories: {},
+          },
+        },
+        authMethods: AUTH_METHODS,
+      }))
+      .onRequest("authenticate", async ({ params }) => {
+        await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
+          options.log?.(line),
         );
-      }
-      const turn = new AbortController();
-      session.turn = turn;
-      // The request itself cancelled ($/cancel_request) stops the turn too.
-      const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
-      signal.addEventListener("abort", stopOnCancel, { once: true });
-      const updates = new TurnUpdates();
-      let images: PromptImages | undefined;
-      const sender = new UpdateSender((update) =>
-        client.notify("session/update", { sessionId: params.sessionId, update }),
-      );
-      try {
-        const own = agentCommandOf(promptText(params.prompt), session.commands);
-        if (own && ("answer" in own || "usage" in own)) {
-          const text = "usage" in own ? own.usage : await agentCommand(own.answer, session);
-          sender.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+        return {};
+      })
+      .onRequest("session/new", async ({ params, client }) => {
+        await loggedIn();
+        let id = "";
+        const thread = options.codex.startThread({
+          ...(await threadOptions(params.cwd, () => id, params)),
+        });
+        const started = await thread.start();
+        id = started.id;
+        const config = await open(id, thread, params.cwd, client, started.model);
+        return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
+      })
+      // The saved thread, shown again as updates (load) or not (resume); then it continues.
+      .onRequest("session/load", ({ params, client }) => reopen(params, client, true))
+      .onRequest("session/resume", ({ params, client }) => reopen(params, client, false))
+      .onRequest("session/delete", async ({ params }) => {
+        // Gone from codex's saved threads (and so from session/list); a running prompt stops.
+        sessions.get(params.sessionId)?.turn?.abort(new Error("the session was deleted"));
+        sessions.delete(params.sessionId);
+        await options.codex.appServer.request("thread/delete", { threadId: params.sessionId });
+        return {};
+      })
+      .onRequest("session/prompt", async ({ params, client, signal }) => {
+        const session = sessionOf(sessions, params.sessionId);
+        if (session.turn) {
+          throw acp.RequestError.invalidRequest(
+            undefined,
+            `session ${params.sessionId} is already running a prompt; cancel it first`,
+          );
+        }
+        const turn = new AbortController();
+        session.turn = turn;
+        // The request itself cancelled ($/cancel_request) stops the turn too.
+        const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
+        signal.addEventListener("abort", stopOnCancel, { once: true });
+        const updates = new TurnUpdates();
+        let images: PromptImages | undefined;
+        const sender = new UpdateSender((update) =>
+          client.notify("session/update", { sessionId: params.sessionId, update }),
+        );
+        try {
+          const own = agentCommandOf(promptText(params.prompt), session.commands);
+          if (own && ("answer" in own || "usage" in own)) {
+            const text = "usage" in own ? own.usage : await agentCommand(own.answer, session);
+            sender.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+            await sender.flush();
+            return { stopReason: "end_turn" };
+          }
+          const turnOptions = {
+            signal: turn.signal,
+            ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
+            ...(session.modelChosen ? { model: session.model } : {}),
+          };
+          let started: Awaited<ReturnType<typeof session.thread.runStreamed>>;
+          if (own && "review" in own) {
+            started = await session.thread.reviewStreamed(own.review, turnOptions);
+          } else if (own) {
+            // /compact
+            started = await session.thread.compactStreamed(turnOptions);
+          } else {
+            const text = await expandSlashCommand(promptText(params.prompt), session.commands);
+            images = await promptImages(params.prompt);
+            const input: UserInput[] = [
+              { type: "text", text },
+              ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
+            ];
+            started = await session.thread.runStreamed(input, turnOptions);
+          }
+          const { events } = started;
+          for await (const event of events) {
+            for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
+          }
           await sender.flush();
-          return { stopReason: "end_turn" };
+        } catch (error) {
+          // A cancel: codex stopped the turn; what it said goes out, the prompt answers cancelled.
+          await sender.flush().catch(() => undefined);
+          if (turn.signal.aborted) return { stopReason: "cancelled" };
+          throw acp.RequestError.internalError(undefined, (error as Error).message);
+        } finally {
+          signal.removeEventListener("abort", stopOnCancel);
+          session.turn = undefined;
+          await images?.remove();
         }
-        const turnOptions = {
-          signal: turn.signal,
-          ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
-          ...(session.modelChosen ? { model: session.model } : {}),
+        if (turn.signal.aborted || updates.end?.kind === "interrupted") {
+          return { stopReason: "cancelled" };
+        }
+        // Out of context: the editor can compact or start over, as after a max_tokens stop.
+        if (updates.end?.kind === "context_full") return { stopReason: "max_tokens" };
+        // The model declined on policy grounds: ACP's refusal (codex's message went out as text).
+        if (updates.end?.kind === "refused") return { stopReason: "refusal" };
+        if (updates.end?.kind === "failed") {
+          // A failed turn is an error with codex's message, never a silent end_turn.
+          throw acp.RequestError.internalError(undefined, updates.end.message);
+        }
+        return { stopReason: "end_turn" };
+      })
+      .onRequest("session/list", async ({ params }) => {
+        // codex's saved threads, newest first, a page at a time (its cursor is ours).
+        const page = await options.codex.appServer.listThreads({
+          ...(params.cwd ? { cwd: params.cwd } : {}),
+          ...(params.cursor ? { cursor: params.cursor } : {}),
+          limit: 50,
+        });
+        return {
+          sessions: page.data.map((thread) => ({
+            sessionId: thread.id,
+            cwd: thread.cwd,
+            title: thread.name ?? (thread.preview || null),
+            updatedAt: new Date(thread.updatedAt * 1000).toISOString(),
+          })),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
         };
-        let started: Awaited<ReturnType<typeof session.thread.runStreamed>>;
-        if (own && "review" in own) {
-          started = await session.thread.reviewStreamed(own.review, turnOptions);
-        } else if (own) {
-          // /compact
-          started = await session.thread.compactStreamed(turnOptions);
-        } else {
-          const text = await expandSlashCommand(promptText(params.prompt), session.commands);
-          images = await promptImages(params.prompt);
-          const input: UserInput[] = [
-            { type: "text", text },
-            ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
-          ];
-          started = await session.thread.runStreamed(input, turnOptions);
+      })
+      .onRequest("session/close", async ({ params }) => {
+        // Its running prompt stops (cancelled); the thread stays saved, to load again.
+        const session = sessions.get(params.sessionId);
+        session?.turn?.abort(new Error("the session was closed"));
+        sessions.delete(params.sessionId);
+        return {};
+      })
+      .onRequest("session/set_config_option", async ({ params }) => {
+        const session = sessionOf(sessions, params.sessionId);
+        const value = String(params.value);
+        if (params.configId !== MODEL_OPTION || !session.models.some((m) => m.value === value)) {
+          throw acp.RequestError.invalidParams(
+            undefined,
+            params.configId !== MODEL_OPTION
+              ? `no config option ${JSON.stringify(params.configId)}: there is "${MODEL_OPTION}"`
+              : `no model ${JSON.stringify(value)}: use one of ${session.models.map((m) => m.value).join(", ")}`,
+          );
         }
-        const { events } = started;
-        for await (const event of events) {
-          for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
+        // Applied from the session's next turn on.
+        session.model = value;
+        session.modelChosen = true;
+        return { configOptions: configOptions(session.models, session.model) };
+      })
+      .onRequest("session/set_mode", async ({ params, client }) => {
+        const session = sessionOf(sessions, params.sessionId);
+        if (!modeSettings(params.modeId, session.configured)) {
+          throw acp.RequestError.invalidParams(
+            undefined,
+            `no mode ${JSON.stringify(params.modeId)}: use ${modeState(DEFAULT_MODE)
+              .availableModes.map((mode) => mode.id)
+              .join(", ")}`,
+          );
         }
-        await sender.flush();
-      } catch (error) {
-        // A cancel: codex stopped the turn; what it said goes out, the prompt answers cancelled.
-        await sender.flush().catch(() => undefined);
-        if (turn.signal.aborted) return { stopReason: "cancelled" };
-        throw acp.RequestError.internalError(undefined, (error as Error).message);
-      } finally {
-        signal.removeEventListener("abort", stopOnCancel);
-        session.turn = undefined;
-        await images?.remove();
-      }
-      if (turn.signal.aborted || updates.end?.kind === "interrupted") {
-        return { stopReason: "cancelled" };
-      }
-      // Out of context: the editor can compact or start over, as after a max_tokens stop.
-      if (updates.end?.kind === "context_full") return { stopReason: "max_tokens" };
-      // The model declined on policy grounds: ACP's refusal (codex's message went out as text).
-      if (updates.end?.kind === "refused") return { stopReason: "refusal" };
-      if (updates.end?.kind === "failed") {
-        // A failed turn is an error with codex's message, never a silent end_turn.
-        throw acp.RequestError.internalError(undefined, updates.end.message);
-      }
-      return { stopReason: "end_turn" };
-    })
-    .onRequest("session/list", async ({ params }) => {
-      // codex's saved threads, newest first, a page at a time (its cursor is ours).
-      const page = await options.codex.appServer.listThreads({
-        ...(params.cwd ? { cwd: params.cwd } : {}),
-        ...(params.cursor ? { cursor: params.cursor } : {}),
-        limit: 50,
-      });
-      return {
-        sessions: page.data.map((thread) => ({
-          sessionId: thread.id,
-          cwd: thread.cwd,
-          title: thread.name ?? (thread.preview || null),
-          updatedAt: new Date(thread.updatedAt * 1000).toISOString(),
-        })),
-        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-      };
-    })
-    .onRequest("session/close", async ({ params }) => {
-      // Its running prompt stops (cancelled); the thread stays saved, to load again.
-      const session = sessions.get(params.sessionId);
-      session?.turn?.abort(new Error("the session was closed"));
-      sessions.delete(params.sessionId);
-      return {};
-    })
-    .onRequest("session/set_config_option", async ({ params }) => {
-      const session = sessionOf(sessions, params.sessionId);
-      const value = String(params.value);
-      if (params.configId !== MODEL_OPTION || !session.models.some((m) => m.value === value)) {
-        throw acp.RequestError.invalidParams(
-          undefined,
-          params.configId !== MODEL_OPTION
-            ? `no config option ${JSON.stringify(params.configId)}: there is "${MODEL_OPTION}"`
-            : `no model ${JSON.stringify(value)}: use one of ${session.models.map((m) => m.value).join(", ")}`,
-        );
-      }
-      // Applied from the session's next turn on.
-      session.model = value;
-      session.modelChosen = true;
-      return { configOptions: configOptions(session.models, session.model) };
-    })
-    .onRequest("session/set_mode", async ({ params, client }) => {
-      const session = sessionOf(sessions, params.sessionId);
-      if (!modeSettings(params.modeId, session.configured)) {
-        throw acp.RequestError.invalidParams(
-          undefined,
-          `no mode ${JSON.stringify(params.modeId)}: use ${modeState(DEFAULT_MODE)
-            .availableModes.map((mode) => mode.id)
-            .join(", ")}`,
-        );
-      }
-      // Applied from the session's next turn on.
-      session.mode = params.modeId;
-      await client.notify("session/update", {
-        sessionId: params.sessionId,
-        update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
-      });
-      return {};
-    })
-    .onNotification("session/cancel", async ({ params }) => {
-      sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));
-    });
+        // Applied from the session's next turn on.
+        session.mode = params.modeId;
+        await client.notify("session/update", {
+          sessionId: params.sessionId,
+          update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
+        });
+        return {};
+      })
+      .onNotification("session/cancel", async ({ params }) => {
+        sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));
+      })
+  );
 }
 
 function sessionOf(sessions: Map<string, Session>, id: string): Session {

@@ -75,6 +75,53 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
     }
   });
 
+  it("session/resume in a new agent continues without a replay; session/delete removes it", async () => {
+    const setup = await agentOn([reply("Noted: fig."), reply("It was fig.")]);
+    let sessionId = "";
+    try {
+      ({ sessionId } = await openSession(setup.agent, setup.workspace, allow("reject_once")).then(
+        async ({ editor, sessionId }) => {
+          await promptOf(editor, sessionId)("Remember the word fig");
+          return { sessionId };
+        },
+      ));
+    } finally {
+      setup.agent.child.stdin.end();
+      await setup.agent.closed;
+    }
+    const again = startAcpAgent([], { ...process.env, CODEX_HOME: setup.home });
+    try {
+      const editor = editorOf(again, allow("reject_once"));
+      const init = await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      assert.deepEqual(init.agentCapabilities?.sessionCapabilities?.resume, {});
+      await editor.agent.request("session/resume", {
+        sessionId,
+        cwd: setup.workspace,
+        mcpServers: [],
+      });
+      assert.deepEqual(
+        editor.updates.filter((n) => n.update.sessionUpdate.endsWith("_chunk")),
+        [],
+        "nothing replayed",
+      );
+      assert.equal((await promptOf(editor, sessionId)("Which word?")).stopReason, "end_turn");
+      assert.match(JSON.stringify(setup.model.lastRequest?.body), /Remember the word fig/);
+
+      await editor.agent.request("session/delete", { sessionId });
+      const { sessions } = await editor.agent.request("session/list", { cwd: setup.workspace });
+      assert.ok(!sessions.some((session) => session.sessionId === sessionId), "gone from the list");
+      await assert.rejects(
+        editor.agent.request("session/resume", { sessionId, cwd: setup.workspace, mcpServers: [] }),
+        (error: { code?: number }) => error.code === -32002,
+      );
+      assert.deepEqual(again.invalid, []);
+    } finally {
+      again.child.stdin.end();
+      await again.closed;
+      await setup.model.close();
+    }
+  });
+
   it("session/list shows codex's saved threads; session/close ends a session here", async () => {
     const setup = await agentOn([reply("Listed.")]);
     try {

@@ -26,6 +26,8 @@ const RESPONSES: Record<string, string> = {
   "session/new": "NewSessionResponse",
   "session/prompt": "PromptResponse",
   "session/load": "LoadSessionResponse",
+  "session/resume": "ResumeSessionResponse",
+  "session/delete": "DeleteSessionResponse",
   "session/list": "ListSessionsResponse",
   "session/close": "CloseSessionResponse",
   "session/set_mode": "SetSessionModeResponse",
