@@ -10,7 +10,7 @@ import type { ElicitationRequest } from "../events/server-requests/elicitation.j
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
 import type { PermissionsRequest } from "../events/server-requests/permissions.js";
 import type { UserInputRequest } from "../events/server-requests/user-input.js";
-import { changeContent } from "./session-updates.js";
+import { changeContent, textContent } from "./session-updates.js";
 
 /** Sends `session/request_permission` to the editor and resolves with its outcome. */
 export type AskEditor = (
@@ -102,20 +102,16 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
               kind: "other",
               status: "pending",
               content: [
-                {
-                  type: "content",
-                  content: {
-                    type: "text",
-                    text: [
-                      question.question,
-                      ...question.options.map((option) =>
-                        option.description
-                          ? `- ${option.label}: ${option.description}`
-                          : `- ${option.label}`,
-                      ),
-                    ].join("\n"),
-                  },
-                },
+                textContent(
+                  [
+                    question.question,
+                    ...question.options.map((option) =>
+                      option.description
+                        ? `- ${option.label}: ${option.description}`
+                        : `- ${option.label}`,
+                    ),
+                  ].join("\n"),
+                ),
               ],
             },
             options: [
@@ -170,7 +166,7 @@ function permissionsToolCall(request: PermissionsRequest): acp.ToolCallUpdate {
     title: `Permissions: ${asked.join(", ") || "more access"}`,
     kind: "other",
     status: "pending",
-    content: [{ type: "content", content: { type: "text", text: lines.join("\n\n") } }],
+    content: [textContent(lines.join("\n\n"))],
     rawInput: { permissions: request.permissions, reason: request.reason },
   };
 }
@@ -184,13 +180,7 @@ function elicitationToolCall(request: ElicitationRequest): acp.ToolCallUpdate {
     kind: "other",
     status: "pending",
     content: [
-      {
-        type: "content",
-        content: {
-          type: "text",
-          text: request.message ?? `The MCP server ${request.server_name} asks to go on.`,
-        },
-      },
+      textContent(request.message ?? `The MCP server ${request.server_name} asks to go on.`),
     ],
     ...(meta.tool_params !== undefined ? { rawInput: meta.tool_params } : {}),
   };
@@ -210,7 +200,7 @@ function commandToolCall(request: CommandExecutionRequest): acp.ToolCallUpdate {
     title: commandLine(request.command),
     kind: "execute",
     status: "pending",
-    content: [{ type: "content", content: { type: "text", text: lines.join("\n\n") } }],
+    content: [textContent(lines.join("\n\n"))],
     rawInput: { command: request.command, cwd: request.cwd, reason: request.reason },
   };
 }
@@ -224,9 +214,7 @@ function fileChangeToolCall(request: FileChangeRequest): acp.ToolCallUpdate {
     status: "pending",
     content: [
       ...request.changes.map((change) => changeContent(change)),
-      ...(request.reason
-        ? [{ type: "content" as const, content: { type: "text" as const, text: request.reason } }]
-        : []),
+      ...(request.reason ? [textContent(request.reason)] : []),
     ],
     locations: paths.map((path) => ({ path })),
   };

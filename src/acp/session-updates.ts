@@ -110,7 +110,7 @@ export class TurnUpdates {
             toolCallId: item.id,
             status:
               item.status === "completed" && (item.exit_code ?? 0) === 0 ? "completed" : "failed",
-            ...(output === "" ? {} : { content: [text(`\`\`\`\n${output}\n\`\`\``)] }),
+            ...(output === "" ? {} : { content: [textContent(`\`\`\`\n${output}\n\`\`\``)] }),
             rawOutput: { exit_code: item.exit_code ?? null, status: item.status },
           },
         ];
@@ -205,7 +205,7 @@ export function changeContent(change: {
   diff?: string | undefined;
 }): acp.ToolCallContent {
   if (change.kind === "add") return { type: "diff", path: change.path, newText: change.diff ?? "" };
-  return text(
+  return textContent(
     `${change.kind} ${change.path}\n\`\`\`diff\n${(change.diff ?? "").trimEnd()}\n\`\`\``,
   );
 }
@@ -218,7 +218,8 @@ function chunk(
   return { sessionUpdate: kind, content: { type: "text", text: value }, messageId };
 }
 
-function text(value: string): acp.ToolCallContent {
+/** A tool call's text content. */
+export function textContent(value: string): acp.ToolCallContent {
   return { type: "content", content: { type: "text", text: value } };
 }
 

@@ -10,25 +10,10 @@ import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
+import { REVIEW } from "../support/review-output.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
-
-/** What codex's reviewer answers: its JSON review output. */
-const REVIEW = JSON.stringify({
-  findings: [
-    {
-      title: "Greeting misspelled",
-      body: "`helo` should be `hello`.",
-      confidence_score: 0.9,
-      priority: 1,
-      code_location: { absolute_file_path: "/work/a.txt", line_range: { start: 1, end: 1 } },
-    },
-  ],
-  overall_correctness: "patch is incorrect",
-  overall_explanation: "One typo in the greeting.",
-  overall_confidence_score: 0.8,
-});
 
 describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => {
   it("a target's prompts and skills are slash commands; /name runs them", async () => {

@@ -7,6 +7,7 @@ import { CodexHarnessError } from "../../src/errors.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { reply, response } from "../../src/testing/script.js";
 import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+import { REVIEW } from "../support/review-output.js";
 
 const fixtures: CodexApiFixture[] = [];
 after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
@@ -16,22 +17,6 @@ async function fixtureOf(...args: Parameters<typeof startCodexApi>): Promise<Cod
   fixtures.push(fixture);
   return fixture;
 }
-
-/** What codex's reviewer answers: its JSON review output. */
-const REVIEW = JSON.stringify({
-  findings: [
-    {
-      title: "Greeting misspelled",
-      body: "`helo` should be `hello`.",
-      confidence_score: 0.9,
-      priority: 1,
-      code_location: { absolute_file_path: "/work/a.txt", line_range: { start: 1, end: 1 } },
-    },
-  ],
-  overall_correctness: "patch is incorrect",
-  overall_explanation: "One typo in the greeting.",
-  overall_confidence_score: 0.8,
-});
 
 describe("Thread.review and Thread.compact (real codex, ScriptedModel)", () => {
   it("review: the reviewer's findings come as review items and the final response", async () => {
