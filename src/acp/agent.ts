@@ -19,6 +19,7 @@ import {
   slashCommands,
 } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
+import type { AskForm } from "./forms.js";
 import { mcpServersConfig } from "./mcp-servers.js";
 import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
@@ -80,9 +81,19 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     });
   };
 
+  // Set at initialize when the editor renders forms (elicitation/create).
+  let formsOffered = false;
+  const askForm: AskForm = (request, signal) => {
+    if (!editor) throw new Error("the editor is not connected");
+    return editor.request("elicitation/create", request, {
+      cancellationSignal: signal,
+      stopWaitingOnCancel: true,
+    });
+  };
+
   /** Who is asked when no policy decides: the editor, and channels when given. */
   const askPerson = (sessionId: () => string): Approvals => {
-    const editor = editorApprovals(sessionId, ask);
+    const editor = editorApprovals(sessionId, ask, () => (formsOffered ? askForm : undefined));
     if (!options.channels) return editor;
     return firstAnswer(editor, options.channels, {
       ...(options.awayAfterMs !== undefined ? { awayAfterMs: options.awayAfterMs } : {}),
@@ -227,29 +238,35 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     return { modes: modeState(DEFAULT_MODE), configOptions: config };
   };
 
+  /** What initialize answers: the protocol, who we are, what we support, how to log in. */
+  const initialized: acp.InitializeResponse = {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: options.agentInfo,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: {
+        list: {},
+        close: {},
+        resume: {},
+        delete: {},
+        additionalDirectories: {},
+      },
+    },
+    authMethods: AUTH_METHODS,
+  };
+
   return (
     acp
       .agent({ name: options.agentInfo.name })
       .onConnect((connection) => {
         editor = connection.client;
       })
-      .onRequest("initialize", async () => ({
-        protocolVersion: acp.PROTOCOL_VERSION,
-        agentInfo: options.agentInfo,
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: true, sse: false },
-          sessionCapabilities: {
-            list: {},
-            close: {},
-            resume: {},
-            delete: {},
-            additionalDirectories: {},
-          },
-        },
-        authMethods: AUTH_METHODS,
-      }))
+      .onRequest("initialize", async ({ params }) => {
+        formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
+        return initialized;
+      })
       .onRequest("authenticate", async ({ params }) => {
         await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
           options.log?.(line),
@@ -325,6 +342,9 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
           }
           const { events } = started;
           for await (const event of events) {
+            // A request no one here can answer (a form with no forms in the editor and no
+            // channels): declined now, not left waiting for the approvals timeout.
+            if (event.type === "approval.requested") event.respond("decline");
             for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
           }
           await sender.flush();

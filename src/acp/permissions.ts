@@ -10,6 +10,7 @@ import type { ElicitationRequest } from "../events/server-requests/elicitation.j
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
 import type { PermissionsRequest } from "../events/server-requests/permissions.js";
 import type { UserInputRequest } from "../events/server-requests/user-input.js";
+import { type AskForm, askMcpForm, askQuestions, hasFields } from "./forms.js";
 import { changeContent, textContent } from "./session-updates.js";
 
 /** Sends `session/request_permission` to the editor and resolves with its outcome. */
@@ -38,10 +39,16 @@ function decisionOf(
  * Approvals that ask the editor, under the session's id (`sessionId()`, known once its thread
  * started), about commands, file changes, more sandbox permissions, an MCP server's yes/no
  * questions (its tool calls codex asks about), and questions with options (one permission request
- * per question, an option each plus "Don't answer"). Free-text questions and forms with fields
- * are left to the next handler, which declines by default.
+ * per question, an option each plus "Don't answer"; where the editor renders forms, `askForm()`,
+ * one form with "Other" to type in, see forms.ts). A question without options, a secret, or an
+ * MCP form with fields and no forms in the editor are left to the next handler, which declines
+ * by default.
  */
-export function editorApprovals(sessionId: () => string, ask: AskEditor): Approvals {
+export function editorApprovals(
+  sessionId: () => string,
+  ask: AskEditor,
+  askForm?: () => AskForm | undefined,
+): Approvals {
   const permission = async (
     toolCall: acp.ToolCallUpdate,
     signal: AbortSignal,
@@ -77,6 +84,12 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
     // An MCP server's yes/no question (codex's approval of an MCP tool call, or a form with no
     // fields). A form to fill or a URL to open is left to the next handler (channels, or decline).
     elicitation: async (request: ElicitationRequest, { signal, explain }) => {
+      const form = askForm?.();
+      if (form && hasFields(request)) {
+        const decision = await askMcpForm(request, sessionId(), form, signal);
+        explain?.(`${typeof decision === "string" ? `${decision}ed` : "filled in"} in the editor`);
+        return decision;
+      }
       if (!isConfirmation(request)) return undefined;
       const decision = await permission(elicitationToolCall(request), signal, explain);
       if (decision === "decline") return "decline";
@@ -86,6 +99,17 @@ export function editorApprovals(sessionId: () => string, ask: AskEditor): Approv
         : { accept: null };
     },
     userInput: async (request: UserInputRequest, { signal, explain }) => {
+      // Where the editor renders forms: one form, where "Other" can be typed in too.
+      const form = askForm?.();
+      if (form) {
+        const decision = await askQuestions(request, sessionId(), form, signal);
+        if (decision !== undefined) {
+          explain?.(
+            typeof decision === "string" ? "not answered in the editor" : "answered in the editor",
+          );
+        }
+        return decision;
+      }
       const answers: Record<string, string[]> = {};
       for (const question of request.questions) {
         // ACP v1 asks only by options: a question without them (free text) cannot be answered.

@@ -403,4 +403,79 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
       await setup.close();
     }
   });
+  it("an editor that renders forms gets questions (Other typed in) and MCP forms as forms; one that does not, none", async () => {
+    const steps = () => [
+      requestUserInput(
+        [
+          {
+            id: "db",
+            header: "Database",
+            question: "Which one?",
+            options: [
+              { label: "Postgres", description: "a server" },
+              { label: "SQLite", description: "a file" },
+            ],
+          },
+        ],
+        { callId: "q_db" },
+      ),
+      mcpToolCall("notes", "sign_notes", {}, { callId: "call_sign" }),
+      reply("Signed."),
+    ];
+    for (const rendersForms of [true, false]) {
+      const setup = await agentOn(steps());
+      try {
+        // Picks "Other" and types DuckDB; signs as Ada.
+        const typed: Record<string, string> = { db: "Other", db__other: "DuckDB", name: "Ada" };
+        const editor = editorOf(setup.agent, allow("reject_once"), (form) => ({
+          action: "accept",
+          content: Object.fromEntries(
+            Object.keys(form.requestedSchema.properties).map((key) => [key, typed[key] ?? ""]),
+          ),
+        }));
+        await editor.agent.request("initialize", {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities: rendersForms ? { elicitation: { form: {} } } : {},
+        });
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: setup.workspace,
+          mcpServers: [
+            {
+              name: "notes",
+              command: process.execPath,
+              args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
+              env: [],
+            },
+          ],
+        });
+        assert.equal((await promptOf(editor, sessionId)("Sign the notes")).stopReason, "end_turn");
+        const question = setup.model.toolOutput("q_db")?.output ?? "";
+        const signed = setup.model.toolOutput("call_sign")?.output ?? "";
+        if (rendersForms) {
+          const [asked, mcpForm] = editor.forms;
+          assert.equal(editor.forms.length, 2);
+          assert.equal(asked?.sessionId, sessionId);
+          assert.deepEqual(asked?.requestedSchema.properties.db?.enum, [
+            "Postgres",
+            "SQLite",
+            "Other",
+          ]);
+          assert.ok(asked?.requestedSchema.properties.db__other, "a field to type Other in");
+          assert.deepEqual(asked?.requestedSchema.required, ["db"]);
+          assert.equal(mcpForm?.message, "Who signs the notes?");
+          assert.equal(mcpForm?.requestedSchema.properties.name?.title, "Your name");
+          assert.match(question, /DuckDB/, "the typed answer reached codex");
+          assert.match(signed, /"action":"accept","content":\{"name":"Ada"\}/);
+        } else {
+          assert.deepEqual(editor.forms, [], "no form sent to an editor that renders none");
+          assert.equal(editor.asked.length, 1, "the question asked as a choice instead");
+          assert.doesNotMatch(question, /DuckDB|SQLite|Postgres/, "and declined (rejected)");
+          assert.match(signed, /"action":"decline"/, "declined, fail closed");
+        }
+        assert.deepEqual(setup.agent.invalid, []);
+      } finally {
+        await setup.close();
+      }
+    }
+  });
 });

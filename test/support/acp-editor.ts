@@ -118,6 +118,9 @@ function checkMessage(
     if (message.method === "session/request_permission") {
       return check("RequestPermissionRequest", message.params);
     }
+    if (message.method === "elicitation/create") {
+      return check("CreateElicitationRequest", message.params);
+    }
     // A question withdrawn (answered elsewhere, the turn stopped).
     if (message.method === "$/cancel_request") {
       return check("CancelRequestNotification", message.params);
@@ -129,15 +132,34 @@ function checkMessage(
   return definition ? check(definition, message.result) : null;
 }
 
+/** A form the agent asked the editor to show (`elicitation/create`), as the tests read it. */
+export interface FormAsked {
+  sessionId?: string;
+  toolCallId?: string;
+  message: string;
+  requestedSchema: {
+    properties: Record<string, { type: string; title?: string; enum?: string[] }>;
+    required?: string[];
+  };
+}
+
+/** The editor's answer to a form. */
+export type FormAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean> }
+  | { action: "decline" | "cancel" };
+
 /** The ACP SDK's client side on the agent's stdio: `answer` decides permission requests. */
 export function editorOf(
   agent: AcpAgentProcess,
   answer: (
     request: acp.RequestPermissionRequest,
   ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>,
+  /** Fills in the agent's forms (`elicitation/create`), for an editor that renders them. */
+  fill?: (request: FormAsked) => FormAnswer,
 ) {
   const updates: acp.SessionNotification[] = [];
   const asked: acp.RequestPermissionRequest[] = [];
+  const forms: FormAsked[] = [];
   const app = acp
     .client({ name: "test-editor" })
     .onNotification("session/update", async ({ params }) => {
@@ -146,13 +168,19 @@ export function editorOf(
     .onRequest("session/request_permission", async ({ params }) => {
       asked.push(params);
       return answer(params);
+    })
+    .onRequest("elicitation/create", async ({ params }) => {
+      const form = params as unknown as FormAsked;
+      forms.push(form);
+      if (!fill) throw new Error("this editor renders no forms");
+      return fill(form) as acp.CreateElicitationResponse;
     });
   const stream = acp.ndJsonStream(
     Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
   );
   const connection = app.connect(stream);
-  return { agent: connection.agent, connection, updates, asked };
+  return { agent: connection.agent, connection, updates, asked, forms };
 }
 
 /** The text of an update list's agent message chunks, joined. */
