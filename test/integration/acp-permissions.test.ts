@@ -22,9 +22,8 @@ import {
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { editorOf, startAcpAgent } from "../support/acp-editor.js";
-import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
+import { agentOn, allow, NOTES_SERVER, openSession, promptOf } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
-import { repoRoot } from "../support/paths.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 const roots: string[] = [];
@@ -32,6 +31,17 @@ after(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
   cleanTrees();
 });
+
+/** What codex asks in the question tests: a choice of two. */
+const DATABASE_QUESTION = {
+  id: "db",
+  header: "Database",
+  question: "Which one?",
+  options: [
+    { label: "Postgres", description: "a server" },
+    { label: "SQLite", description: "a file" },
+  ],
+};
 
 describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
   it("asks the editor about a command: allowed it runs, rejected it does not", async () => {
@@ -321,14 +331,7 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
       await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const { sessionId } = await editor.agent.request("session/new", {
         cwd: setup.workspace,
-        mcpServers: [
-          {
-            name: "notes",
-            command: process.execPath,
-            args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
-            env: [],
-          },
-        ],
+        mcpServers: [NOTES_SERVER],
       });
       assert.equal((await promptOf(editor, sessionId)("Clean up")).stopReason, "end_turn");
       const [permissions, erase] = editor.asked;
@@ -363,20 +366,7 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
 
   it("a question with options is asked as a choice; the chosen option is codex's answer", async () => {
     const setup = await agentOn([
-      requestUserInput(
-        [
-          {
-            id: "db",
-            header: "Database",
-            question: "Which one?",
-            options: [
-              { label: "Postgres", description: "a server" },
-              { label: "SQLite", description: "a file" },
-            ],
-          },
-        ],
-        { callId: "q1" },
-      ),
+      requestUserInput([DATABASE_QUESTION], { callId: "q1" }),
       reply("Using SQLite."),
     ]);
     try {
@@ -403,22 +393,10 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
       await setup.close();
     }
   });
+
   it("an editor that renders forms gets questions (Other typed in) and MCP forms as forms; one that does not, none", async () => {
     const steps = () => [
-      requestUserInput(
-        [
-          {
-            id: "db",
-            header: "Database",
-            question: "Which one?",
-            options: [
-              { label: "Postgres", description: "a server" },
-              { label: "SQLite", description: "a file" },
-            ],
-          },
-        ],
-        { callId: "q_db" },
-      ),
+      requestUserInput([DATABASE_QUESTION], { callId: "q_db" }),
       mcpToolCall("notes", "sign_notes", {}, { callId: "call_sign" }),
       reply("Signed."),
     ];
@@ -439,14 +417,7 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
         });
         const { sessionId } = await editor.agent.request("session/new", {
           cwd: setup.workspace,
-          mcpServers: [
-            {
-              name: "notes",
-              command: process.execPath,
-              args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
-              env: [],
-            },
-          ],
+          mcpServers: [NOTES_SERVER],
         });
         assert.equal((await promptOf(editor, sessionId)("Sign the notes")).stopReason, "end_turn");
         const question = setup.model.toolOutput("q_db")?.output ?? "";

@@ -10,8 +10,7 @@ import { startHost } from "../../src/app-server/host.js";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
-import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
-import { repoRoot } from "../support/paths.js";
+import { agentOn, allow, NOTES_SERVER, openSession, promptOf } from "../support/acp-session.js";
 
 const roots: string[] = [];
 after(async () => {
@@ -156,14 +155,7 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
       await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const { sessionId } = await editor.agent.request("session/new", {
         cwd: setup.workspace,
-        mcpServers: [
-          {
-            name: "notes",
-            command: process.execPath,
-            args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
-            env: [],
-          },
-        ],
+        mcpServers: [NOTES_SERVER],
       });
       await promptOf(editor, sessionId)("What can you read?");
       const tools = JSON.stringify(

@@ -3,11 +3,12 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { type McpServer, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { editorOf, startAcpAgent } from "./acp-editor.js";
+import { repoRoot } from "./paths.js";
 
 /**
  * A CODEX_HOME on a ScriptedModel playing `steps` (with `config` over the model's own), a
@@ -56,3 +57,11 @@ export function promptOf(editor: ReturnType<typeof editorOf>, sessionId: string)
 export const allow = (optionId: string) => () => ({
   outcome: { outcome: "selected" as const, optionId },
 });
+
+/** The test MCP server (test/fixtures/mcp-notes-server.mjs) as an editor names it to the agent. */
+export const NOTES_SERVER: McpServer = {
+  name: "notes",
+  command: process.execPath,
+  args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
+  env: [],
+};
