@@ -7,26 +7,18 @@ import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
 import type { Codex } from "../codex.js";
 import type { Approvals } from "../events/approval-types.js";
-import type { ExtendedThreadEvent } from "../events/types.js";
 import type { Thread } from "../thread.js";
-import type { SandboxMode, UserInput } from "../turns/options.js";
+import type { SandboxMode } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
-import {
-  agentCommandOf,
-  availableCommands,
-  expandSlashCommand,
-  type SlashCommand,
-  slashCommands,
-} from "./commands.js";
+import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import type { AskForm } from "./forms.js";
 import { mcpServersConfig } from "./mcp-servers.js";
 import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
-import { type PromptImages, promptImages, promptText } from "./prompt.js";
-import { replayUpdates, TurnUpdates } from "./session-updates.js";
-import { UpdateSender } from "./update-sender.js";
+import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
+import { replayUpdates } from "./session-updates.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -49,22 +41,6 @@ export interface AcpAgentOptions {
   awayAfterMs?: number;
   /** Where the agent says what went wrong (stderr: stdout is the protocol's). */
   log?: (line: string) => void;
-}
-
-interface Session {
-  thread: Thread<"extended">;
-  /** The mode its turns run in (see modes.ts); none chosen yet: codex's own settings. */
-  mode: string | undefined;
-  /** codex's own sandbox and approval settings for it, to go back to. */
-  configured: ModeSettings;
-  /** Its slash commands (skills, prompts). */
-  commands: SlashCommand[];
-  /** The models codex offers, and the session's: chosen in the editor (then told each turn) or not. */
-  models: { value: string; name: string; description: string }[];
-  model: string;
-  modelChosen: boolean;
-  /** The running prompt's turn, to cancel it. */
-  turn: AbortController | undefined;
 }
 
 /** An ACP agent app: connect it to a stream (`ndJsonStream` over stdio) to serve an editor. */
@@ -294,83 +270,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         await options.codex.appServer.request("thread/delete", { threadId: params.sessionId });
         return {};
       })
-      .onRequest("session/prompt", async ({ params, client, signal }) => {
-        const session = sessionOf(sessions, params.sessionId);
-        if (session.turn) {
-          throw acp.RequestError.invalidRequest(
-            undefined,
-            `session ${params.sessionId} is already running a prompt; cancel it first`,
-          );
-        }
-        const turn = new AbortController();
-        session.turn = turn;
-        // The request itself cancelled ($/cancel_request) stops the turn too.
-        const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
-        signal.addEventListener("abort", stopOnCancel, { once: true });
-        const updates = new TurnUpdates();
-        let images: PromptImages | undefined;
-        const sender = new UpdateSender((update) =>
-          client.notify("session/update", { sessionId: params.sessionId, update }),
-        );
-        try {
-          const own = agentCommandOf(promptText(params.prompt), session.commands);
-          if (own && ("answer" in own || "usage" in own)) {
-            const text = "usage" in own ? own.usage : await agentCommand(own.answer, session);
-            sender.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
-            await sender.flush();
-            return { stopReason: "end_turn" };
-          }
-          const turnOptions = {
-            signal: turn.signal,
-            ...(session.mode ? modeSettings(session.mode, session.configured) : {}),
-            ...(session.modelChosen ? { model: session.model } : {}),
-          };
-          let started: Awaited<ReturnType<typeof session.thread.runStreamed>>;
-          if (own && "review" in own) {
-            started = await session.thread.reviewStreamed(own.review, turnOptions);
-          } else if (own) {
-            // /compact
-            started = await session.thread.compactStreamed(turnOptions);
-          } else {
-            const text = await expandSlashCommand(promptText(params.prompt), session.commands);
-            images = await promptImages(params.prompt);
-            const input: UserInput[] = [
-              { type: "text", text },
-              ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
-            ];
-            started = await session.thread.runStreamed(input, turnOptions);
-          }
-          const { events } = started;
-          for await (const event of events) {
-            // A request no one here can answer (a form with no forms in the editor and no
-            // channels): declined now, not left waiting for the approvals timeout.
-            if (event.type === "approval.requested") event.respond("decline");
-            for (const update of updates.map(event as ExtendedThreadEvent)) sender.push(update);
-          }
-          await sender.flush();
-        } catch (error) {
-          // A cancel: codex stopped the turn; what it said goes out, the prompt answers cancelled.
-          await sender.flush().catch(() => undefined);
-          if (turn.signal.aborted) return { stopReason: "cancelled" };
-          throw acp.RequestError.internalError(undefined, (error as Error).message);
-        } finally {
-          signal.removeEventListener("abort", stopOnCancel);
-          session.turn = undefined;
-          await images?.remove();
-        }
-        if (turn.signal.aborted || updates.end?.kind === "interrupted") {
-          return { stopReason: "cancelled" };
-        }
-        // Out of context: the editor can compact or start over, as after a max_tokens stop.
-        if (updates.end?.kind === "context_full") return { stopReason: "max_tokens" };
-        // The model declined on policy grounds: ACP's refusal (codex's message went out as text).
-        if (updates.end?.kind === "refused") return { stopReason: "refusal" };
-        if (updates.end?.kind === "failed") {
-          // A failed turn is an error with codex's message, never a silent end_turn.
-          throw acp.RequestError.internalError(undefined, updates.end.message);
-        }
-        return { stopReason: "end_turn" };
-      })
+      .onRequest("session/prompt", ({ params, client, signal }) =>
+        runPrompt(sessionOf(sessions, params.sessionId), params, signal, {
+          send: (update) =>
+            client.notify("session/update", { sessionId: params.sessionId, update }),
+          answer: agentCommand,
+        }),
+      )
       .onRequest("session/list", async ({ params }) => {
         // codex's saved threads, newest first, a page at a time (its cursor is ours).
         const page = await options.codex.appServer.listThreads({
@@ -433,10 +339,4 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));
       })
   );
-}
-
-function sessionOf(sessions: Map<string, Session>, id: string): Session {
-  const session = sessions.get(id);
-  if (!session) throw acp.RequestError.sessionNotFound(id);
-  return session;
 }
