@@ -9,10 +9,11 @@ import { validateModeOf } from "./app-server/validation.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
+import { type ListThreadsOptions, listSavedThreads, type SavedThread } from "./saved-threads.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { LazyTurnTransport } from "./turns/lazy-transport.js";
-import type { CodexOptions, EventsMode, ThreadOptions } from "./turns/options.js";
+import type { CodexOptions, EventsMode, ForkOptions, ThreadOptions } from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
 import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
@@ -79,7 +80,7 @@ export class Codex<M extends EventsMode = "sdk"> {
   /** Starts a new thread; it gets its id when its first turn starts. */
   startThread<T extends EventsMode = M>(options: ThreadOptions<T> = {}): Thread<T> {
     checkApprovalPolicy(options.approvalPolicy);
-    return new Thread<T>(() => this.activeTransport(), options, this.eventsOf(options));
+    return this.threadOn(null, options, this.eventsOf(options));
   }
 
   /** Continues a thread codex saved earlier (by id). */
@@ -91,7 +92,22 @@ export class Codex<M extends EventsMode = "sdk"> {
       );
     }
     checkApprovalPolicy(options.approvalPolicy);
-    return new Thread<T>(() => this.activeTransport(), options, this.eventsOf(options), id);
+    return this.threadOn(id, options, this.eventsOf(options));
+  }
+
+  /** A `Thread` object for thread `id` (or a new one, `null`). */
+  private threadOn<T extends EventsMode>(
+    id: string | null,
+    options: ThreadOptions<T>,
+    events: T,
+  ): Thread<T> {
+    return new Thread<T>(
+      () => this.activeTransport(),
+      options,
+      events,
+      id,
+      (threadId) => this.appServerOf(threadId),
+    );
   }
 
   /** Every client method of the pinned protocol, typed, with helpers (app-server transport). */
@@ -104,17 +120,52 @@ export class Codex<M extends EventsMode = "sdk"> {
     return new AppServerAccess(async () => this.appServerTransport(threadId).connection());
   }
 
-  /** Forks a saved thread into a new one that continues from it (app-server transport). */
+  /**
+   * Forks a saved thread into a new one that continues from it (app-server transport): all of it,
+   * or up to and including turn `lastTurnId`, or up to (not including) turn `beforeTurnId`.
+   */
   async forkThread<T extends EventsMode = M>(
     id: string,
-    options: ThreadOptions<T> = {},
+    options: ThreadOptions<T> & ForkOptions = {},
   ): Promise<Thread<T>> {
     const events = this.eventsOf(options);
+    const { lastTurnId, beforeTurnId } = options;
+    if (lastTurnId !== undefined && beforeTurnId !== undefined) {
+      throw new CodexHarnessError(
+        "invalid_option",
+        "forkThread takes lastTurnId or beforeTurnId, not both.",
+      );
+    }
     const { thread } = await this.appServerOf(id).forkThread(id, {
       ...threadSettings(options),
       ...threadSourceParam(options),
+      ...(options.ephemeral === undefined ? {} : { ephemeral: options.ephemeral }),
+      ...(lastTurnId === undefined ? {} : { lastTurnId }),
+      ...(beforeTurnId === undefined ? {} : { beforeTurnId }),
     });
-    return new Thread<T>(() => this.activeTransport(), options, events, thread.id);
+    return this.threadOn(thread.id, options, events);
+  }
+
+  /**
+   * codex's saved threads, newest first, fetched a page at a time as the loop asks
+   * (`thread/list`, app-server transport): `for await (const saved of codex.listThreads()) …`.
+   */
+  listThreads(options: ListThreadsOptions = {}): AsyncGenerator<SavedThread> {
+    return listSavedThreads(this.appServer, options);
+  }
+
+  /** Archives a saved thread: it leaves the list (see `listThreads({ archived: true })`). */
+  async archiveThread(id: string): Promise<void> {
+    await this.appServerOf(id).archiveThread(id);
+  }
+
+  /** Brings an archived thread back, as a `Thread` to continue (app-server transport). */
+  async unarchiveThread<T extends EventsMode = M>(
+    id: string,
+    options: ThreadOptions<T> = {},
+  ): Promise<Thread<T>> {
+    const { thread } = await this.appServerOf(id).request("thread/unarchive", { threadId: id });
+    return this.threadOn(thread.id, options, this.eventsOf(options));
   }
 
   /**

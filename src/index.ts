@@ -62,6 +62,12 @@ export {
 } from "./rpc/errors.js";
 export type { RequestOptions } from "./rpc/peer.js";
 export type { RetryOptions } from "./rpc/retry.js";
+export type {
+  ListThreadsOptions,
+  SavedThread,
+  SavedTurn,
+  ThreadSnapshot,
+} from "./saved-threads.js";
 export {
   type AgentEvent,
   type AgentEventBody,
@@ -110,6 +116,7 @@ export type {
   ApprovalMode,
   CodexOptions,
   EventsMode,
+  ForkOptions,
   Input,
   ModelReasoningEffort,
   SandboxMode,

@@ -1,10 +1,12 @@
 // Thread: one conversation with the agent; `run()` drains `runStreamed()`.
+import type { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { WithRaw } from "./events/raw.js";
 import { sdkEventProjector } from "./events/sdk-events.js";
 import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
+import { readSavedThread, type ThreadSnapshot } from "./saved-threads.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
@@ -48,6 +50,7 @@ export class Thread<M extends EventsMode = "sdk"> {
     private readonly options: ThreadOptions,
     private readonly mode: M,
     id: string | null = null,
+    private readonly appServerOf?: (threadId: string) => AppServerAccess,
   ) {
     this.threadId = id;
   }
@@ -142,6 +145,38 @@ export class Thread<M extends EventsMode = "sdk"> {
   /** {@link compactStreamed} to its end, as {@link run} resolves or rejects. */
   async compact(turnOptions: TurnOptions = {}): Promise<RunResultOf<M>> {
     return this.drain(this.open([], turnOptions, false, { compact: true }));
+  }
+
+  /**
+   * The thread as codex saved it (`thread/read`, app-server transport): its name, preview,
+   * folder and times, and with `includeTurns` every turn's input and items (in the shapes a
+   * turn's events carry). A thread that never started has nothing to read: `no_thread`.
+   */
+  async read(options: { includeTurns?: boolean } = {}): Promise<ThreadSnapshot> {
+    const { id, appServer } = this.saved("read");
+    return readSavedThread(appServer, id, options.includeTurns === true);
+  }
+
+  /** Names the thread (`thread/name/set`, app-server transport): its title in lists. */
+  async setName(name: string): Promise<void> {
+    if (typeof name !== "string" || name.trim() === "") {
+      throw new CodexHarnessError("invalid_input", "setName needs a name that is not empty.");
+    }
+    const { id, appServer } = this.saved("setName");
+    await appServer.request("thread/name/set", { threadId: id, name });
+  }
+
+  /** This thread's id and app-server, for the methods that act on the saved thread. */
+  private saved(action: string): { id: string; appServer: AppServerAccess } {
+    const appServer = this.threadId === null ? undefined : this.appServerOf?.(this.threadId);
+    if (this.transport().kind !== "app-server" || !this.appServerOf) throw unsupported(action);
+    if (this.threadId === null || !appServer) {
+      throw new CodexHarnessError(
+        "no_thread",
+        `Cannot ${action}: the thread has no id yet; run a turn or call start() first.`,
+      );
+    }
+    return { id: this.threadId, appServer };
   }
 
   /** Adds input to the running turn (app-server transport). */

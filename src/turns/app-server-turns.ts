@@ -28,6 +28,9 @@ import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
 import { applyValidationIssue } from "./validation-notices.js";
 
+/** codex's notifications that a thread is no longer loaded in the app-server. */
+const UNLOADED = new Set(["thread/archived", "thread/deleted", "thread/closed"]);
+
 /** How long a turn may go without any event from codex (approvals waiting excepted). */
 export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 
@@ -105,6 +108,11 @@ export class AppServerTurnTransport implements TurnTransport {
     );
     client.onValidationIssue((issue) => applyValidationIssue(this.router, issue));
     client.onAnyNotification((notification) => {
+      // Archived, deleted or unloaded at codex: its next turn loads it again (thread/resume).
+      if (UNLOADED.has(notification.method)) {
+        const { threadId } = (notification.params ?? {}) as { threadId?: unknown };
+        if (typeof threadId === "string") this.loadedThreads.delete(threadId);
+      }
       if (this.router.route(notification)) return;
       for (const listener of this.otherListeners) listener(notification);
     });

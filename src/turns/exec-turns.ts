@@ -76,6 +76,15 @@ export function execRunFor(
   const thread = request.threadOptions;
   checkExecApprovalPolicy(thread.approvalPolicy);
   checkOutputSchema(request.turnOptions.outputSchema);
+  const appServerOnly = (
+    ["baseInstructions", "developerInstructions", "modelProvider", "ephemeral"] as const
+  ).filter((key) => thread[key] !== undefined);
+  if (appServerOnly.length > 0) {
+    throw new CodexHarnessError(
+      "unsupported_option",
+      `${appServerOnly.join(", ")} need the app-server transport; create the Codex with transport: "app-server".`,
+    );
+  }
   const { sandboxMode, approvalPolicy, model } = request.turnOptions;
   if (sandboxMode !== undefined || approvalPolicy !== undefined || model !== undefined) {
     throw new CodexHarnessError(

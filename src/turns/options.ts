@@ -144,6 +144,20 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
   webSearchEnabled?: boolean;
   approvalPolicy?: ApprovalMode;
   additionalDirectories?: string[];
+  /** app-server: replaces codex's own base instructions for this thread. */
+  baseInstructions?: string;
+  /** app-server: instructions given to the model as a developer message, for this thread. */
+  developerInstructions?: string;
+  /**
+   * app-server: the model provider (a `model_providers` id of codex's config, or a built-in one)
+   * for this thread.
+   */
+  modelProvider?: string;
+  /**
+   * app-server, new and forked threads: a thread codex does not save. It lives as long as its
+   * app-server and cannot be resumed, listed or read back from disk.
+   */
+  ephemeral?: boolean;
   /** Handlers for this thread, overriding the Codex's per kind. */
   approvals?: Approvals;
   /**
@@ -156,6 +170,14 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
    * gone): `"fail"` (default) rejects; `"startNew"` starts a new thread and emits a `notice`.
    */
   onLostThread?: "fail" | "startNew";
+}
+
+/** Where `Codex.forkThread()` cuts the saved thread (one of them at most; default: nowhere). */
+export interface ForkOptions {
+  /** Keep the turns up to and including this one. */
+  lastTurnId?: string;
+  /** Keep the turns before this one. */
+  beforeTurnId?: string;
 }
 
 /** Options of one turn. */

@@ -53,6 +53,7 @@ export function threadStartParams(options: ThreadOptions): ThreadStartParams {
   return {
     ...threadSettings(options),
     ...threadSourceParam(options),
+    ...(options.ephemeral === undefined ? {} : { ephemeral: options.ephemeral }),
     ...(options.dynamicTools?.length ? { dynamicTools: options.dynamicTools } : {}),
   };
 }
@@ -62,7 +63,10 @@ export function threadSourceParam(options: ThreadOptions): { threadSource?: stri
   return options.threadSource === undefined ? {} : { threadSource: options.threadSource };
 }
 
-/** The settings a thread is (re)loaded with: model, cwd, approval policy, sandbox, config. */
+/**
+ * The settings a thread is (re)loaded with: model, cwd, approval policy, sandbox, config, and
+ * the instructions and model provider when given.
+ */
 export function threadSettings(options: ThreadOptions) {
   checkApprovalPolicy(options.approvalPolicy);
   return {
@@ -71,6 +75,13 @@ export function threadSettings(options: ThreadOptions) {
     approvalPolicy: (options.approvalPolicy as ThreadStartParams["approvalPolicy"]) ?? null,
     sandbox: options.sandboxMode ?? null,
     config: configOf(options),
+    ...(options.baseInstructions === undefined
+      ? {}
+      : { baseInstructions: options.baseInstructions }),
+    ...(options.developerInstructions === undefined
+      ? {}
+      : { developerInstructions: options.developerInstructions }),
+    ...(options.modelProvider === undefined ? {} : { modelProvider: options.modelProvider }),
   };
 }
 
