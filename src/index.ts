@@ -51,6 +51,11 @@ export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
 export type * from "./protocol/types.js";
 export {
+  isRetryableError,
+  type RetryOnOverloadOptions,
+  retryOnOverload,
+} from "./retrying.js";
+export {
   isOverloaded,
   MethodNotSupportedError,
   OverloadedError,
