@@ -1,4 +1,6 @@
 // Codex: the entry point, a superset of @openai/codex-sdk's, over app-server (default) or exec.
+
+import { type ChatGptLogin, type DeviceCodeLogin, startLogin } from "./account.js";
 import {
   LOCAL_CODEX_OPTIONS,
   type RemoteOptions,
@@ -166,6 +168,42 @@ export class Codex<M extends EventsMode = "sdk"> {
   ): Promise<Thread<T>> {
     const { thread } = await this.appServerOf(id).request("thread/unarchive", { threadId: id });
     return this.threadOn(thread.id, options, this.eventsOf(options));
+  }
+
+  /** Logs codex in with an API key (`account/login/start`; app-server transport). */
+  async login(options: { apiKey: string }): Promise<void> {
+    if (typeof options?.apiKey !== "string" || options.apiKey.trim() === "") {
+      throw new CodexHarnessError("invalid_input", 'login needs { apiKey: "sk-…" }.');
+    }
+    await this.appServer.request("account/login/start", { type: "apiKey", apiKey: options.apiKey });
+  }
+
+  /**
+   * Starts a ChatGPT login in a browser: open `authUrl`, then `await login.wait()` (codex listens
+   * for the browser's return on 127.0.0.1). `cancel()` stops it.
+   */
+  async loginWithChatGPT(): Promise<ChatGptLogin> {
+    return (await startLogin(this, "chatgpt")) as ChatGptLogin;
+  }
+
+  /** Starts a ChatGPT login by device code: open `verificationUrl` anywhere, enter `userCode`. */
+  async loginWithDeviceCode(): Promise<DeviceCodeLogin> {
+    return (await startLogin(this, "chatgptDeviceCode")) as DeviceCodeLogin;
+  }
+
+  /** codex's account (`account/read`): who is logged in, and whether the provider needs it. */
+  account(options: { refreshToken?: boolean } = {}) {
+    return this.appServer.request("account/read", { refreshToken: options.refreshToken === true });
+  }
+
+  /** Logs codex out (`account/logout`): its stored login is gone. */
+  async logout(): Promise<void> {
+    await this.appServer.request("account/logout", undefined);
+  }
+
+  /** The ChatGPT plan's usage limits (`account/rateLimits/read`; needs a ChatGPT login). */
+  rateLimits() {
+    return this.appServer.request("account/rateLimits/read", undefined);
   }
 
   /**

@@ -4,10 +4,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import * as acpSdk from "@agentclientprotocol/sdk";
 import type { Codex } from "../codex.js";
-import type { RpcNotification } from "../protocol/messages.js";
-
-/** How long a browser or device-code login may take. */
-const LOGIN_WAIT_MS = 10 * 60_000;
 
 /** The methods, for `initialize`. */
 export const AUTH_METHODS: acp.AuthMethod[] = [
@@ -43,7 +39,7 @@ export async function authenticate(
         "api-key: set CODEX_API_KEY (or OPENAI_API_KEY) in the agent's environment (the editor's agent settings)",
       );
     }
-    await codex.appServer.request("account/login/start", { type: "apiKey", apiKey });
+    await codex.login({ apiKey });
     return;
   }
   if (methodId !== "chatgpt" && methodId !== "chatgpt-device-code") {
@@ -52,42 +48,12 @@ export async function authenticate(
       `no auth method ${JSON.stringify(methodId)}: use ${AUTH_METHODS.map((m) => m.id).join(", ")}`,
     );
   }
-  // Listening before the login starts: its completion cannot come first.
-  const completed = new Promise<{ loginId: string | null; success: boolean; error: string | null }>(
-    (resolve, reject) => {
-      const timer = setTimeout(() => {
-        off();
-        reject(
-          acpSdk.RequestError.internalError(
-            undefined,
-            "the login was not completed within 10 minutes",
-          ),
-        );
-      }, LOGIN_WAIT_MS);
-      const off = codex.onNotification((notification: RpcNotification) => {
-        if (notification.method !== "account/login/completed") return;
-        clearTimeout(timer);
-        off();
-        resolve(
-          notification.params as { loginId: string | null; success: boolean; error: string | null },
-        );
-      });
-    },
-  );
-  const started = await codex.appServer.request(
-    "account/login/start",
-    methodId === "chatgpt" ? { type: "chatgpt" } : { type: "chatgptDeviceCode" },
-  );
-  if (started.type === "chatgpt") log(`codex login: open ${started.authUrl}`);
-  else if (started.type === "chatgptDeviceCode") {
-    const code = (started as { userCode?: string }).userCode;
-    log(`codex login: open ${started.verificationUrl}${code ? ` and enter ${code}` : ""}`);
-  }
-  const result = await completed;
-  if (!result.success) {
-    throw acpSdk.RequestError.internalError(
-      undefined,
-      `codex login failed: ${result.error ?? "no reason given"}`,
-    );
-  }
+  const login =
+    methodId === "chatgpt" ? await codex.loginWithChatGPT() : await codex.loginWithDeviceCode();
+  if ("authUrl" in login) log(`codex login: open ${login.authUrl}`);
+  else log(`codex login: open ${login.verificationUrl} and enter ${login.userCode}`);
+  // (Within the SDK's 10 minutes.)
+  await login.wait().catch((error: Error) => {
+    throw acpSdk.RequestError.internalError(undefined, error.message);
+  });
 }
