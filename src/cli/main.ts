@@ -17,6 +17,7 @@ import { runDemo } from "./demo.js";
 import { formatDoctorReport, runDoctor } from "./doctor.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
 import { addHostCommand } from "./host.js";
+import { addLoginCommands } from "./login.js";
 import { packageVersion, pinnedCodexVersion } from "./package-version.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
@@ -197,6 +198,7 @@ export function buildProgram(): Command {
   addHostCommand(program);
   addScriptedModelCommand(program);
   addAcpCommand(program);
+  addLoginCommands(program);
   addFleetCommands(program);
   addSubmitCommand(program);
   addCancelCommand(program);
