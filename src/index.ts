@@ -123,6 +123,7 @@ export {
   Thread,
   type ThreadInfo,
 } from "./thread.js";
+export type { TurnHandle } from "./turn-handle.js";
 export type {
   ApprovalMode,
   CodexOptions,

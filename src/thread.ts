@@ -7,6 +7,7 @@ import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 import { readSavedThread, type ThreadSnapshot } from "./saved-threads.js";
+import { openTurnHandle, type TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
@@ -109,6 +110,21 @@ export class Thread<M extends EventsMode = "sdk"> {
       throw error;
     }
     return builder.finish();
+  }
+
+  /**
+   * Starts a turn and resolves once codex started it, with a handle (as the Python SDK's
+   * `thread.turn()`): the turn's `id`, its own `events`, `steer()`, `interrupt()` and `result()`.
+   * Two turns of two threads run side by side, each handle with only its own events.
+   */
+  async turn(input: Input, turnOptions: TurnOptions = {}): Promise<TurnHandle<M>> {
+    const { events } = await this.runStreamed(input, turnOptions);
+    return openTurnHandle(events, this.mode, {
+      threadId: () => this.threadId,
+      turnId: () => this.runningTurnId,
+      steer: (more) => this.steer(more),
+      interrupt: () => this.interrupt(),
+    });
   }
 
   /**

@@ -205,6 +205,12 @@ export class AppServerTurnMapper {
     const status =
       turn.status === "failed" || turn.status === "interrupted" ? turn.status : "completed";
     const usage = this.turnUsage();
+    // codex's timing of the turn, where it gave one.
+    const timing = {
+      ...(typeof turn.startedAt === "number" ? { started_at: turn.startedAt } : {}),
+      ...(typeof turn.completedAt === "number" ? { completed_at: turn.completedAt } : {}),
+      ...(typeof turn.durationMs === "number" ? { duration_ms: turn.durationMs } : {}),
+    };
     const events: WithRaw<ExtendedThreadEvent>[] = [];
     if (this.todoList)
       events.push(event({ type: "item.completed", ...this.scope(), item: this.todoList }));
@@ -216,7 +222,7 @@ export class AppServerTurnMapper {
         additional_details: (wire.additionalDetails as string | null) ?? null,
       };
       this.outcome = { status, error, usage };
-      events.push(event({ type: "turn.failed", ...this.scope(), error }));
+      events.push(event({ type: "turn.failed", ...this.scope(), error, ...timing }));
       return events;
     }
     this.outcome = { status, error: null, usage };
@@ -225,6 +231,7 @@ export class AppServerTurnMapper {
       ...this.scope(),
       usage,
       status,
+      ...timing,
     };
     if (this.latestUsage) {
       completed.total_usage = toUsage(this.latestUsage.total);

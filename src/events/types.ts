@@ -171,11 +171,19 @@ export interface ExtendedTurnCompletedEvent extends EventScope {
   total_usage?: Usage;
   /** Tokens of the turn's last model request (codex's `last` breakdown, app-server). */
   last_usage?: Usage;
+  /** When codex started and ended the turn (Unix seconds) and how long it ran (app-server). */
+  started_at?: number;
+  completed_at?: number;
+  duration_ms?: number;
 }
 
 export interface ExtendedTurnFailedEvent extends EventScope {
   type: "turn.failed";
   error: ExtendedThreadError;
+  /** When codex started and ended the turn (Unix seconds) and how long it ran (app-server). */
+  started_at?: number;
+  completed_at?: number;
+  duration_ms?: number;
 }
 
 export interface ExtendedItemStartedEvent extends EventScope {

@@ -50,7 +50,8 @@ export interface ExecRunArgs {
 export type ExecInputItem =
   | { type: "text"; text: string }
   | { type: "local_image"; path: string }
-  | { type: "image"; url: string };
+  | { type: "image"; url: string }
+  | { type: "skill" | "mention"; name: string; path: string };
 
 /**
  * The command line after the executable, in the official SDK's order: `exec --experimental-json`,
@@ -142,6 +143,11 @@ export function execPrompt(input: readonly ExecInputItem[]): { prompt: string; i
       throw new CodexHarnessError(
         "unsupported_input",
         `input[${index}] is an image URL, which the exec transport cannot send (codex exec only takes local image files). Download it and pass {type: "local_image", path}, or use the app-server transport (new Codex({ transport: "app-server" })).`,
+      );
+    } else {
+      throw new CodexHarnessError(
+        "unsupported_input",
+        `input[${index}] is a ${item.type}, which the exec transport cannot send; use the app-server transport (new Codex({ transport: "app-server" })), or name it in the text ($name).`,
       );
     }
   }

@@ -85,11 +85,13 @@ export function execRunFor(
       `${appServerOnly.join(", ")} need the app-server transport; create the Codex with transport: "app-server".`,
     );
   }
-  const { sandboxMode, approvalPolicy, model } = request.turnOptions;
-  if (sandboxMode !== undefined || approvalPolicy !== undefined || model !== undefined) {
+  const turnOnly = (
+    ["sandboxMode", "approvalPolicy", "model", "effort", "summary", "cwd", "serviceTier"] as const
+  ).filter((key) => request.turnOptions[key] !== undefined);
+  if (turnOnly.length > 0) {
     throw new CodexHarnessError(
       "unsupported_option",
-      "A turn's sandboxMode, approvalPolicy and model need the app-server transport; with exec, set them in the thread options.",
+      `A turn's ${turnOnly.join(", ")} need the app-server transport; with exec, set them in the thread options.`,
     );
   }
   const run: ExecRunArgs = {

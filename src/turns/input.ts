@@ -11,7 +11,7 @@ export function normalizeInput(input: Input, cwd: string | undefined): UserInput
     typeof input === "string" ? [{ type: "text", text: input }] : Array.isArray(input) ? input : [];
   if (typeof input !== "string" && !Array.isArray(input)) {
     throw invalidInput(
-      'The input must be a string or an array of {type: "text" | "local_image" | "image"} items.',
+      'The input must be a string or an array of {type: "text" | "local_image" | "image" | "skill" | "mention"} items.',
     );
   }
   const result: UserInput[] = [];
@@ -41,9 +41,19 @@ export function normalizeInput(input: Input, cwd: string | undefined): UserInput
         }
         result.push(item);
         break;
+      case "skill":
+      case "mention":
+        if (typeof item.name !== "string" || item.name === "") {
+          throw invalidInput(`input[${index}].name must name the ${item.type}.`);
+        }
+        if (typeof item.path !== "string" || item.path === "") {
+          throw invalidInput(`input[${index}].path must be the ${item.type}'s path.`);
+        }
+        result.push({ type: item.type, name: item.name, path: item.path });
+        break;
       default:
         throw invalidInput(
-          `input[${index}] has type ${JSON.stringify((item as { type?: unknown })?.type)}; use "text", "local_image" or "image".`,
+          `input[${index}] has type ${JSON.stringify((item as { type?: unknown })?.type)}; use "text", "local_image", "image", "skill" or "mention".`,
         );
     }
   }

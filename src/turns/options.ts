@@ -195,6 +195,14 @@ export interface TurnOptions {
   approvalPolicy?: ApprovalMode;
   /** app-server: the model for this turn and (as codex keeps it) the later ones. */
   model?: string;
+  /** app-server: the reasoning effort for this turn and (as codex keeps it) the later ones. */
+  effort?: ModelReasoningEffort;
+  /** app-server: how the reasoning is summarised, for this turn and (kept) the later ones. */
+  summary?: "auto" | "concise" | "detailed" | "none";
+  /** app-server: the working directory for this turn and (kept) the later ones. */
+  cwd?: string;
+  /** app-server: the service tier (e.g. `"flex"`), for this turn and (kept) the later ones. */
+  serviceTier?: string;
   /**
    * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
    * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").
@@ -206,7 +214,11 @@ export interface TurnOptions {
 export type UserInput =
   | { type: "text"; text: string }
   | { type: "local_image"; path: string }
-  | { type: "image"; url: string };
+  | { type: "image"; url: string }
+  /** app-server: a skill for the turn to use, by its name and its SKILL.md's path. */
+  | { type: "skill"; name: string; path: string }
+  /** app-server: a mention of something codex can reach (e.g. an app or a plugin), by name and path. */
+  | { type: "mention"; name: string; path: string };
 
 /** A turn's input: a prompt, or text and images. */
 export type Input = string | UserInput[];

@@ -29,6 +29,15 @@ export interface ExtendedRunResult {
   plan: { explanation: string | null; plan: PlanStep[] } | null;
   /** Why the turn failed, or null. */
   error: ExtendedThreadError | null;
+  /** When codex started and ended the turn (Unix seconds), and how long it ran (app-server). */
+  startedAt: number | null;
+  completedAt: number | null;
+  durationMs: number | null;
+  /**
+   * The thread's token usage after the turn's last model request, with the model's context
+   * window (app-server; the last `usage.updated`), or null.
+   */
+  threadUsage: { total: Usage; last: Usage; model_context_window: number | null } | null;
 }
 
 /** What `run()` resolves with under an {@link EventsMode}. */
@@ -81,6 +90,10 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
     diff: null,
     plan: null,
     error: null,
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    threadUsage: null,
   };
 
   constructor(private readonly mode: M = "extended" as M) {}
@@ -96,10 +109,19 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       case "turn.completed":
         result.usage = event.usage;
         result.status = ("status" in event && event.status) || "completed";
+        this.timing(event);
         break;
       case "turn.failed":
         result.status = "failed";
         result.error = event.error;
+        this.timing(event);
+        break;
+      case "usage.updated":
+        result.threadUsage = {
+          total: event.total,
+          last: event.last,
+          model_context_window: event.model_context_window,
+        };
         break;
       case "turn.diff.updated":
         result.diff = event.diff;
@@ -112,7 +134,6 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       case "item.started":
       case "item.updated":
       case "item.delta":
-      case "usage.updated":
       case "error":
       case "approval.requested":
       case "approval.resolved":
@@ -122,6 +143,15 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       default:
         everyCaseHandled(event);
     }
+  }
+
+  /** codex's start and end of the turn, when the event has them (app-server). */
+  private timing(event: ExtendedThreadEvent | ThreadEvent): void {
+    if (event.type !== "turn.completed" && event.type !== "turn.failed") return;
+    if (!("started_at" in event || "duration_ms" in event)) return;
+    this.result.startedAt = event.started_at ?? null;
+    this.result.completedAt = event.completed_at ?? null;
+    this.result.durationMs = event.duration_ms ?? null;
   }
 
   /** What the events so far add up to, even if the turn did not end. */

@@ -117,6 +117,10 @@ export function turnStartParams(
       ? { approvalPolicy: checkedApprovalPolicy(turnOptions.approvalPolicy) }
       : {}),
     ...(turnOptions.model ? { model: turnOptions.model } : {}),
+    ...(turnOptions.effort ? { effort: turnOptions.effort } : {}),
+    ...(turnOptions.summary ? { summary: turnOptions.summary } : {}),
+    ...(turnOptions.cwd ? { cwd: turnOptions.cwd } : {}),
+    ...(turnOptions.serviceTier ? { serviceTier: turnOptions.serviceTier } : {}),
   };
 }
 
@@ -150,17 +154,21 @@ function checkedApprovalPolicy(policy: ApprovalMode): TurnStartParams["approvalP
 
 /**
  * The app-server form of a turn's input, built as `codex exec` builds it from what
- * `@openai/codex-sdk` hands it: the images first, in order (local files and URLs), then one text
- * item holding every text joined by a blank line ("\n\n"). Input without text has no text item.
+ * `@openai/codex-sdk` hands it: the images first, in order (local files and URLs), then the
+ * skills and mentions, then one text item holding every text joined by a blank line ("\n\n").
+ * Input without text has no text item.
  */
 export function toWireInput(input: UserInput[]): WireUserInput[] {
   const images: WireUserInput[] = [];
+  /** Skills and mentions, after the images, before the text. */
+  const named: WireUserInput[] = [];
   const texts: string[] = [];
   for (const item of input) {
     if (item.type === "text") texts.push(item.text);
     else if (item.type === "local_image") images.push({ type: "localImage", path: item.path });
-    else images.push({ type: "image", url: item.url });
+    else if (item.type === "image") images.push({ type: "image", url: item.url });
+    else named.push({ type: item.type, name: item.name, path: item.path });
   }
-  if (texts.length === 0) return images;
-  return [...images, { type: "text", text: texts.join("\n\n"), text_elements: [] }];
+  if (texts.length === 0) return [...images, ...named];
+  return [...images, ...named, { type: "text", text: texts.join("\n\n"), text_elements: [] }];
 }
