@@ -1,6 +1,6 @@
 // Codex: the entry point, a superset of @openai/codex-sdk's, over app-server (default) or exec.
 
-import { type ChatGptLogin, type DeviceCodeLogin, startLogin } from "./account.js";
+import type { ChatGptLogin, DeviceCodeLogin } from "./account.js";
 import {
   LOCAL_CODEX_OPTIONS,
   type RemoteOptions,
@@ -11,7 +11,7 @@ import { validateModeOf } from "./app-server/validation.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
 import type { RpcNotification } from "./protocol/messages.js";
-import { type ListThreadsOptions, listSavedThreads, type SavedThread } from "./saved-threads.js";
+import type { ListThreadsOptions, SavedThread } from "./saved-threads.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { LazyTurnTransport } from "./turns/lazy-transport.js";
@@ -152,8 +152,9 @@ export class Codex<M extends EventsMode = "sdk"> {
    * codex's saved threads, newest first, fetched a page at a time as the loop asks
    * (`thread/list`, app-server transport): `for await (const saved of codex.listThreads()) …`.
    */
-  listThreads(options: ListThreadsOptions = {}): AsyncGenerator<SavedThread> {
-    return listSavedThreads(this.appServer, options);
+  async *listThreads(options: ListThreadsOptions = {}): AsyncGenerator<SavedThread> {
+    const { listSavedThreads } = await import("./saved-threads.js");
+    yield* listSavedThreads(this.appServer, options);
   }
 
   /** Archives a saved thread: it leaves the list (see `listThreads({ archived: true })`). */
@@ -183,11 +184,14 @@ export class Codex<M extends EventsMode = "sdk"> {
    * for the browser's return on 127.0.0.1). `cancel()` stops it.
    */
   async loginWithChatGPT(): Promise<ChatGptLogin> {
+    // Loaded when used, not with the package root.
+    const { startLogin } = await import("./account.js");
     return (await startLogin(this, "chatgpt")) as ChatGptLogin;
   }
 
   /** Starts a ChatGPT login by device code: open `verificationUrl` anywhere, enter `userCode`. */
   async loginWithDeviceCode(): Promise<DeviceCodeLogin> {
+    const { startLogin } = await import("./account.js");
     return (await startLogin(this, "chatgptDeviceCode")) as DeviceCodeLogin;
   }
 

@@ -3,12 +3,7 @@
 // module, database driver or HTTP server. The rest has its own entry point: codex-harness/app-server,
 // codex-harness/channels, codex-harness/spaces, codex-harness/testing, codex-harness/protocol.
 
-export {
-  type ChatGptLogin,
-  DEFAULT_LOGIN_WAIT_MS,
-  type DeviceCodeLogin,
-  type LoginHandle,
-} from "./account.js";
+export type { ChatGptLogin, DeviceCodeLogin, LoginHandle } from "./account.js";
 export type { ConfigObject, ConfigValue } from "./app-server/codex-config.js";
 export { FeatureNotSupportedError } from "./app-server/codex-features.js";
 export {

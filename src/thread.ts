@@ -6,8 +6,8 @@ import { sdkEventProjector } from "./events/sdk-events.js";
 import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
-import { readSavedThread, type ThreadSnapshot } from "./saved-threads.js";
-import { openTurnHandle, type TurnHandle } from "./turn-handle.js";
+import type { ThreadSnapshot } from "./saved-threads.js";
+import type { TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
@@ -118,7 +118,10 @@ export class Thread<M extends EventsMode = "sdk"> {
    * Two turns of two threads run side by side, each handle with only its own events.
    */
   async turn(input: Input, turnOptions: TurnOptions = {}): Promise<TurnHandle<M>> {
-    const { events } = await this.runStreamed(input, turnOptions);
+    const [{ events }, { openTurnHandle }] = await Promise.all([
+      this.runStreamed(input, turnOptions),
+      import("./turn-handle.js"),
+    ]);
     return openTurnHandle(events, this.mode, {
       threadId: () => this.threadId,
       turnId: () => this.runningTurnId,
@@ -170,6 +173,8 @@ export class Thread<M extends EventsMode = "sdk"> {
    */
   async read(options: { includeTurns?: boolean } = {}): Promise<ThreadSnapshot> {
     const { id, appServer } = this.saved("read");
+    // Loaded when used, not with the package root (as turn() below).
+    const { readSavedThread } = await import("./saved-threads.js");
     return readSavedThread(appServer, id, options.includeTurns === true);
   }
 
