@@ -5,6 +5,7 @@ import type { WithRaw } from "./events/raw.js";
 import { sdkEventProjector } from "./events/sdk-events.js";
 import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
+import type { GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 import type { ThreadSnapshot } from "./saved-threads.js";
 import type { TurnHandle } from "./turn-handle.js";
@@ -185,6 +186,74 @@ export class Thread<M extends EventsMode = "sdk"> {
     }
     const { id, appServer } = this.saved("setName");
     await appServer.request("thread/name/set", { threadId: id, name });
+  }
+
+  /**
+   * Gives the thread a goal (codex's `thread/goal/set`; its `goals` feature): codex then works on
+   * it by itself, turn after turn, until the model marks it complete or blocked, its
+   * `tokenBudget` runs out, or it is paused (`setGoal` with `{ status: "paused" }`) or cleared.
+   * Those turns run in the background: {@link runGoal} follows them.
+   */
+  async setGoal(
+    objective: string,
+    options: { tokenBudget?: number; status?: ThreadGoal["status"] } = {},
+  ): Promise<ThreadGoal> {
+    if (typeof objective !== "string" || objective.trim() === "") {
+      throw new CodexHarnessError("invalid_input", "setGoal needs an objective that is not empty.");
+    }
+    const { id, appServer } = await this.loaded("setGoal");
+    const { goal } = await appServer.request("thread/goal/set", {
+      threadId: id,
+      objective,
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+    });
+    return goal;
+  }
+
+  /** The thread's goal as codex has it (with tokens and time used), or null. */
+  async goal(): Promise<ThreadGoal | null> {
+    const { id, appServer } = await this.loaded("goal");
+    return (await appServer.request("thread/goal/get", { threadId: id })).goal;
+  }
+
+  /** Removes the thread's goal: codex stops working on it. */
+  async clearGoal(): Promise<void> {
+    const { id, appServer } = await this.loaded("clearGoal");
+    await appServer.request("thread/goal/clear", { threadId: id });
+  }
+
+  /**
+   * Sets `objective` as the goal and follows the turns codex runs for it until the goal is no
+   * longer active (complete, blocked, a budget reached) — or `maxTurns` (default 10) turns ran,
+   * when it is paused here. Resolves with the goal, each turn's result and how it ended; an
+   * aborted `signal` pauses the goal, interrupts its running turn, and rejects with the reason.
+   */
+  async runGoal(objective: string, options: RunGoalOptions = {}): Promise<GoalRun> {
+    if (typeof objective !== "string" || objective.trim() === "") {
+      throw new CodexHarnessError("invalid_input", "runGoal needs an objective that is not empty.");
+    }
+    if (this.busy) {
+      throw new CodexHarnessError(
+        "thread_busy",
+        "A turn is already running on this thread: wait for it before running a goal.",
+      );
+    }
+    const { id, appServer } = await this.loaded("runGoal");
+    const [{ runGoal }, client] = await Promise.all([import("./goals.js"), appServer.client()]);
+    this.busy = true;
+    try {
+      return await runGoal(client, id, objective, options);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** {@link saved}, with the thread started or loaded at codex first (as a turn would). */
+  private async loaded(action: string): Promise<{ id: string; appServer: AppServerAccess }> {
+    if (this.transport().kind !== "app-server") throw unsupported(action);
+    await this.start();
+    return this.saved(action);
   }
 
   /** This thread's id and app-server, for the methods that act on the saved thread. */

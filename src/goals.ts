@@ -1,0 +1,147 @@
+// A thread's goal (codex's thread/goal/*, its `goals` feature): once set, codex works on it by
+// itself, turn after turn, until the model marks it complete or blocked, a budget runs out, or it
+// is paused. runGoal() sets one and follows those turns to the end, with a limit of its own.
+import type { AppServerClient } from "./app-server/client.js";
+import { CodexHarnessError } from "./errors.js";
+import { AppServerTurnMapper } from "./events/app-server-events.js";
+import type { ExtendedThreadEvent } from "./events/types.js";
+import type { ThreadGoal } from "./protocol/generated/ts/v2/ThreadGoal.js";
+import type { RpcNotification } from "./protocol/messages.js";
+import { type ExtendedRunResult, RunResultBuilder } from "./turns/run-result.js";
+
+export type { ThreadGoal };
+
+/** Options of `Thread.runGoal()`. */
+export interface RunGoalOptions {
+  /** Tokens codex may spend on the goal (codex stops it as `budgetLimited`). */
+  tokenBudget?: number;
+  /** Turns to follow before the goal is paused here (default 10). */
+  maxTurns?: number;
+  /** Stops the goal: it is paused at codex and its running turn interrupted. */
+  signal?: AbortSignal;
+  /** Each event of the goal's turns, as they come (extended events). */
+  onEvent?: (event: ExtendedThreadEvent) => void;
+}
+
+/** How a goal's run ended. */
+export interface GoalRun {
+  /** The goal as codex last described it (`complete`, `blocked`, `paused`, `…Limited`). */
+  goal: ThreadGoal;
+  /** Each turn codex ran for it, in order. */
+  turns: ExtendedRunResult[];
+  /** `"goal"` when codex ended it; `"max_turns"` when the limit paused it here. */
+  endedBy: "goal" | "max_turns";
+}
+
+/**
+ * Sets `objective` as thread `threadId`'s goal on `client` and follows the turns codex runs for it
+ * until the goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused
+ * (and so stops); an aborted signal pauses it, interrupts its running turn, and rejects.
+ */
+export async function runGoal(
+  client: AppServerClient,
+  threadId: string,
+  objective: string,
+  options: RunGoalOptions = {},
+): Promise<GoalRun> {
+  const maxTurns = options.maxTurns ?? 10;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new CodexHarnessError(
+      "invalid_option",
+      `maxTurns must be a whole number ≥ 1, got ${maxTurns}.`,
+    );
+  }
+  options.signal?.throwIfAborted();
+  const turns: ExtendedRunResult[] = [];
+  let running: { id: string; mapper: AppServerTurnMapper; result: RunResultBuilder } | undefined;
+  let goal: ThreadGoal | undefined;
+  let endedBy: GoalRun["endedBy"] = "goal";
+  /** A turn codex started after the limit was reached (interrupted, not counted). */
+  let late: string | undefined;
+  let finish!: (error?: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  // Stops codex working on the goal; an error here is the run's error, never swallowed.
+  const pause = () => client.request("thread/goal/set", { threadId, status: "paused" });
+  const maybeDone = () => {
+    // Aborted: the abort's own path ends the run (after the goal is paused, the turn stopped).
+    if (options.signal?.aborted) return;
+    if (goal && goal.status !== "active" && running === undefined) finish();
+  };
+  const off = client.onAnyNotification((notification: RpcNotification) => {
+    const params = (notification.params ?? {}) as { threadId?: unknown; goal?: ThreadGoal };
+    if (params.threadId !== threadId) return;
+    if (notification.method === "thread/goal/updated" && params.goal) {
+      goal = params.goal;
+      maybeDone();
+      return;
+    }
+    if (notification.method === "turn/started") {
+      const id = (params as { turn?: { id?: string } }).turn?.id;
+      if (typeof id !== "string") return;
+      running = {
+        id,
+        mapper: new AppServerTurnMapper(threadId, id),
+        result: new RunResultBuilder(),
+      };
+      // Started before the pause reached codex: stopped, and not one of the run's turns.
+      if (endedBy === "max_turns") {
+        late = id;
+        client
+          .request("turn/interrupt", { threadId, turnId: id })
+          .catch((error: unknown) => finish(error));
+      }
+    }
+    if (!running) return;
+    for (const event of running.mapper.map(notification)) {
+      running.result.add(event);
+      options.onEvent?.(event);
+    }
+    if (notification.method === "turn/completed") {
+      if (running.id !== late) turns.push(running.result.partial());
+      running = undefined;
+      if (turns.length >= maxTurns && goal?.status === "active") {
+        endedBy = "max_turns";
+        pause().catch((error: unknown) => finish(error));
+      }
+      maybeDone();
+    }
+  });
+  const onAbort = () => {
+    pause()
+      .then(async () => {
+        // The turn under way: the one seen starting, else one codex started as the pause came.
+        const turnId = running?.id ?? (await inProgressTurn(client, threadId));
+        if (turnId) await client.request("turn/interrupt", { threadId, turnId });
+      })
+      .then(
+        () => finish(options.signal?.reason),
+        (error: unknown) => finish(error),
+      );
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const set = await client.request("thread/goal/set", {
+      threadId,
+      objective,
+      status: "active",
+      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+    });
+    goal ??= set.goal;
+    await finished;
+    return { goal: goal ?? set.goal, turns, endedBy };
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    off();
+  }
+}
+
+/** The id of the thread's turn in progress at codex, if one is. */
+async function inProgressTurn(
+  client: AppServerClient,
+  threadId: string,
+): Promise<string | undefined> {
+  const { thread } = await client.request("thread/read", { threadId, includeTurns: true });
+  return thread.turns.find((turn) => turn.status === "inProgress")?.id;
+}
