@@ -1,21 +1,23 @@
 // A thread's goal through the SDK (real codex with its goals feature, ScriptedModel): codex works
 // on it turn after turn; runGoal follows those turns to the goal's end, a turn limit, or an abort.
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import { functionCall, reply, response } from "../../src/testing/script.js";
-import { type CodexApiFixture, FULL_ACCESS, startCodexApi } from "../support/codex-api-fixture.js";
+import {
+  FULL_ACCESS,
+  fixturesClosedAfterAll,
+  type startCodexApi,
+} from "../support/codex-api-fixture.js";
 
-const fixtures: CodexApiFixture[] = [];
-after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
+const fixtureOf = fixturesClosedAfterAll();
 
 /** codex with its goals feature on, on a model playing `steps`, and a thread in its work folder. */
 async function goalThread(steps: Parameters<typeof startCodexApi>[1]) {
-  const fixture = await startCodexApi("app-server", steps, {
+  const fixture = await fixtureOf("app-server", steps, {
     config: { ...FULL_ACCESS, features: { goals: true } },
   });
-  fixtures.push(fixture);
   const thread = fixture.codex.startThread({
     workingDirectory: fixture.workdir,
     skipGitRepoCheck: true,
@@ -81,8 +83,7 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
     assert.equal(set.tokenBudget, 5_000);
     await assert.rejects(thread.setGoal(" "), { code: "invalid_input" });
     await assert.rejects(thread.runGoal("x", { maxTurns: 0 }), { code: "invalid_option" });
-    const exec = await startCodexApi("exec", []);
-    fixtures.push(exec);
+    const exec = await fixtureOf("exec", []);
     await assert.rejects(exec.codex.startThread({ skipGitRepoCheck: true }).goal(), {
       code: "unsupported_operation",
     });

@@ -1,19 +1,17 @@
 // retryOnOverload() and isRetryableError() on the real codex (ScriptedModel): a turn the model's
 // server failed is tried again and succeeds; a request the model refuses as bad is not retried.
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { isRetryableError, retryOnOverload } from "../../src/retrying.js";
 import { httpError, reply } from "../../src/testing/script.js";
 import { TurnFailedError } from "../../src/turns/run-result.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
 
-const fixtures: CodexApiFixture[] = [];
-after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
+const fixtureOf = fixturesClosedAfterAll();
 
 describe("retrying turns (real codex, ScriptedModel)", () => {
   it("a turn the model's server failed (500) is retryable, and the retry succeeds", async () => {
-    const fixture = await startCodexApi("app-server", [httpError(500), reply("The second try.")]);
-    fixtures.push(fixture);
+    const fixture = await fixtureOf("app-server", [httpError(500), reply("The second try.")]);
     const thread = fixture.codex.startThread({
       workingDirectory: fixture.workdir,
       skipGitRepoCheck: true,
@@ -38,11 +36,10 @@ describe("retrying turns (real codex, ScriptedModel)", () => {
   });
 
   it("a request the model's server refuses as bad (400) is not retried", async () => {
-    const fixture = await startCodexApi("app-server", [
+    const fixture = await fixtureOf("app-server", [
       httpError(400, { message: "bad request" }),
       reply("never"),
     ]);
-    fixtures.push(fixture);
     const thread = fixture.codex.startThread({
       workingDirectory: fixture.workdir,
       skipGitRepoCheck: true,

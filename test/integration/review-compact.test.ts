@@ -1,22 +1,15 @@
 // Thread.review() and Thread.compact(): codex's review/start and thread/compact/start as turns of
 // the thread, with the same events, result and abort as any turn (real codex, ScriptedModel).
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CodexHarnessError } from "../../src/errors.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { reply, response } from "../../src/testing/script.js";
-import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+import { collect, fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
 import { REVIEW } from "../support/review-output.js";
 
-const fixtures: CodexApiFixture[] = [];
-after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
-
-async function fixtureOf(...args: Parameters<typeof startCodexApi>): Promise<CodexApiFixture> {
-  const fixture = await startCodexApi(...args);
-  fixtures.push(fixture);
-  return fixture;
-}
+const fixtureOf = fixturesClosedAfterAll();
 
 describe("Thread.review and Thread.compact (real codex, ScriptedModel)", () => {
   it("review: the reviewer's findings come as review items and the final response", async () => {

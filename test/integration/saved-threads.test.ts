@@ -2,19 +2,12 @@
 // brought back, read with their turns, named, forked at a turn; and the thread options codex's
 // thread/start takes (instructions, model provider, ephemeral).
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
 import { reply } from "../../src/testing/script.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { type CodexApiFixture, fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
 
-const fixtures: CodexApiFixture[] = [];
-after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
-
-async function fixtureOf(...args: Parameters<typeof startCodexApi>): Promise<CodexApiFixture> {
-  const fixture = await startCodexApi(...args);
-  fixtures.push(fixture);
-  return fixture;
-}
+const fixtureOf = fixturesClosedAfterAll();
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];

@@ -3,20 +3,13 @@
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { reply, response } from "../../src/testing/script.js";
-import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
 
-const fixtures: CodexApiFixture[] = [];
-after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
-
-async function fixtureOf(...args: Parameters<typeof startCodexApi>): Promise<CodexApiFixture> {
-  const fixture = await startCodexApi(...args);
-  fixtures.push(fixture);
-  return fixture;
-}
+const fixtureOf = fixturesClosedAfterAll();
 
 /** The user texts of a request, joined. */
 const asked = (request: RecordedRequest) => inputTexts(request).join(" ");

@@ -2,6 +2,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { after } from "node:test";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import { Codex } from "../../src/codex.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
@@ -85,4 +86,20 @@ export function officialTypes(events: ExtendedThreadEvent[]): string[] {
     "error",
   ]);
   return events.map((event) => event.type).filter((type) => official.has(type));
+}
+
+/**
+ * {@link startCodexApi} for a test file: every fixture it starts is closed after the file's tests.
+ * Call it at the top of the file.
+ */
+export function fixturesClosedAfterAll(): (
+  ...args: Parameters<typeof startCodexApi>
+) => Promise<CodexApiFixture> {
+  const fixtures: CodexApiFixture[] = [];
+  after(() => Promise.all(fixtures.map((fixture) => fixture.close())));
+  return async (...args) => {
+    const fixture = await startCodexApi(...args);
+    fixtures.push(fixture);
+    return fixture;
+  };
 }
