@@ -10,6 +10,8 @@ import {
 import { validateModeOf } from "./app-server/validation.js";
 import { AppServerAccess } from "./app-server-access.js";
 import { CodexHarnessError } from "./errors.js";
+import type { InitializeResponse } from "./protocol/generated/ts/InitializeResponse.js";
+import type { Model } from "./protocol/generated/ts/v2/Model.js";
 import type { RpcNotification } from "./protocol/messages.js";
 import type { ListThreadsOptions, SavedThread } from "./saved-threads.js";
 import { Thread } from "./thread.js";
@@ -169,6 +171,26 @@ export class Codex<M extends EventsMode = "sdk"> {
   ): Promise<Thread<T>> {
     const { thread } = await this.appServerOf(id).request("thread/unarchive", { threadId: id });
     return this.threadOn(thread.id, options, this.eventsOf(options));
+  }
+
+  /** What codex answered to `initialize`: its user agent (with its version), its platform. */
+  async metadata(): Promise<InitializeResponse> {
+    return (await this.appServer.client()).initializeResult;
+  }
+
+  /** The models codex offers (`model/list`, every page); `includeHidden` adds the hidden ones. */
+  async models(options: { includeHidden?: boolean } = {}): Promise<Model[]> {
+    const models: Model[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.appServer.listModels({
+        ...(options.includeHidden ? { includeHidden: true } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      models.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return models;
   }
 
   /** Logs codex in with an API key (`account/login/start`; app-server transport). */

@@ -62,12 +62,33 @@ export async function runGoal(
   const finished = new Promise<void>((resolve, reject) => {
     finish = (error) => (error === undefined ? resolve() : reject(error));
   });
-  // Stops codex working on the goal; an error here is the run's error, never swallowed.
-  const pause = () => client.request("thread/goal/set", { threadId, status: "paused" });
+  /** The goal's pause and its late turn are handled: set when the limit or an abort stopped it. */
+  let stopped = false;
   const maybeDone = () => {
     // Aborted: the abort's own path ends the run (after the goal is paused, the turn stopped).
     if (options.signal?.aborted) return;
+    if (endedBy === "max_turns" && !stopped) return;
     if (goal && goal.status !== "active" && running === undefined) finish();
+  };
+  /**
+   * Stops codex working on the goal: pauses it, then interrupts the turn under way — the one seen
+   * starting, else one codex started as the pause came (thread/read). An error is the run's,
+   * never swallowed, unless the turn had ended meanwhile.
+   */
+  const stop = async () => {
+    await client.request("thread/goal/set", { threadId, status: "paused" });
+    const turnId = running?.id ?? (await inProgressTurn(client, threadId));
+    // None, or one already stopped as it started (below).
+    if (turnId === undefined || turnId === late) return;
+    if (endedBy === "max_turns") late = turnId;
+    await interrupt(turnId);
+  };
+  const interrupt = async (turnId: string) => {
+    try {
+      await client.request("turn/interrupt", { threadId, turnId });
+    } catch (error) {
+      if ((await inProgressTurn(client, threadId)) === turnId) throw error;
+    }
   };
   const off = client.onAnyNotification((notification: RpcNotification) => {
     const params = (notification.params ?? {}) as { threadId?: unknown; goal?: ThreadGoal };
@@ -85,12 +106,10 @@ export async function runGoal(
         mapper: new AppServerTurnMapper(threadId, id),
         result: new RunResultBuilder(),
       };
-      // Started before the pause reached codex: stopped, and not one of the run's turns.
-      if (endedBy === "max_turns") {
+      // Started after the limit, and not yet stopped by stop(): stopped, and not counted.
+      if (endedBy === "max_turns" && late !== id) {
         late = id;
-        client
-          .request("turn/interrupt", { threadId, turnId: id })
-          .catch((error: unknown) => finish(error));
+        interrupt(id).catch((error: unknown) => finish(error));
       }
     }
     if (!running) return;
@@ -101,20 +120,29 @@ export async function runGoal(
     if (notification.method === "turn/completed") {
       if (running.id !== late) turns.push(running.result.partial());
       running = undefined;
-      if (turns.length >= maxTurns && goal?.status === "active") {
+      if (turns.length >= maxTurns && goal?.status === "active" && endedBy !== "max_turns") {
         endedBy = "max_turns";
-        pause().catch((error: unknown) => finish(error));
+        stop().then(
+          () => {
+            stopped = true;
+            maybeDone();
+          },
+          (error: unknown) => finish(error),
+        );
       }
       maybeDone();
     }
   });
+  const setting = client.request("thread/goal/set", {
+    threadId,
+    objective,
+    status: "active",
+    ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+  });
+  // An abort pauses the goal once it is set: a pause sent before would be undone by the set.
   const onAbort = () => {
-    pause()
-      .then(async () => {
-        // The turn under way: the one seen starting, else one codex started as the pause came.
-        const turnId = running?.id ?? (await inProgressTurn(client, threadId));
-        if (turnId) await client.request("turn/interrupt", { threadId, turnId });
-      })
+    setting
+      .then(stop, () => undefined)
       .then(
         () => finish(options.signal?.reason),
         (error: unknown) => finish(error),
@@ -122,12 +150,7 @@ export async function runGoal(
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const set = await client.request("thread/goal/set", {
-      threadId,
-      objective,
-      status: "active",
-      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
-    });
+    const set = await setting;
     goal ??= set.goal;
     await finished;
     return { goal: goal ?? set.goal, turns, endedBy };

@@ -136,6 +136,15 @@ describe("saved threads through the SDK (real codex, ScriptedModel)", () => {
     );
   });
 
+  it("metadata() says which codex answers; models() lists what it offers", async () => {
+    const fixture = await fixtureOf("app-server", []);
+    const metadata = await fixture.codex.metadata();
+    assert.match(metadata.userAgent, /\/\d+\.\d+\.\d+/, metadata.userAgent);
+    const models = await fixture.codex.models();
+    assert.ok(models.length > 0, "codex offers models");
+    assert.ok(models.every((model) => typeof model.id === "string"));
+  });
+
   it("bad input is one clear error", async () => {
     const fixture = await fixtureOf("app-server", []);
     const fresh = fixture.codex.startThread({ skipGitRepoCheck: true });
