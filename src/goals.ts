@@ -149,6 +149,8 @@ export async function runGoal(
       );
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // codex gone (crashed, closed): nothing more will come, so the run ends with why.
+  const offClose = client.onClose((reason) => finish(reason));
   try {
     const set = await setting;
     goal ??= set.goal;
@@ -156,6 +158,7 @@ export async function runGoal(
     return { goal: goal ?? set.goal, turns, endedBy };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
+    offClose();
     off();
   }
 }

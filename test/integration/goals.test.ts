@@ -95,4 +95,20 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
       code: "unsupported_operation",
     });
   });
+
+  it("codex closing under a goal's run ends it with why, instead of waiting for ever", async () => {
+    const { fixture, thread } = await goalThread([
+      response([reply("too late")], { delayMs: 10_000 }),
+    ]);
+    const run = thread.runGoal("a goal codex will not finish").then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await fixture.model.waitForRequest(1, { timeoutMs: 20_000 });
+    const started = Date.now();
+    await fixture.codex.close();
+    const outcome = await run;
+    assert.ok(outcome instanceof Error, `rejected, got ${String(outcome)}`);
+    assert.ok(Date.now() - started < 5_000, `ended ${Date.now() - started} ms after the close`);
+  });
 });
