@@ -46,28 +46,40 @@ export async function startLogin(
   host: LoginHost,
   type: "chatgpt" | "chatgptDeviceCode",
 ): Promise<ChatGptLogin | DeviceCodeLogin> {
+  const client = await host.appServer.client();
   // Listening before the login starts: its completion cannot come before we listen.
   // (Until codex names this login, every login's completion is kept; then only its own.)
   const completions = new Map<string, AccountLoginCompletedNotification>();
   const waiters = new Set<() => void>();
   let ours: string | undefined;
-  const off = host.onNotification((notification) => {
+  /** Set when codex went away: no completion will come, so a wait ends with why. */
+  let gone: Error | undefined;
+  const offCompleted = host.onNotification((notification) => {
     if (notification.method !== "account/login/completed") return;
     const completion = notification.params as AccountLoginCompletedNotification;
     if (completion.loginId === null || (ours !== undefined && completion.loginId !== ours)) return;
     completions.set(completion.loginId, completion);
-    if (completion.loginId === ours) off();
+    if (completion.loginId === ours) release();
     for (const waiter of waiters) waiter();
   });
+  const offClose = client.onClose((reason) => {
+    gone = reason;
+    release();
+    for (const waiter of waiters) waiter();
+  });
+  function release(): void {
+    offCompleted();
+    offClose();
+  }
   let started: Awaited<ReturnType<typeof host.appServer.request<"account/login/start">>>;
   try {
     started = await host.appServer.request("account/login/start", { type });
   } catch (error) {
-    off();
+    release();
     throw error;
   }
   if (started.type !== "chatgpt" && started.type !== "chatgptDeviceCode") {
-    off();
+    release();
     throw new CodexHarnessError(
       "login_failed",
       `codex answered a ${type} login with ${started.type}.`,
@@ -75,7 +87,7 @@ export async function startLogin(
   }
   const { loginId } = started;
   ours = loginId;
-  if (completions.has(loginId)) off();
+  if (completions.has(loginId)) release();
   const handle: LoginHandle = {
     loginId,
     wait: ({ signal, timeoutMs = DEFAULT_LOGIN_WAIT_MS } = {}) =>
@@ -89,7 +101,10 @@ export async function startLogin(
         };
         const check = () => {
           const completion = completions.get(loginId);
-          if (!completion) return;
+          if (!completion) {
+            if (gone) finish(gone);
+            return;
+          }
           finish(
             completion.success
               ? undefined

@@ -65,6 +65,20 @@ describe("codex login and account through the SDK (real codex)", () => {
     });
   });
 
+  it("codex closing while a login waits ends the wait with why, not at its timeout", async () => {
+    const codex = await codexOf();
+    const login = await codex.loginWithChatGPT();
+    const waited = login.wait({ timeoutMs: 60_000 }).then(
+      () => "completed",
+      (error: unknown) => error,
+    );
+    const started = Date.now();
+    await codex.close();
+    const outcome = await waited;
+    assert.ok(outcome instanceof Error, String(outcome));
+    assert.ok(Date.now() - started < 5_000, `ended ${Date.now() - started} ms after the close`);
+  });
+
   it("a device-code login that cannot reach OpenAI fails at once with codex's reason", async () => {
     const codex = await codexOf();
     const started = Date.now();
