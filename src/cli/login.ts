@@ -3,13 +3,10 @@
 // it). codex stores the login in its home, as `codex login` does.
 import { text } from "node:stream/consumers";
 import type { Command } from "commander";
-import { Codex } from "../codex.js";
-import { codexPath, existingFolder, wholeNumber } from "./arguments.js";
-import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
+import { wholeNumber } from "./arguments.js";
+import { addCodexFlags, type CodexFlags, withCodex } from "./codex-command.js";
 
-interface LoginFlags extends RemoteFlags {
-  codexHome?: string;
-  codexPath?: string;
+interface LoginFlags extends CodexFlags {
   deviceCode?: boolean;
   apiKeyStdin?: boolean;
   timeout: number;
@@ -17,22 +14,20 @@ interface LoginFlags extends RemoteFlags {
 
 /** Adds `login` and `logout` to the program. */
 export function addLoginCommands(program: Command): void {
-  addRemoteFlags(
-    withHome(
-      program
-        .command("login")
-        .description(
-          "Log codex in: ChatGPT in a browser (the address to open is printed), --device-code, or --api-key-stdin",
-        )
-        .option("--device-code", "log in with a code entered on any device (no browser here)")
-        .option("--api-key-stdin", "read an API key from stdin")
-        .option(
-          "--timeout <seconds>",
-          "how long to wait for the browser or device login",
-          wholeNumber(1),
-          600,
-        ),
-    ),
+  addCodexFlags(
+    program
+      .command("login")
+      .description(
+        "Log codex in: ChatGPT in a browser (the address to open is printed), --device-code, or --api-key-stdin",
+      )
+      .option("--device-code", "log in with a code entered on any device (no browser here)")
+      .option("--api-key-stdin", "read an API key from stdin")
+      .option(
+        "--timeout <seconds>",
+        "how long to wait for the browser or device login",
+        wholeNumber(1),
+        600,
+      ),
   ).action(async (flags: LoginFlags) => {
     if (flags.deviceCode && flags.apiKeyStdin) {
       console.error("login: use --device-code or --api-key-stdin, not both.");
@@ -77,47 +72,12 @@ export function addLoginCommands(program: Command): void {
     });
   });
 
-  addRemoteFlags(
-    withHome(program.command("logout").description("Log codex out: its stored login is removed")),
+  addCodexFlags(
+    program.command("logout").description("Log codex out: its stored login is removed"),
   ).action(async (flags: LoginFlags) => {
     await withCodex("logout", flags, async (codex) => {
       await codex.logout();
       console.log("Logged out.");
     });
   });
-}
-
-function withHome(command: Command): Command {
-  return command
-    .option(
-      "--codex-home <dir>",
-      "CODEX_HOME whose login it is (default: codex's own)",
-      existingFolder,
-    )
-    .option("--codex-path <path>", "codex executable (default: the bundled one)", codexPath);
-}
-
-/** Runs `work` on a Codex for the flags; a failure is one line on stderr and exit code 1. */
-async function withCodex(
-  command: "login" | "logout",
-  flags: LoginFlags,
-  work: (codex: Codex) => Promise<void>,
-): Promise<void> {
-  const remote = remoteOf(flags, [
-    ["--codex-path", flags.codexPath],
-    ["--codex-home", flags.codexHome],
-  ]);
-  const codex = new Codex({
-    ...(flags.codexPath ? { codexPathOverride: flags.codexPath } : {}),
-    ...(flags.codexHome ? { codexHome: flags.codexHome } : {}),
-    ...(remote ? { remote } : {}),
-  });
-  try {
-    await work(codex);
-  } catch (error) {
-    console.error(`${command}: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await codex.close();
-  }
 }

@@ -30,6 +30,7 @@ import {
 } from "./run-target.js";
 import { addScriptedModelCommand } from "./scripted-model.js";
 import { Terminal } from "./terminal.js";
+import { addThreadsCommand } from "./threads.js";
 
 /** Builds the CLI program (exported for tests). */
 export function buildProgram(): Command {
@@ -199,6 +200,7 @@ export function buildProgram(): Command {
   addScriptedModelCommand(program);
   addAcpCommand(program);
   addLoginCommands(program);
+  addThreadsCommand(program);
   addFleetCommands(program);
   addSubmitCommand(program);
   addCancelCommand(program);
