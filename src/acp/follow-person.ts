@@ -1,6 +1,7 @@
 // Approvals that follow the person: a request goes to the editor and to a channels runtime
 // (inbox, Slack, Telegram, Discord); the first answer wins and the other side is withdrawn. With
-// `awayAfterMs`, the editor has that long alone, then the request moves to channels only.
+// `awayAfterMs`, the editor has that long alone, then the request moves to channels only (at once
+// when the editor leaves it: a question it cannot show).
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ApprovalContext, ApprovalKind, Approvals } from "../events/approval-types.js";
 
@@ -61,9 +62,22 @@ function race(editor: Handler, channels: Handler, awayAfterMs: number | undefine
     const editorAnswer = asked("editor", editor, editorSide);
     const channelsAnswer = (async () => {
       if (awayAfterMs !== undefined) {
-        await sleep(awayAfterMs, undefined, { signal: contextOf("channels", channelsSide).signal });
+        // The editor's time alone ends early when it leaves the request (or fails): channels now.
+        const waiting = new AbortController();
+        const editorLeft = editorAnswer.then(
+          () => new Promise<never>(() => {}),
+          () => "left" as const,
+        );
+        const waited = await Promise.race([
+          sleep(awayAfterMs, "away" as const, {
+            signal: AbortSignal.any([contextOf("channels", channelsSide).signal, waiting.signal]),
+          }),
+          editorLeft,
+        ]).finally(() => waiting.abort());
         // The person is away from the editor: from now on only channels asks.
-        editorSide.abort(new Error(`no answer in the editor within ${awayAfterMs / 1000} s`));
+        if (waited === "away") {
+          editorSide.abort(new Error(`no answer in the editor within ${awayAfterMs / 1000} s`));
+        }
       }
       return asked("channels", channels, channelsSide);
     })();
