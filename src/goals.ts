@@ -3,11 +3,11 @@
 // is paused. runGoal() sets one and follows those turns to the end, with a limit of its own.
 import type { AppServerClient } from "./app-server/client.js";
 import { CodexHarnessError } from "./errors.js";
-import { AppServerTurnMapper } from "./events/app-server-events.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
 import type { ThreadGoal } from "./protocol/generated/ts/v2/ThreadGoal.js";
 import type { RpcNotification } from "./protocol/messages.js";
 import { type ExtendedRunResult, RunResultBuilder } from "./turns/run-result.js";
+import { TurnRoute } from "./turns/turn-route.js";
 
 export type { ThreadGoal };
 
@@ -53,7 +53,7 @@ export async function runGoal(
   }
   options.signal?.throwIfAborted();
   const turns: ExtendedRunResult[] = [];
-  let running: { id: string; mapper: AppServerTurnMapper; result: RunResultBuilder } | undefined;
+  let running: { id: string; route: TurnRoute; result: RunResultBuilder } | undefined;
   let goal: ThreadGoal | undefined;
   let endedBy: GoalRun["endedBy"] = "goal";
   /** A turn codex started after the limit was reached (interrupted, not counted). */
@@ -101,11 +101,8 @@ export async function runGoal(
     if (notification.method === "turn/started") {
       const id = (params as { turn?: { id?: string } }).turn?.id;
       if (typeof id !== "string") return;
-      running = {
-        id,
-        mapper: new AppServerTurnMapper(threadId, id),
-        result: new RunResultBuilder(),
-      };
+      running = { id, route: new TurnRoute(threadId), result: new RunResultBuilder() };
+      running.route.start(id);
       // Started after the limit, and not yet stopped by stop(): stopped, and not counted.
       if (endedBy === "max_turns" && late !== id) {
         late = id;
@@ -113,7 +110,8 @@ export async function runGoal(
       }
     }
     if (!running) return;
-    for (const event of running.mapper.map(notification)) {
+    // (A notification of another turn of the thread is no event of this one.)
+    for (const event of running.route.take(notification) ?? []) {
       running.result.add(event);
       options.onEvent?.(event);
     }
@@ -153,7 +151,6 @@ export async function runGoal(
   const offClose = client.onClose((reason) => finish(reason));
   try {
     const set = await setting;
-    goal ??= set.goal;
     await finished;
     return { goal: goal ?? set.goal, turns, endedBy };
   } finally {

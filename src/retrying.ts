@@ -2,7 +2,7 @@
 // `is_retryable_error` and `retry_on_overload`, in our tree (codex's -32001, a turn that failed
 // for a transient reason, a remote connection that dropped).
 import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "./rpc/errors.js";
-import { backoffDelay, DEFAULT_RETRY, type RetryOptions, sleep } from "./rpc/retry.js";
+import { DEFAULT_RETRY, type RetryOptions, withRetries } from "./rpc/retry.js";
 import { TurnFailedError } from "./turns/run-result.js";
 
 /** codex's reasons for a failed turn that another try may not meet (the model's side hiccuped). */
@@ -57,25 +57,16 @@ export async function retryOnOverload<T>(
   operation: (attempt: number) => Promise<T>,
   options: RetryOnOverloadOptions = {},
 ): Promise<T> {
-  const settings = { ...DEFAULT_RETRY, ...definedOf(options) };
-  const retryable = options.isRetryable ?? isRetryableError;
-  for (let attempt = 0; ; attempt++) {
-    options.signal?.throwIfAborted();
-    try {
-      return await operation(attempt);
-    } catch (error) {
-      if (attempt >= settings.maxRetries || !retryable(error)) throw error;
-    }
-    await sleep(backoffDelay(attempt, settings), options.signal);
-  }
-}
-
-function definedOf(options: RetryOptions): RetryOptions {
-  return Object.fromEntries(
-    Object.entries({
-      maxRetries: options.maxRetries,
-      initialDelayMs: options.initialDelayMs,
-      maxDelayMs: options.maxDelayMs,
-    }).filter(([, value]) => value !== undefined),
+  options.signal?.throwIfAborted();
+  const { maxRetries, initialDelayMs, maxDelayMs } = options;
+  return withRetries(
+    operation,
+    {
+      maxRetries: maxRetries ?? DEFAULT_RETRY.maxRetries,
+      initialDelayMs: initialDelayMs ?? DEFAULT_RETRY.initialDelayMs,
+      maxDelayMs: maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+    },
+    options.isRetryable ?? isRetryableError,
+    options.signal,
   );
 }

@@ -258,15 +258,14 @@ export class Thread<M extends EventsMode = "sdk"> {
 
   /** This thread's id and app-server, for the methods that act on the saved thread. */
   private saved(action: string): { id: string; appServer: AppServerAccess } {
-    const appServer = this.threadId === null ? undefined : this.appServerOf?.(this.threadId);
     if (this.transport().kind !== "app-server" || !this.appServerOf) throw unsupported(action);
-    if (this.threadId === null || !appServer) {
+    if (this.threadId === null) {
       throw new CodexHarnessError(
         "no_thread",
         `Cannot ${action}: the thread has no id yet; run a turn or call start() first.`,
       );
     }
-    return { id: this.threadId, appServer };
+    return { id: this.threadId, appServer: this.appServerOf(this.threadId) };
   }
 
   /** Adds input to the running turn (app-server transport). */

@@ -65,20 +65,18 @@ export async function openTurnHandle<M extends EventsMode>(
     settle = (error) => (error === undefined ? resolve() : reject(error));
   });
   over.catch(() => {}); // (observed by result(), if anyone asks)
+  // What was read to learn the turn's id, then the rest of the stream.
+  const all = (async function* () {
+    yield* seen;
+    if (!ended) yield* stream;
+  })();
   const events = (async function* () {
     reading = true;
     try {
-      for (const event of seen.splice(0)) {
+      for await (const event of all) {
         builder.add(event);
         finished ||= event.type === "turn.completed" || event.type === "turn.failed";
         yield event;
-      }
-      if (!ended) {
-        for await (const event of { [Symbol.asyncIterator]: () => stream }) {
-          builder.add(event);
-          finished ||= event.type === "turn.completed" || event.type === "turn.failed";
-          yield event;
-        }
       }
       settle();
     } catch (error) {
@@ -111,7 +109,7 @@ export async function openTurnHandle<M extends EventsMode>(
     interrupt: () => host.interrupt(),
     result: async () => {
       try {
-        await (reading ? over : readTheRest());
+        if (!reading) await readTheRest();
         await over;
       } catch (error) {
         if (error instanceof TurnAbortedError) error.result = builder.partial();

@@ -48,24 +48,21 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   const sessions = new Map<string, Session>();
   // Set when the connection opens: how the agent calls the editor.
   let editor: acp.AgentContext | undefined;
-  const ask: AskEditor = (request, signal) => {
+  const connected = (): acp.AgentContext => {
     if (!editor) throw new Error("the editor is not connected");
-    // A cleared request (the turn stopped, codex withdrew it) stops waiting for the editor.
-    return editor.request("session/request_permission", request, {
-      cancellationSignal: signal,
-      stopWaitingOnCancel: true,
-    });
+    return editor;
   };
-
+  // A cleared request (the turn stopped, codex withdrew it) stops waiting for the editor.
+  const until = (signal: AbortSignal) => ({
+    cancellationSignal: signal,
+    stopWaitingOnCancel: true,
+  });
+  const ask: AskEditor = (request, signal) =>
+    connected().request("session/request_permission", request, until(signal));
   // Set at initialize when the editor renders forms (elicitation/create).
   let formsOffered = false;
-  const askForm: AskForm = (request, signal) => {
-    if (!editor) throw new Error("the editor is not connected");
-    return editor.request("elicitation/create", request, {
-      cancellationSignal: signal,
-      stopWaitingOnCancel: true,
-    });
-  };
+  const askForm: AskForm = (request, signal) =>
+    connected().request("elicitation/create", request, until(signal));
 
   /** Who is asked when no policy decides: the editor, and channels when given. */
   const askPerson = (sessionId: () => string): Approvals => {
@@ -120,7 +117,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   /** What `/status` and `/logout` answer, without a turn. */
   const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {
     if (name === "logout") {
-      await options.codex.appServer.request("account/logout", undefined);
+      await options.codex.logout();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
     }
     const login = await readLogin(await options.codex.appServer.client(), 20_000);
@@ -173,7 +170,6 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
 
   /** The session's slash commands, just after the response that names the session. */
   const announce = (client: acp.AgentContext, id: string, commands: SlashCommand[]) => {
-    // After the response that names the session.
     setTimeout(() => {
       void client
         .notify("session/update", {
@@ -187,6 +183,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
           options.log?.(`acp: could not send the commands: ${error.message}`),
         );
     }, 0);
+  };
+
+  /** Forgets a session here; its running prompt stops (and answers cancelled). */
+  const forget = (id: string, why: string) => {
+    sessions.get(id)?.turn?.abort(new Error(why));
+    sessions.delete(id);
   };
 
   /** A saved session opened again: its history replayed as updates when `replay`. */
@@ -264,9 +266,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .onRequest("session/load", ({ params, client }) => reopen(params, client, true))
       .onRequest("session/resume", ({ params, client }) => reopen(params, client, false))
       .onRequest("session/delete", async ({ params }) => {
-        // Gone from codex's saved threads (and so from session/list); a running prompt stops.
-        sessions.get(params.sessionId)?.turn?.abort(new Error("the session was deleted"));
-        sessions.delete(params.sessionId);
+        // Gone from codex's saved threads (and so from session/list).
+        forget(params.sessionId, "the session was deleted");
         await options.codex.appServer.request("thread/delete", { threadId: params.sessionId });
         return {};
       })
@@ -295,10 +296,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         };
       })
       .onRequest("session/close", async ({ params }) => {
-        // Its running prompt stops (cancelled); the thread stays saved, to load again.
-        const session = sessions.get(params.sessionId);
-        session?.turn?.abort(new Error("the session was closed"));
-        sessions.delete(params.sessionId);
+        // The thread stays saved, to load again.
+        forget(params.sessionId, "the session was closed");
         return {};
       })
       .onRequest("session/set_config_option", async ({ params }) => {

@@ -6,6 +6,7 @@ import path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Codex } from "../codex.js";
 import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
+import { parseFrontMatter } from "../spaces/space-content.js";
 
 /** The commands the agent itself knows: answered at once, or a codex review or compaction. */
 export type AgentCommandName =
@@ -99,10 +100,8 @@ export function agentCommandOf(
   text: string,
   commands: SlashCommand[],
 ): AgentCommandRun | undefined {
-  const match = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  const command = match && commands.find((candidate) => candidate.name === match[1]);
-  if (!match || command?.kind !== "agent") return undefined;
-  const args = (match[2] ?? "").trim();
+  const { command, args } = named(text, commands);
+  if (command?.kind !== "agent") return undefined;
   switch (command.name) {
     case "status":
     case "logout":
@@ -143,10 +142,8 @@ export function availableCommands(commands: SlashCommand[]): acp.AvailableComman
  * text then the arguments). Anything else is left as it is.
  */
 export async function expandSlashCommand(text: string, commands: SlashCommand[]): Promise<string> {
-  const match = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  const command = match ? commands.find((candidate) => candidate.name === match[1]) : undefined;
-  if (!match || !command || command.kind === "agent") return text;
-  const args = (match[2] ?? "").trim();
+  const { command, args } = named(text, commands);
+  if (!command || command.kind === "agent") return text;
   if (command.kind === "skill") return args ? `$${command.name} ${args}` : `$${command.name}`;
   const body = stripFrontMatter(await readFile(command.file, "utf8")).trim();
   return body.includes("$ARGUMENTS")
@@ -154,11 +151,17 @@ export async function expandSlashCommand(text: string, commands: SlashCommand[])
     : [body, args].filter(Boolean).join("\n\n");
 }
 
+/** The one of `commands` a prompt starts with (`/name args…`), and the arguments after it. */
+function named(text: string, commands: SlashCommand[]): { command?: SlashCommand; args: string } {
+  const match = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const command = match && commands.find((candidate) => candidate.name === match[1]);
+  return { ...(command ? { command } : {}), args: (match?.[2] ?? "").trim() };
+}
+
 /** A prompt file's `description:` (front matter), else its first line. */
 function promptDescription(text: string): string {
-  const front = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? "";
-  const described = /^description:\s*(.+)$/m.exec(front)?.[1];
-  if (described) return described.trim().replace(/^["']|["']$/g, "");
+  const described = parseFrontMatter(text).description;
+  if (described) return described;
   return stripFrontMatter(text).trim().split("\n")[0]?.slice(0, 120) ?? "";
 }
 

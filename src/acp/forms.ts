@@ -82,10 +82,14 @@ export async function askQuestions(
   return { answers };
 }
 
-/** Whether an MCP elicitation is a form with fields to fill (not a yes/no question). */
-export function hasFields(request: ElicitationRequest): boolean {
+/**
+ * How many fields an MCP elicitation's form has (0: a yes/no question, such as codex's approval
+ * of an MCP tool call), or undefined when it is not a form (a URL to open).
+ */
+export function formFields(request: ElicitationRequest): number | undefined {
+  if (request.mode !== "form") return undefined;
   const schema = request.requested_schema as { properties?: Record<string, unknown> } | null;
-  return request.mode === "form" && Object.keys(schema?.properties ?? {}).length > 0;
+  return Object.keys(schema?.properties ?? {}).length;
 }
 
 /** An MCP server's form, as the server wrote it, and the editor's answer passed back. */

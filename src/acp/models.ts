@@ -6,23 +6,15 @@ import type { Codex } from "../codex.js";
 /** The config option's id. */
 export const MODEL_OPTION = "model";
 
-/** The models codex offers: id, name and description. */
+/** The models codex shows (not the hidden ones): id, name and description. */
 export async function codexModels(
   codex: Codex<"extended">,
 ): Promise<{ value: string; name: string; description: string }[]> {
-  const models: { value: string; name: string; description: string }[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 20; page++) {
-    const result = await codex.appServer.listModels({ cursor });
-    for (const model of result.data) {
-      if (!model.hidden) {
-        models.push({ value: model.id, name: model.displayName, description: model.description });
-      }
-    }
-    cursor = result.nextCursor;
-    if (cursor === null) break;
-  }
-  return models;
+  return (await codex.models()).flatMap((model) =>
+    model.hidden
+      ? []
+      : [{ value: model.id, name: model.displayName, description: model.description }],
+  );
 }
 
 /** The session's config options: its model, `current` selected (listed even when codex does not). */

@@ -10,7 +10,7 @@ import type { ElicitationRequest } from "../events/server-requests/elicitation.j
 import type { FileChangeRequest } from "../events/server-requests/file-change.js";
 import type { PermissionsRequest } from "../events/server-requests/permissions.js";
 import type { UserInputRequest } from "../events/server-requests/user-input.js";
-import { type AskForm, askMcpForm, askQuestions, hasFields } from "./forms.js";
+import { type AskForm, askMcpForm, askQuestions, formFields } from "./forms.js";
 import { changeContent, textContent } from "./session-updates.js";
 
 /** Sends `session/request_permission` to the editor and resolves with its outcome. */
@@ -84,13 +84,20 @@ export function editorApprovals(
     // An MCP server's yes/no question (codex's approval of an MCP tool call, or a form with no
     // fields). A form to fill or a URL to open is left to the next handler (channels, or decline).
     elicitation: async (request: ElicitationRequest, { signal, explain }) => {
+      const fields = formFields(request);
       const form = askForm?.();
-      if (form && hasFields(request)) {
+      if (form && fields !== undefined && fields > 0) {
         const decision = await askMcpForm(request, sessionId(), form, signal);
-        explain?.(`${typeof decision === "string" ? `${decision}ed` : "filled in"} in the editor`);
+        explain?.(
+          decision === "decline"
+            ? "declined in the editor"
+            : decision === "cancel"
+              ? "cancelled in the editor"
+              : "filled in in the editor",
+        );
         return decision;
       }
-      if (!isConfirmation(request)) return undefined;
+      if (fields !== 0) return undefined;
       const decision = await permission(elicitationToolCall(request), signal, explain);
       if (decision === "decline") return "decline";
       // codex offers to remember an MCP tool approval for the session (`persist`).
@@ -163,13 +170,6 @@ export function editorApprovals(
       return { answers };
     },
   };
-}
-
-/** Whether an MCP elicitation only asks yes or no: a form without fields. */
-function isConfirmation(request: ElicitationRequest): boolean {
-  if (request.mode !== "form") return false;
-  const schema = request.requested_schema as { properties?: Record<string, unknown> } | null;
-  return Object.keys(schema?.properties ?? {}).length === 0;
 }
 
 function permissionsToolCall(request: PermissionsRequest): acp.ToolCallUpdate {

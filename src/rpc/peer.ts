@@ -18,7 +18,7 @@ import {
   wireError,
 } from "./errors.js";
 import type { MessageCheck } from "./message-check.js";
-import { backoffDelay, DEFAULT_RETRY, type RetryOptions, sleep } from "./retry.js";
+import { DEFAULT_RETRY, type RetryOptions, withRetries } from "./retry.js";
 import type { Transport } from "./transport.js";
 
 export type { MessageCheck } from "./message-check.js";
@@ -115,18 +115,19 @@ export class JsonRpcPeer {
   async request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
     const retry = options.retry === true ? DEFAULT_RETRY : options.retry || this.retry;
     if (!retry) return this.requestOnce(method, params, options);
-    const settings = { ...DEFAULT_RETRY, ...retry };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.requestOnce(method, params, options);
-      } catch (error) {
+    const { signal } = options;
+    return withRetries(
+      () => this.requestOnce(method, params, options),
+      { ...DEFAULT_RETRY, ...retry },
+      (error, attempt) => {
         if (error instanceof OverloadedError) error.attempts = attempt + 1;
-        if (!isOverloaded(error) || attempt >= settings.maxRetries) throw error;
-        await sleep(backoffDelay(attempt, settings), options.signal).catch((reason: unknown) => {
-          throw abortedError(method, reason);
-        });
-      }
-    }
+        return isOverloaded(error);
+      },
+      signal,
+    ).catch((error: unknown) => {
+      // Aborted while waiting to retry: as an abort of the request.
+      throw signal?.aborted && error === signal.reason ? abortedError(method, error) : error;
+    });
   }
 
   /** Sends a notification. */

@@ -28,6 +28,27 @@ export function backoffDelay(
   return ceiling / 2 + random() * (ceiling / 2);
 }
 
+/**
+ * Calls `operation` (with the attempt number, from 0) until it resolves. After an error that
+ * `retryable` accepts (it sees every error, the last one too), waits the backoff and tries again,
+ * up to `settings.maxRetries` retries; a wait that `signal` ends rejects with its reason.
+ */
+export async function withRetries<T>(
+  operation: (attempt: number) => Promise<T>,
+  settings: Required<RetryOptions>,
+  retryable: (error: unknown, attempt: number) => boolean,
+  signal?: AbortSignal,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await operation(attempt);
+    } catch (error) {
+      if (!retryable(error, attempt) || attempt >= settings.maxRetries) throw error;
+    }
+    await sleep(backoffDelay(attempt, settings), signal);
+  }
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

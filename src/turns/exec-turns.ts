@@ -76,24 +76,18 @@ export function execRunFor(
   const thread = request.threadOptions;
   checkExecApprovalPolicy(thread.approvalPolicy);
   checkOutputSchema(request.turnOptions.outputSchema);
-  const appServerOnly = (
-    ["baseInstructions", "developerInstructions", "modelProvider", "ephemeral"] as const
-  ).filter((key) => thread[key] !== undefined);
-  if (appServerOnly.length > 0) {
-    throw new CodexHarnessError(
-      "unsupported_option",
-      `${appServerOnly.join(", ")} need the app-server transport; create the Codex with transport: "app-server".`,
-    );
-  }
-  const turnOnly = (
-    ["sandboxMode", "approvalPolicy", "model", "effort", "summary", "cwd", "serviceTier"] as const
-  ).filter((key) => request.turnOptions[key] !== undefined);
-  if (turnOnly.length > 0) {
-    throw new CodexHarnessError(
-      "unsupported_option",
-      `A turn's ${turnOnly.join(", ")} need the app-server transport; with exec, set them in the thread options.`,
-    );
-  }
+  refuseSet(
+    thread,
+    ["baseInstructions", "developerInstructions", "modelProvider", "ephemeral"],
+    (named) =>
+      `${named} need the app-server transport; create the Codex with transport: "app-server".`,
+  );
+  refuseSet(
+    request.turnOptions,
+    ["sandboxMode", "approvalPolicy", "model", "effort", "summary", "cwd", "serviceTier"],
+    (named) =>
+      `A turn's ${named} need the app-server transport; with exec, set them in the thread options.`,
+  );
   const run: ExecRunArgs = {
     threadId: request.threadId,
     images,
@@ -113,6 +107,16 @@ export function execRunFor(
     approvalPolicy: thread.approvalPolicy,
   };
   return { run, prompt };
+}
+
+/** Throws `unsupported_option` when `options` sets any of `keys`, naming them in `message`. */
+function refuseSet<T extends object>(
+  options: T,
+  keys: readonly (keyof T & string)[],
+  message: (named: string) => string,
+): void {
+  const set = keys.filter((key) => options[key] !== undefined);
+  if (set.length > 0) throw new CodexHarnessError("unsupported_option", message(set.join(", ")));
 }
 
 /**

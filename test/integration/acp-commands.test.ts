@@ -15,6 +15,17 @@ import { useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
 
+/** The slash commands the agent announced to `editor`, by name (waits for the announcement). */
+async function announcedCommands(editor: ReturnType<typeof editorOf>) {
+  const announced = await eventually("the slash commands", async () =>
+    editor.updates
+      .map((n) => n.update)
+      .find((u) => u.sessionUpdate === "available_commands_update"),
+  );
+  assert.ok(announced.sessionUpdate === "available_commands_update");
+  return new Map(announced.availableCommands.map((command) => [command.name, command]));
+}
+
 describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => {
   it("a target's prompts and skills are slash commands; /name runs them", async () => {
     const dir = tempTree({
@@ -41,13 +52,7 @@ describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => 
         cwd: work,
         mcpServers: [],
       });
-      const announced = await eventually("the slash commands", async () =>
-        editor.updates
-          .map((n) => n.update)
-          .find((u) => u.sessionUpdate === "available_commands_update"),
-      );
-      assert.ok(announced.sessionUpdate === "available_commands_update");
-      const byName = new Map(announced.availableCommands.map((command) => [command.name, command]));
+      const byName = await announcedCommands(editor);
       assert.equal(byName.get("review")?.description, "Review a file for bugs");
       assert.equal(byName.get("greet")?.description, "Greets people warmly");
       const prompt = promptOf(editor, sessionId);
@@ -79,13 +84,7 @@ describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => 
         setup.workspace,
         allow("reject_once"),
       );
-      const announced = await eventually("the slash commands", async () =>
-        editor.updates
-          .map((n) => n.update)
-          .find((u) => u.sessionUpdate === "available_commands_update"),
-      );
-      assert.ok(announced.sessionUpdate === "available_commands_update");
-      const byName = new Map(announced.availableCommands.map((command) => [command.name, command]));
+      const byName = await announcedCommands(editor);
       assert.equal(byName.get("review-branch")?.input?.hint, "branch name");
       assert.ok(byName.has("review-commit") && byName.has("compact"));
 
