@@ -87,6 +87,9 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     // The editor's workspace is the person's choice: no git repository check.
     skipGitRepoCheck: true,
     approvals: composeApprovals(await options.policyFor?.(cwd), askPerson(sessionId)),
+    // The target's permissions and the person decide, whatever codex's config says: its auto
+    // review would never ask them.
+    approvalsReviewer: "user" as const,
   });
 
   /**

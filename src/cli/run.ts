@@ -88,6 +88,9 @@ export async function runPrompt(
       ...(options.model ? { model: options.model } : {}),
       ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
       ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+      // The terminal's approvals (and a target's permissions) decide, whatever codex's config
+      // says: its auto review would never ask them. (exec never asks anyone.)
+      ...(options.transport === "exec" ? {} : { approvalsReviewer: "user" as const }),
     };
     const thread = options.resume
       ? codex.resumeThread(options.resume, threadOptions)

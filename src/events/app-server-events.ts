@@ -1,7 +1,9 @@
 // Maps the app-server notifications of one turn to extended events (pure; one mapper per turn).
+import type { ItemGuardianApprovalReviewCompletedNotification } from "../protocol/generated/ts/v2/ItemGuardianApprovalReviewCompletedNotification.js";
 import type { ThreadTokenUsage } from "../protocol/generated/ts/v2/ThreadTokenUsage.js";
 import type { TokenUsageBreakdown } from "../protocol/generated/ts/v2/TokenUsageBreakdown.js";
 import type { RpcNotification } from "../protocol/messages.js";
+import { autoReviewResolved } from "./auto-review.js";
 import { DELTA_STREAM_OF_METHOD } from "./delta-streams.js";
 import { snakeStatus, toCanonicalItem } from "./items.js";
 import { type WithRaw, withRaw } from "./raw.js";
@@ -77,6 +79,14 @@ export class AppServerTurnMapper {
         return this.planUpdated(params, event);
       case "thread/tokenUsage/updated":
         return this.usageUpdated(params, event);
+      case "item/autoApprovalReview/completed": {
+        const resolved = autoReviewResolved(
+          params as unknown as ItemGuardianApprovalReviewCompletedNotification,
+          scope,
+        );
+        if (resolved) return [event(resolved)];
+        break;
+      }
       case "error": {
         const error = (params.error ?? {}) as Params;
         return [

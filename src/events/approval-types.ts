@@ -74,4 +74,19 @@ export type ApprovalDecider =
   /** Nobody could answer (no handler, `run()`): declined at once. */
   | "default"
   /** codex cleared the request itself (answered elsewhere, turn ended) or the connection closed. */
-  | "cleared";
+  | "cleared"
+  /**
+   * codex's own reviewer decided (`approvalsReviewer: "auto_review"`); codex never asked this
+   * client. `approval.resolved`'s `review` has its verdict.
+   */
+  | "auto_review";
+
+/** The verdict of codex's auto review, as `approval.resolved` carries it. */
+export interface AutoReviewVerdict {
+  /** The review's id at codex (also the event's `request_id`). */
+  review_id: string;
+  status: "approved" | "denied" | "timed_out" | "aborted";
+  risk_level: "low" | "medium" | "high" | "critical" | null;
+  user_authorization: "unknown" | "low" | "medium" | "high" | null;
+  rationale: string | null;
+}

@@ -1,7 +1,13 @@
 // The extended event model (`events: "extended"`): @openai/codex-sdk's events and items with
 // codex-harness's extra fields, item kinds and event types.
 import type { CodexErrorInfo } from "../protocol/generated/ts/v2/CodexErrorInfo.js";
-import type { ApprovalDecider, ApprovalKind, DecisionOf, RequestOf } from "./approval-types.js";
+import type {
+  ApprovalDecider,
+  ApprovalKind,
+  AutoReviewVerdict,
+  DecisionOf,
+  RequestOf,
+} from "./approval-types.js";
 import type { ErrorItem, McpToolCallStatus, TodoListItem, Usage } from "./sdk-types.js";
 
 /** Shared with the official model unchanged. */
@@ -308,6 +314,8 @@ export type ApprovalResolvedEvent<K extends ApprovalKind = ApprovalKind> = {
     item_id: string | null;
     decision: DecisionOf<P>;
     decided_by: ApprovalDecider;
+    /** With `decided_by: "auto_review"`: codex's reviewer's verdict. */
+    review?: AutoReviewVerdict;
     /**
      * Why, in words, when known: the handler's `context.explain(…)` (a `fromPermissions` rule
      * and its file, "declined by you at the prompt"), or the runtime's for `timeout`, `default`,

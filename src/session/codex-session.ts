@@ -295,6 +295,9 @@ export class CodexSession implements UnifiedSession {
       workingDirectory: options.cwd,
       skipGitRepoCheck: true,
       approvals,
+      // These approvals (the space's permissions, the person) decide, whatever codex's config
+      // says: its auto review would never ask them.
+      approvalsReviewer: "user",
       ...(options.model ? { model: options.model } : {}),
       ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
       ...(options.sandboxMode ? { sandboxMode: options.sandboxMode } : {}),

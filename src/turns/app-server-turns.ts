@@ -2,10 +2,12 @@
 import type { AppServerClient } from "../app-server/client.js";
 import { AppServerSupervisor } from "../app-server/supervisor.js";
 import { mergeApprovals } from "../approvals/merge.js";
+import { checkReviewerConflict } from "../approvals/reviewer.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
+import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { ActiveTurn, ActiveTurns } from "./active-turn.js";
@@ -44,7 +46,8 @@ export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
 export class AppServerTurnTransport implements TurnTransport {
   readonly kind = "app-server" as const;
   private readonly router = new ActiveTurns();
-  private readonly loadedThreads = new Set<string>();
+  /** The threads codex has loaded for this client, and the reviewer codex said each uses. */
+  private readonly loadedThreads = new Map<string, ApprovalsReviewer | undefined>();
   private readonly threadLocks = new Map<string, Promise<void>>();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
   private readonly supervisor: AppServerSupervisor;
@@ -134,7 +137,7 @@ export class AppServerTurnTransport implements TurnTransport {
       router: this.router,
       connection: () => this.connection(),
       attached: (turn, client) => {
-        this.loadedThreads.add(turn.threadId);
+        this.loadedThreads.set(turn.threadId, undefined);
         this.turnClients.get(turn)?.moveTo(client);
         // Aborted while the connection was down: stop it at codex now.
         if (turn.aborted) this.stop(client, turn);
@@ -197,9 +200,12 @@ export class AppServerTurnTransport implements TurnTransport {
       }
       yield threadStartedEvent(threadId);
       throwIfAborted(signal);
+      const approvals = mergeApprovals(this.options.approvals, request.threadOptions.approvals);
+      const reviewer = request.turnOptions.approvalsReviewer ?? this.loadedThreads.get(threadId);
+      checkReviewerConflict(reviewer, approvals);
       const turn = new ActiveTurn(
         threadId,
-        mergeApprovals(this.options.approvals, request.threadOptions.approvals),
+        approvals,
         request.interactive ?? true,
         this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
       );
@@ -241,6 +247,8 @@ export class AppServerTurnTransport implements TurnTransport {
                 turnStartParams(threadId, request.input, request.turnOptions),
                 late,
               );
+          // codex keeps a turn's reviewer for the thread's later turns.
+          if (this.loadedThreads.has(threadId)) this.loadedThreads.set(threadId, reviewer);
           turn.start(started.turn.id);
         }
       } catch (error) {
@@ -297,7 +305,7 @@ export class AppServerTurnTransport implements TurnTransport {
     const started = await client.request("thread/start", threadStartParams(options), {
       onLateAnswer: undoLateThreadStart(client),
     });
-    this.loadedThreads.add(started.thread.id);
+    this.loadedThreads.set(started.thread.id, started.approvalsReviewer);
     return {
       threadId: started.thread.id,
       model: started.model,
@@ -315,7 +323,7 @@ export class AppServerTurnTransport implements TurnTransport {
     let lost: unknown;
     try {
       const resumed = await client.request("thread/resume", threadResumeParams(threadId, options));
-      this.loadedThreads.add(threadId);
+      this.loadedThreads.set(threadId, resumed.approvalsReviewer);
       return { threadId, model: resumed.model, modelProvider: resumed.modelProvider };
     } catch (error) {
       lost = explainResumeFailure(threadId, error);

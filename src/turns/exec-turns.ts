@@ -78,13 +78,28 @@ export function execRunFor(
   checkOutputSchema(request.turnOptions.outputSchema);
   refuseSet(
     thread,
-    ["baseInstructions", "developerInstructions", "modelProvider", "ephemeral"],
+    [
+      "baseInstructions",
+      "developerInstructions",
+      "modelProvider",
+      "ephemeral",
+      "approvalsReviewer",
+    ],
     (named) =>
       `${named} need the app-server transport; create the Codex with transport: "app-server".`,
   );
   refuseSet(
     request.turnOptions,
-    ["sandboxMode", "approvalPolicy", "model", "effort", "summary", "cwd", "serviceTier"],
+    [
+      "sandboxMode",
+      "approvalPolicy",
+      "model",
+      "effort",
+      "summary",
+      "cwd",
+      "serviceTier",
+      "approvalsReviewer",
+    ],
     (named) =>
       `A turn's ${named} need the app-server transport; with exec, set them in the thread options.`,
   );

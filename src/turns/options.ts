@@ -7,6 +7,7 @@ import type { RestartPolicy } from "../app-server/supervisor.js";
 import type { ValidateMode, ValidationIssue } from "../app-server/validation.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
+import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
 
@@ -158,6 +159,19 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
    * app-server and cannot be resumed, listed or read back from disk.
    */
   ephemeral?: boolean;
+  /**
+   * app-server: who judges what codex would ask about under `approvalPolicy: "on-request"`.
+   * `"user"` (codex's default): codex asks this client, so the thread's `approvals` handlers and
+   * its stream. `"auto_review"`: codex's own reviewer (a model call of its own, with codex's risk
+   * policy) allows or denies commands, file changes, permission requests, network access and MCP
+   * tool calls, and codex never sends those to this client; each verdict comes as
+   * `approval.resolved` with `decided_by: "auto_review"`. Questions, MCP forms and dynamic tools
+   * still reach the handlers. A turn refuses to start (`auto_review_conflict`) while the thread's
+   * (or the Codex's) approvals have `commandExecution`, `fileChange` or `permissions` handlers,
+   * which codex would never ask — so no handler's deny can be bypassed unseen. Also read from
+   * codex's config (`approvals_reviewer`) when not given here.
+   */
+  approvalsReviewer?: ApprovalsReviewer;
   /** Handlers for this thread, overriding the Codex's per kind. */
   approvals?: Approvals;
   /**
@@ -203,6 +217,11 @@ export interface TurnOptions {
   cwd?: string;
   /** app-server: the service tier (e.g. `"flex"`), for this turn and (kept) the later ones. */
   serviceTier?: string;
+  /**
+   * app-server: who judges approvals (see `ThreadOptions.approvalsReviewer`), for this turn and
+   * (as codex keeps it) the later ones.
+   */
+  approvalsReviewer?: ApprovalsReviewer;
   /**
    * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
    * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").

@@ -1,4 +1,5 @@
 // Turns ThreadOptions/TurnOptions/UserInput into app-server `thread/start`, `thread/resume` and `turn/start` params.
+import { checkApprovalsReviewer } from "../approvals/reviewer.js";
 import { CodexHarnessError } from "../errors.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type { CyberAccessProgram } from "../protocol/generated/ts/v2/CyberAccessProgram.js";
@@ -69,6 +70,7 @@ export function threadSourceParam(options: ThreadOptions): { threadSource?: stri
  */
 export function threadSettings(options: ThreadOptions) {
   checkApprovalPolicy(options.approvalPolicy);
+  checkApprovalsReviewer(options.approvalsReviewer);
   return {
     model: options.model ?? null,
     cwd: options.workingDirectory ?? null,
@@ -82,6 +84,9 @@ export function threadSettings(options: ThreadOptions) {
       ? {}
       : { developerInstructions: options.developerInstructions }),
     ...(options.modelProvider === undefined ? {} : { modelProvider: options.modelProvider }),
+    ...(options.approvalsReviewer === undefined
+      ? {}
+      : { approvalsReviewer: options.approvalsReviewer }),
   };
 }
 
@@ -103,6 +108,7 @@ export function turnStartParams(
   input: UserInput[],
   turnOptions: TurnOptions,
 ): TurnStartParams {
+  checkApprovalsReviewer(turnOptions.approvalsReviewer);
   return {
     threadId,
     input: toWireInput(input),
@@ -121,6 +127,7 @@ export function turnStartParams(
     ...(turnOptions.summary ? { summary: turnOptions.summary } : {}),
     ...(turnOptions.cwd ? { cwd: turnOptions.cwd } : {}),
     ...(turnOptions.serviceTier ? { serviceTier: turnOptions.serviceTier } : {}),
+    ...(turnOptions.approvalsReviewer ? { approvalsReviewer: turnOptions.approvalsReviewer } : {}),
   };
 }
 

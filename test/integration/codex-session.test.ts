@@ -169,6 +169,30 @@ describe("CodexSession (real codex, ScriptedModel)", () => {
     assert.equal(end?.type === "tool_execution_end" && end.isError, true);
   });
 
+  it("a codex config that turns on auto review does not bypass the session's person", async () => {
+    fixture = await start([
+      execCommand("echo no > declined.txt", { escalated: true, justification: "write it" }),
+      reply("ok"),
+    ]);
+    // codex's own reviewer would decide (and allow) without asking anyone here.
+    await fixture.model.writeCodexHome(fixture.codexHome, { approvals_reviewer: "auto_review" });
+    const asked: string[] = [];
+    const { session } = fixture.session({
+      permissionHandler: {
+        isAutoAllowed: () => false,
+        requestPermission: async (request) => {
+          asked.push(request.summary ?? "");
+          return { allowed: false, reason: "no" };
+        },
+      },
+    });
+    await session.start();
+    await session.sendPrompt("go");
+    assert.deepEqual(asked, ["write it"], "the person was asked");
+    assert.equal(existsSync(path.join(fixture.workdir, "declined.txt")), false);
+    fixture.model.assertAllConsumed();
+  });
+
   it("fails closed: without a permission handler a command asking approval is declined", async () => {
     fixture = await start([execCommand("echo no > nobody.txt", { escalated: true }), reply("ok")]);
     const { session } = fixture.session();
