@@ -5,6 +5,8 @@ import { once } from "node:events";
 
 const EVENTS = Number(process.env.FLOOD_EVENTS ?? 200_000);
 const BATCH = 512;
+/** FLOOD_NUMBERED=1: numbered 44-character deltas, and the whole text in the completed item. */
+const NUMBERED = process.env.FLOOD_NUMBERED === "1";
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Writes `text`, waiting for "drain" when the pipe is full. */
@@ -91,13 +93,25 @@ async function runTurn(threadId, turnId) {
       params: { item: item(""), threadId, turnId, startedAtMs: Date.now() },
     }),
   );
-  const delta = line({
-    method: "item/agentMessage/delta",
-    params: { threadId, turnId, itemId, delta: "word " },
-  });
-  for (let sent = 0; sent < EVENTS; sent += BATCH)
-    await write(delta.repeat(Math.min(BATCH, EVENTS - sent)));
-  const text = "word ".repeat(Math.min(EVENTS, 1000));
+  const deltaLine = (delta) =>
+    line({ method: "item/agentMessage/delta", params: { threadId, turnId, itemId, delta } });
+  let text;
+  if (NUMBERED) {
+    // Each delta says its number (44 characters): a reader can tell that none is lost or moved,
+    // and the completed item has the whole text.
+    const numbered = (n) => `${String(n).padStart(9, "0")} ${"x".repeat(33)} `;
+    for (let sent = 0; sent < EVENTS; sent += BATCH) {
+      let batch = "";
+      for (let n = sent; n < Math.min(sent + BATCH, EVENTS); n++) batch += deltaLine(numbered(n));
+      await write(batch);
+    }
+    text = Array.from({ length: EVENTS }, (_, n) => numbered(n)).join("");
+  } else {
+    const delta = deltaLine("word ");
+    for (let sent = 0; sent < EVENTS; sent += BATCH)
+      await write(delta.repeat(Math.min(BATCH, EVENTS - sent)));
+    text = "word ".repeat(Math.min(EVENTS, 1000));
+  }
   await write(
     line({
       method: "item/completed",

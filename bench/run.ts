@@ -10,6 +10,7 @@ import { benchChannels } from "./channels.js";
 import { benchConcurrency } from "./concurrency.js";
 import { benchFleet } from "./fleet.js";
 import { benchImport } from "./import.js";
+import { benchPausedReader } from "./paused-reader.js";
 import { benchRemote } from "./remote.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
@@ -68,6 +69,12 @@ const BENCHES: Bench[] = [
     title: "event throughput",
     table: "main",
     run: async () => throughputSection(await benchThroughput(events, rounds)),
+  },
+  {
+    key: "paused",
+    title: "a paused reader",
+    table: "main",
+    run: () => benchPausedReader(events, Math.min(rounds, 3)),
   },
   {
     key: "remote",

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ValidateMode } from "../src/app-server/validation.js";
 import { Codex } from "../src/codex.js";
+import { definedEnv } from "../src/process-env.js";
 import { RawClient } from "./raw-client.js";
 import type { Row, Section } from "./report.js";
 import { formatMiB, formatMs, formatRate, formatRatio, median, since } from "./stats.js";
@@ -147,12 +148,6 @@ export function medianRate(runs: FloodRun[]): number {
 /** The median growth of heapUsed over the baseline. */
 export function medianGrowth(runs: FloodRun[]): number {
   return median(runs.map((run) => run.peak - run.baseline));
-}
-
-function definedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
 }
 
 /** Heap growth may not rise with the event count by more than this factor (plus slack). */

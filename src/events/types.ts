@@ -333,6 +333,9 @@ export interface NoticeEvent extends EventScope {
   message: string;
   /** For `thread_replaced`: the thread codex could not resume. */
   replaced_thread_id?: string;
+  /** For `deltas_dropped`: the item whose unread output was dropped, and how many UTF-8 bytes. */
+  item_id?: string;
+  dropped_bytes?: number;
 }
 
 /** Every event a turn's stream yields. */

@@ -7,6 +7,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
+import { DeltaBacklog } from "./delta-backlog.js";
 import { EventQueue } from "./event-queue.js";
 import { type RoutedTurn, TurnRoute, TurnRouter } from "./turn-route.js";
 
@@ -23,9 +24,8 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   private activity = 0;
   private lastActivity = Date.now();
   private activitySeen = 0;
-  /** Characters of delta text waiting in the queue (a slow reader must not grow memory without bound). */
-  private queuedDeltaChars = 0;
-  private readonly dropped = new Map<string, { deltas: number; chars: number }>();
+  /** The deltas waiting for the reader: bounded, whatever the reader does. */
+  private readonly backlog: DeltaBacklog;
   private holds = 0;
   private watchdog: NodeJS.Timeout | undefined;
   /** Set when the turn's signal aborted: the stream ends with it once codex has ended the turn. */
@@ -42,17 +42,17 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   /**
    * @param approvals the handlers in force for this turn
    * @param interactive whether the stream's reader can answer `approval.requested`
+   * @param maxQueuedOutputBytes how much command output may wait unread (see `DeltaBacklog`)
    */
   constructor(
     readonly threadId: string,
     readonly approvals: Approvals | undefined = undefined,
     readonly interactive = false,
-    private readonly maxQueuedDeltaChars = Number.POSITIVE_INFINITY,
+    maxQueuedOutputBytes = Number.POSITIVE_INFINITY,
   ) {
     this.route = new TurnRoute(threadId);
-    this.events.onTake = (event) => {
-      if (event.type === "item.delta") this.queuedDeltaChars -= event.delta.length;
-    };
+    this.backlog = new DeltaBacklog(this.events, maxQueuedOutputBytes);
+    this.events.onTake = (event) => this.backlog.taken(event);
   }
 
   /** Aborts when the turn ended (codex said so, or its stream finished). */
@@ -224,30 +224,18 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     }
   }
 
-  /**
-   * Queues an event. Deltas beyond the queue's delta budget are dropped (the item's completed
-   * text stays whole) and a `deltas_dropped` notice precedes the item's completion.
-   */
+  /** Queues an event; deltas go through the backlog, which may join or drop unread ones. */
   private deliver(event: WithRaw<ExtendedThreadEvent>): void {
     if (event.type === "item.delta") {
-      if (this.queuedDeltaChars + event.delta.length > this.maxQueuedDeltaChars) {
-        const dropped = this.dropped.get(event.item_id) ?? { deltas: 0, chars: 0 };
-        dropped.deltas++;
-        dropped.chars += event.delta.length;
-        this.dropped.set(event.item_id, dropped);
-        return;
-      }
-      this.queuedDeltaChars += event.delta.length;
-    } else if (event.type === "item.completed" && this.dropped.has(event.item.id)) {
-      const dropped = this.dropped.get(event.item.id) as { deltas: number; chars: number };
-      this.dropped.delete(event.item.id);
-      this.events.push({
-        type: "notice",
+      this.backlog.add(event);
+      return;
+    }
+    if (event.type === "item.completed") {
+      const notice = this.backlog.droppedNotice(event.item.id, {
         thread_id: this.threadId,
         ...(this.turnId === undefined ? {} : { turn_id: this.turnId }),
-        code: "deltas_dropped",
-        message: `The reader fell behind, so ${dropped.deltas} deltas (${dropped.chars} characters) of item ${event.item.id} were dropped to bound memory; its completed item has the whole text codex kept.`,
       });
+      if (notice) this.events.push(notice);
     }
     this.events.push(event);
   }

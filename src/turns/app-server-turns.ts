@@ -36,8 +36,8 @@ const UNLOADED = new Set(["thread/archived", "thread/deleted", "thread/closed"])
 /** How long a turn may go without any event from codex (approvals waiting excepted). */
 export const DEFAULT_TURN_IDLE_TIMEOUT_MS = 15 * 60_000;
 
-/** How much delta text may wait for a slow reader before deltas are dropped (8 MiB). */
-export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 8 * 1024 * 1024;
+/** How much command output may wait for a slow reader before the oldest is dropped (4 MiB). */
+export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 4 * 1024 * 1024;
 
 /**
  * Runs turns on one `codex app-server`, started on first use. Turns of different threads run

@@ -17,6 +17,8 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   /** Called as each item is handed to the consumer (from the buffer, or at once to a waiting one). */
   onTake: ((item: T) => void) | undefined;
   private finished = false;
+  /** Queued items taken back (see {@link discard}): skipped when their turn comes. */
+  private readonly discarded = new Set<T>();
 
   /** Adds an event; ignored once the queue is closed. */
   push(item: T): void {
@@ -50,10 +52,27 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     return this.done;
   }
 
+  /** The last item waiting for the consumer, if any (it may still be changed before it is taken). */
+  get lastQueued(): T | undefined {
+    return this.head < this.items.length ? this.items[this.items.length - 1] : undefined;
+  }
+
+  /** Takes back an item still waiting in the queue: the consumer never sees it. */
+  discard(item: T): void {
+    this.discarded.add(item);
+    // Taken back at the end at once, so that `lastQueued` is never a discarded item.
+    while (this.head < this.items.length) {
+      const last = this.items[this.items.length - 1] as T;
+      if (!this.discarded.delete(last)) break;
+      this.items.pop();
+    }
+  }
+
   next(): Promise<IteratorResult<T>> {
-    if (this.head < this.items.length) {
+    while (this.head < this.items.length) {
       const value = this.items[this.head] as T;
       this.items[this.head++] = undefined as T;
+      if (this.discarded.size > 0 && this.discarded.delete(value)) continue;
       this.onTake?.(value);
       // Drop consumed slots now and then so a long stream does not grow memory.
       if (this.head > 1024 && this.head * 2 > this.items.length) {

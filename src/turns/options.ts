@@ -80,9 +80,12 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
    */
   poolSize?: number;
   /**
-   * app-server: how much delta text (characters, about bytes) may wait for a slow reader;
-   * beyond it deltas are dropped with a `deltas_dropped` notice, so memory stays bounded
-   * whatever a command prints (default 8 MiB; `Infinity` keeps every delta).
+   * app-server: how much command (and file-change) output, in UTF-8 bytes, may wait for a reader
+   * that fell behind; beyond it the oldest unread output is dropped, and a `deltas_dropped`
+   * notice (`item_id`, `dropped_bytes`) comes before the item completes (its
+   * `aggregated_output` is whole, as codex keeps it). Default 4 MiB; `Infinity` keeps all. The
+   * answer, reasoning and plan are never dropped: while the reader lags, their unread deltas are
+   * joined (one event per item and stream, same order), so they cost about their own text.
    */
   maxQueuedDeltaBytes?: number;
   /** app-server: stop the process after this long (ms) with no turn running; it restarts on demand. */
