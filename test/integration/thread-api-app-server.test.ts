@@ -6,6 +6,7 @@ import { inputTexts } from "../../src/testing/recorded.js";
 import { reasoning, reply, response } from "../../src/testing/script.js";
 import { TurnAbortedError } from "../../src/turns/run-result.js";
 import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+import { codexProcesses } from "../support/codex-processes.js";
 
 let fixture: CodexApiFixture | undefined;
 
@@ -36,6 +37,25 @@ function consume(events: AsyncIterable<ExtendedThreadEvent>) {
 }
 
 describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
+  it("codex.start() starts codex before any turn, and the first turn uses that process", async () => {
+    fixture = await startCodexApi("app-server", [reply("warm")]);
+    assert.deepEqual(await codexProcesses(fixture.codexHome), [], "nothing runs yet");
+    assert.equal(await fixture.codex.start(), fixture.codex);
+    const started = await codexProcesses(fixture.codexHome);
+    assert.equal(started.length, 1, "codex runs before the first turn");
+    const result = await fixture.codex
+      .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
+      .run("hi");
+    assert.equal(result.finalResponse, "warm");
+    assert.deepEqual(await codexProcesses(fixture.codexHome), started, "the same process");
+  });
+
+  it("codex.start() with exec starts nothing: exec starts codex for each turn", async () => {
+    fixture = await startCodexApi("exec", [reply("unused")]);
+    await fixture.codex.start();
+    assert.deepEqual(await codexProcesses(fixture.codexHome), []);
+  });
+
   it("thread.start() starts the thread before any turn: id and model at once", async () => {
     fixture = await startCodexApi("app-server", [reply("first answer")]);
     const notifications: string[] = [];
