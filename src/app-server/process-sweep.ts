@@ -111,9 +111,11 @@ export async function watchOwner(mark: string): Promise<OwnerWatcher> {
     if (value !== undefined && key !== "NODE_OPTIONS") env[key] = value;
   }
   const script = `const sweep = await import(process.argv[1]); await sweep.runOwnerWatcher(process.argv[2], Number(process.argv[3])); process.exit(0);`;
+  // The package's own entry point, which exports runOwnerWatcher, bundled (build/dist) or not.
+  const entry = import.meta.resolve("codex-harness/app-server");
   const watcher = spawn(
     process.execPath,
-    ["--input-type=module", "-e", script, import.meta.url, mark, String(OWNER_GONE_GRACE_MS)],
+    ["--input-type=module", "-e", script, entry, mark, String(OWNER_GONE_GRACE_MS)],
     { env, detached: true, stdio: ["pipe", "ignore", "ignore"], windowsHide: true },
   );
   try {

@@ -10,12 +10,16 @@ import { CLIENT_REQUEST_RESULT_SCHEMAS } from "../protocol/method-map.js";
 const BUNDLE_FILE = "codex_app_server_protocol.schemas.json";
 
 /**
- * Where the bundle is: beside the sources (running from `src/`), or in the package's `src/` from
- * the compiled `build/src/app-server/` (the package ships `src/`: see package.json `files`).
+ * Where the bundle is: beside the sources (running from `src/`), else in the package's own `src/`
+ * (it ships `src/`: see package.json `files`), found from its package.json wherever this module
+ * was compiled or bundled to.
  */
 const CANDIDATES = [
   new URL(`../protocol/generated/schema/${BUNDLE_FILE}`, import.meta.url),
-  new URL(`../../../src/protocol/generated/schema/${BUNDLE_FILE}`, import.meta.url),
+  new URL(
+    `src/protocol/generated/schema/${BUNDLE_FILE}`,
+    import.meta.resolve("codex-harness/package.json"),
+  ),
 ];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -14,7 +14,11 @@ export interface HookedRun {
   status: number | null;
   stdout: string;
   stderr: string;
-  /** Every URL the process resolved through the ES module loader, in order (with repeats). */
+  /**
+   * Every URL the process resolved through the ES module loader, in order (with repeats); a file
+   * of the bundle (build/dist) is followed by the compiled modules it holds (build/src/…), so that
+   * what a process loaded reads the same bundled or not.
+   */
   resolved: string[];
 }
 
@@ -41,8 +45,30 @@ export function runWithHooks(script: string, options: { hide?: string[] } = {}):
     } catch {
       // nothing resolved (the process failed before its first import)
     }
-    return { status: child.status, stdout: child.stdout, stderr: child.stderr, resolved };
+    return {
+      status: child.status,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      resolved: withBundledModules(resolved),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `resolved`, each build/dist file followed by the modules it holds (from build/dist/meta.json). */
+function withBundledModules(resolved: string[]): string[] {
+  const dist = pathToFileURL(path.join(repoRoot, "build", "dist")).href;
+  if (!resolved.some((url) => url.startsWith(`${dist}/`))) return resolved;
+  const meta = JSON.parse(
+    readFileSync(path.join(repoRoot, "build", "dist", "meta.json"), "utf8"),
+  ) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return resolved.flatMap((url) => {
+    if (!url.startsWith(`${dist}/`)) return [url];
+    const output = meta.outputs[`build/dist/${url.slice(dist.length + 1)}`];
+    const inputs = Object.keys(output?.inputs ?? {});
+    return [url, ...inputs.map((input) => pathToFileURL(path.join(repoRoot, input)).href)];
+  });
 }
