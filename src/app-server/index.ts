@@ -63,9 +63,9 @@ export {
 } from "./codex-features.js";
 export { CodexProcess, type SpawnCodexOptions } from "./codex-process.js";
 export { type Host, type HostAuth, type HostOptions, startHost } from "./host.js";
+export { AppServerExitedError, CodexExitedError, type ProcessExit } from "./process-errors.js";
 /** @internal The watcher process of `startHost`'s codex runs it (see `watchOwner`). */
 export { runOwnerWatcher } from "./process-sweep.js";
-export { AppServerExitedError, CodexExitedError, type ProcessExit } from "./process-errors.js";
 export { ProcessTransport } from "./process-transport.js";
 export { REMOTE_TOKEN_ENV, type RemoteOptions, resolveRemote } from "./remote.js";
 export {

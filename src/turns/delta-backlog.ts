@@ -145,10 +145,7 @@ export class DeltaBacklog {
 
   /** Drops unread output, oldest first (whole UTF-8 characters), until it fits the budget again. */
   private dropOldestOutput(): void {
-    while (
-      this.unreadOutputBytes > this.maxOutputBytes &&
-      this.outputHead < this.output.length
-    ) {
+    while (this.unreadOutputBytes > this.maxOutputBytes && this.outputHead < this.output.length) {
       const oldest = this.output[this.outputHead] as ItemDeltaEvent;
       let joined = this.joined.get(oldest);
       if (!joined) {
