@@ -8,7 +8,7 @@ import { fromPermissions } from "../../src/approvals/policies.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { ApprovalResolvedEvent, ExtendedThreadEvent } from "../../src/events/types.js";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
-import { execCommand, httpError, reply } from "../../src/testing/script.js";
+import { execCommand, httpError, reply, type ScriptStep } from "../../src/testing/script.js";
 import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
 
 let fixture: CodexApiFixture | undefined;
@@ -39,25 +39,27 @@ function isReview(request: RecordedRequest): boolean {
   return body.text?.format?.type === "json_schema" && schema?.properties?.outcome !== undefined;
 }
 
+/** One turn of a thread under codex's auto review (on-request approvals), on `steps`: its events. */
+async function autoReviewedTurn(steps: ScriptStep[]): Promise<ExtendedThreadEvent[]> {
+  fixture = await startCodexApi("app-server", steps, { config: {} });
+  const thread = fixture.codex.startThread({
+    workingDirectory: fixture.workdir,
+    skipGitRepoCheck: true,
+    approvalsReviewer: "auto_review",
+  });
+  return collect((await thread.runStreamed("go")).events);
+}
+
 describe("auto review (real codex, ScriptedModel)", () => {
   it("codex's reviewer denies one command and allows another; each verdict is approval.resolved", async () => {
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        execCommand("echo no > denied.txt", { escalated: true, justification: "write it" }),
-        verdict("deny", "writes outside the task"),
-        execCommand("echo yes > allowed.txt", { escalated: true, justification: "write it" }),
-        verdict("allow", "the user asked for it"),
-        reply("done"),
-      ],
-      { config: {} },
-    );
-    const thread = fixture.codex.startThread({
-      workingDirectory: fixture.workdir,
-      skipGitRepoCheck: true,
-      approvalsReviewer: "auto_review",
-    });
-    const events = await collect((await thread.runStreamed("write both")).events);
+    const events = await autoReviewedTurn([
+      execCommand("echo no > denied.txt", { escalated: true, justification: "write it" }),
+      verdict("deny", "writes outside the task"),
+      execCommand("echo yes > allowed.txt", { escalated: true, justification: "write it" }),
+      verdict("allow", "the user asked for it"),
+      reply("done"),
+    ]);
+    assert.ok(fixture);
 
     assert.equal(events.filter((e) => e.type === "approval.requested").length, 0, "nobody asked");
     const [denied, allowed] = resolvedOf(events);
@@ -92,21 +94,12 @@ describe("auto review (real codex, ScriptedModel)", () => {
   });
 
   it("fails closed: a reviewer that cannot answer denies the command", async () => {
-    fixture = await startCodexApi(
-      "app-server",
-      [
-        execCommand("echo x > unreviewed.txt", { escalated: true, justification: "write it" }),
-        httpError(400, { message: "the reviewer's model refused the request" }),
-        reply("done"),
-      ],
-      { config: {} },
-    );
-    const thread = fixture.codex.startThread({
-      workingDirectory: fixture.workdir,
-      skipGitRepoCheck: true,
-      approvalsReviewer: "auto_review",
-    });
-    const events = await collect((await thread.runStreamed("write it")).events);
+    const events = await autoReviewedTurn([
+      execCommand("echo x > unreviewed.txt", { escalated: true, justification: "write it" }),
+      httpError(400, { message: "the reviewer's model refused the request" }),
+      reply("done"),
+    ]);
+    assert.ok(fixture);
     const [resolved] = resolvedOf(events);
     assert.equal(resolved?.decided_by, "auto_review");
     assert.equal(resolved?.decision, "decline");
