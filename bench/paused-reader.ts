@@ -38,6 +38,12 @@ function kept(): number {
   return heapUsed + external;
 }
 
+/** Two full GCs: buffers whose owners the first one freed are released by the second. */
+function settle(): void {
+  globalThis.gc?.();
+  globalThis.gc?.();
+}
+
 /** Streams one numbered flood; the reader waits `pauseMs` at the first delta, then reads on. */
 async function pausedRun(events: number, pauseMs: number): Promise<PausedRun> {
   const codex = new Codex({
@@ -45,7 +51,7 @@ async function pausedRun(events: number, pauseMs: number): Promise<PausedRun> {
     codexPathOverride: FLOOD_SERVER,
     env: { ...definedEnv(), FLOOD_EVENTS: String(events), FLOOD_NUMBERED: "1" },
   });
-  globalThis.gc?.();
+  settle();
   const baseline = kept();
   let peak = baseline;
   const timer = setInterval(() => {
@@ -67,7 +73,7 @@ async function pausedRun(events: number, pauseMs: number): Promise<PausedRun> {
           first = performance.now();
           await delay(pauseMs);
           peak = Math.max(peak, kept());
-          globalThis.gc?.();
+          settle();
           retained = kept();
         }
         deltaChars += event.delta.length;
