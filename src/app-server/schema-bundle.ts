@@ -14,13 +14,16 @@ const BUNDLE_FILE = "codex_app_server_protocol.schemas.json";
  * (it ships `src/`: see package.json `files`), found from its package.json wherever this module
  * was compiled or bundled to.
  */
-const CANDIDATES = [
-  new URL(`../protocol/generated/schema/${BUNDLE_FILE}`, import.meta.url),
-  new URL(
-    `src/protocol/generated/schema/${BUNDLE_FILE}`,
-    import.meta.resolve("codex-harness/package.json"),
-  ),
-];
+function candidates(): URL[] {
+  const found = [new URL(`../protocol/generated/schema/${BUNDLE_FILE}`, import.meta.url)];
+  try {
+    const manifest = import.meta.resolve("codex-harness/package.json");
+    found.push(new URL(`src/protocol/generated/schema/${BUNDLE_FILE}`, manifest));
+  } catch {
+    // Not resolvable as a package here (e.g. bundled into another program): the first place only.
+  }
+  return found;
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -51,11 +54,12 @@ export function loadSchemaBundle(): Promise<SchemaBundle> {
 }
 
 async function readBundle(): Promise<SchemaBundle> {
-  const file = CANDIDATES.find((candidate) => existsSync(candidate));
+  const places = candidates();
+  const file = places.find((candidate) => existsSync(candidate));
   if (!file) {
     throw new CodexHarnessError(
       "schema_not_found",
-      `validate needs the pinned protocol's JSON Schema, which is missing: looked for ${CANDIDATES.map((url) => fileURLToPath(url)).join(" and ")}. Reinstall codex-harness (its package ships src/protocol/generated/schema/).`,
+      `validate needs the pinned protocol's JSON Schema, which is missing: looked for ${places.map((url) => fileURLToPath(url)).join(" and ")}. Reinstall codex-harness (its package ships src/protocol/generated/schema/).`,
     );
   }
   const schema = JSON.parse(await readFile(file, "utf8")) as JsonObject;
