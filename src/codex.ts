@@ -117,7 +117,7 @@ export class Codex<M extends EventsMode = "sdk"> {
   /**
    * Starts codex now instead of at the first turn: the app-server process, its `initialize`
    * handshake and the API-key login (every process of a pool; with a remote codex, the
-   * connection). The first turn then costs what any later one does — about 0.2 s less on a
+   * connection). The first turn then costs what any later one does — 0.1–0.15 s less on our
    * 2-core machine. With `transport: "exec"`, which starts codex for each turn, it does nothing.
    * Rejects as the first turn would (`spawn_failed`, …).
    */

@@ -31,6 +31,7 @@ export function checkReviewerConflict(
   reviewer: ApprovalsReviewer | undefined,
   approvals: Approvals | undefined,
 ): void {
+  checkApprovalsReviewer(reviewer);
   if (reviewer === undefined || reviewer === "user" || !approvals) return;
   const bypassed = REVIEWED_KINDS.filter((kind) => approvals[kind] !== undefined);
   if (bypassed.length === 0) return;

@@ -8,7 +8,7 @@ import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
-import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
+import { allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
 import { REVIEW } from "../support/review-output.js";
 import { useScriptedModel } from "../support/target-home.js";
@@ -77,8 +77,7 @@ describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => 
   });
 
   it("/review runs codex's reviewer as the prompt's turn; /review-branch without a branch says what it needs", async () => {
-    const setup = await agentOn([reply(REVIEW)]);
-    try {
+    await withAgent([reply(REVIEW)], async (setup) => {
       const { editor, sessionId } = await openSession(
         setup.agent,
         setup.workspace,
@@ -115,35 +114,31 @@ describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => 
         /needs the base branch: \/review-branch main/,
       );
       assert.equal(setup.model.requests.length, requests, "nothing ran");
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("/compact summarises the session; the next prompt carries the summary", async () => {
-    const setup = await agentOn([
-      reply("The first answer."),
-      reply("SUMMARY: a greeting was exchanged."),
-      reply("Carrying on."),
-    ]);
-    try {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("reject_once"),
-      );
-      const prompt = promptOf(editor, sessionId);
-      await prompt("hello");
-      const before = editor.updates.length;
-      assert.equal((await prompt("/compact")).stopReason, "end_turn");
-      assert.match(answerText(editor.updates.slice(before)), /compacted/);
-      assert.equal(setup.model.requests.length, 2, "one request made the summary");
-      await prompt("go on");
-      assert.match(JSON.stringify(setup.model.requests.at(-1)?.body), /SUMMARY: a greeting/);
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [
+        reply("The first answer."),
+        reply("SUMMARY: a greeting was exchanged."),
+        reply("Carrying on."),
+      ],
+      async (setup) => {
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          allow("reject_once"),
+        );
+        const prompt = promptOf(editor, sessionId);
+        await prompt("hello");
+        const before = editor.updates.length;
+        assert.equal((await prompt("/compact")).stopReason, "end_turn");
+        assert.match(answerText(editor.updates.slice(before)), /compacted/);
+        assert.equal(setup.model.requests.length, 2, "one request made the summary");
+        await prompt("go on");
+        assert.match(JSON.stringify(setup.model.requests.at(-1)?.body), /SUMMARY: a greeting/);
+      },
+    );
   });
 });

@@ -22,7 +22,14 @@ import {
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { editorOf, startAcpAgent } from "../support/acp-editor.js";
-import { agentOn, allow, NOTES_SERVER, openSession, promptOf } from "../support/acp-session.js";
+import {
+  agentOn,
+  allow,
+  NOTES_SERVER,
+  openSession,
+  promptOf,
+  withAgent,
+} from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
 import { useScriptedModel } from "../support/target-home.js";
 
@@ -45,77 +52,72 @@ const DATABASE_QUESTION = {
 
 describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
   it("asks the editor about a command: allowed it runs, rejected it does not", async () => {
-    const setup = await agentOn([
-      execCommand("echo allowed > allowed.txt", { escalated: true, callId: "call_yes" }),
-      execCommand("echo rejected > rejected.txt", { escalated: true, callId: "call_no" }),
-      reply("Done."),
-    ]);
-    try {
-      const editor = editorOf(setup.agent, (request) =>
-        allow(request.toolCall.title?.includes("allowed") ? "allow_once" : "reject_once")(),
-      );
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
-      const done = await promptOf(editor, sessionId)("Write the files");
-      assert.equal(done.stopReason, "end_turn");
-      assert.equal(editor.asked.length, 2);
-      const [first] = editor.asked;
-      assert.equal(first?.sessionId, sessionId);
-      assert.equal(first?.toolCall.kind, "execute");
-      assert.deepEqual(
-        first?.options.map((option) => option.kind),
-        ["allow_once", "allow_always", "reject_once"],
-      );
-      assert.ok(existsSync(path.join(setup.workspace, "allowed.txt")), "the allowed command ran");
-      assert.ok(
-        !existsSync(path.join(setup.workspace, "rejected.txt")),
-        "the rejected one did not",
-      );
-      const calls = editor.updates
-        .map((n) => n.update)
-        .filter((u) => u.sessionUpdate === "tool_call");
-      assert.equal(calls.length, 2, JSON.stringify(calls));
-      const ends = editor.updates
-        .map((n) => n.update)
-        .filter((u) => u.sessionUpdate === "tool_call_update")
-        .map((u) => ("status" in u ? u.status : undefined));
-      assert.deepEqual(ends, ["completed", "failed"]);
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [
+        execCommand("echo allowed > allowed.txt", { escalated: true, callId: "call_yes" }),
+        execCommand("echo rejected > rejected.txt", { escalated: true, callId: "call_no" }),
+        reply("Done."),
+      ],
+      async (setup) => {
+        const editor = editorOf(setup.agent, (request) =>
+          allow(request.toolCall.title?.includes("allowed") ? "allow_once" : "reject_once")(),
+        );
+        await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: setup.workspace,
+          mcpServers: [],
+        });
+        const done = await promptOf(editor, sessionId)("Write the files");
+        assert.equal(done.stopReason, "end_turn");
+        assert.equal(editor.asked.length, 2);
+        const [first] = editor.asked;
+        assert.equal(first?.sessionId, sessionId);
+        assert.equal(first?.toolCall.kind, "execute");
+        assert.deepEqual(
+          first?.options.map((option) => option.kind),
+          ["allow_once", "allow_always", "reject_once"],
+        );
+        assert.ok(existsSync(path.join(setup.workspace, "allowed.txt")), "the allowed command ran");
+        assert.ok(
+          !existsSync(path.join(setup.workspace, "rejected.txt")),
+          "the rejected one did not",
+        );
+        const calls = editor.updates
+          .map((n) => n.update)
+          .filter((u) => u.sessionUpdate === "tool_call");
+        assert.equal(calls.length, 2, JSON.stringify(calls));
+        const ends = editor.updates
+          .map((n) => n.update)
+          .filter((u) => u.sessionUpdate === "tool_call_update")
+          .map((u) => ("status" in u ? u.status : undefined));
+        assert.deepEqual(ends, ["completed", "failed"]);
+      },
+    );
   });
 
   it("shows a file change as a diff, asks, and applies it when allowed", async () => {
-    const setup = await agentOn([
-      applyPatch("*** Add File: notes.md\n+# Notes\n+kept here"),
-      reply("Wrote notes.md."),
-    ]);
-    try {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("allow_once"),
-      );
-      const done = await promptOf(editor, sessionId)("Write notes");
-      assert.equal(done.stopReason, "end_turn");
-      const [asked] = editor.asked;
-      assert.equal(asked?.toolCall.kind, "edit");
-      const diff = asked?.toolCall.content?.find((content) => content.type === "diff");
-      assert.ok(diff && diff.type === "diff", JSON.stringify(asked));
-      assert.equal(diff.path, path.join(setup.workspace, "notes.md"));
-      assert.match(diff.newText, /# Notes\nkept here/);
-      assert.equal(
-        readFileSync(path.join(setup.workspace, "notes.md"), "utf8"),
-        "# Notes\nkept here\n",
-      );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [applyPatch("*** Add File: notes.md\n+# Notes\n+kept here"), reply("Wrote notes.md.")],
+      async (setup) => {
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          allow("allow_once"),
+        );
+        const done = await promptOf(editor, sessionId)("Write notes");
+        assert.equal(done.stopReason, "end_turn");
+        const [asked] = editor.asked;
+        assert.equal(asked?.toolCall.kind, "edit");
+        const diff = asked?.toolCall.content?.find((content) => content.type === "diff");
+        assert.ok(diff && diff.type === "diff", JSON.stringify(asked));
+        assert.equal(diff.path, path.join(setup.workspace, "notes.md"));
+        assert.match(diff.newText, /# Notes\nkept here/);
+        assert.equal(
+          readFileSync(path.join(setup.workspace, "notes.md"), "utf8"),
+          "# Notes\nkept here\n",
+        );
+      },
+    );
   });
 
   it("--target: the space's permissions.toml decides first, nobody asked; the rest is asked", async () => {
@@ -170,54 +172,53 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
   });
 
   it("modes: full access runs without asking; back to read only, codex asks again", async () => {
-    const setup = await agentOn([
-      // Not asking for more: in full access nothing sandboxes the write.
-      execCommand("echo free > free.txt"),
-      reply("Ran it."),
-      execCommand("echo asked > asked.txt", { escalated: true }),
-      reply("Asked."),
-    ]);
-    try {
-      const editor = editorOf(setup.agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
-      const session = await editor.agent.request("session/new", {
-        cwd: setup.workspace,
-        mcpServers: [],
-      });
-      assert.equal(session.modes?.currentModeId, "configured");
-      assert.deepEqual(
-        session.modes?.availableModes.map((mode) => mode.id),
-        ["configured", "read-only", "agent", "full-access"],
-      );
-      const { sessionId } = session;
-      await editor.agent.request("session/set_mode", { sessionId, modeId: "full-access" });
-      assert.ok(
-        editor.updates.some(
-          (n) =>
-            n.update.sessionUpdate === "current_mode_update" &&
-            n.update.currentModeId === "full-access",
-        ),
-      );
-      const prompt = promptOf(editor, sessionId);
-      assert.equal((await prompt("Run it")).stopReason, "end_turn");
-      assert.equal(editor.asked.length, 0, "full access asks nothing");
-      assert.ok(existsSync(path.join(setup.workspace, "free.txt")));
-      await editor.agent.request("session/set_mode", { sessionId, modeId: "read-only" });
-      assert.equal((await prompt("Again")).stopReason, "end_turn");
-      assert.equal(editor.asked.length, 1, "read only asks");
-      assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "and it was rejected");
-      await assert.rejects(
-        editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
-        (error: { code?: number; message?: string }) => {
-          assert.equal(error.code, -32602);
-          assert.match(String(error.message), /configured, read-only, agent, full-access/);
-          return true;
-        },
-      );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [
+        // Not asking for more: in full access nothing sandboxes the write.
+        execCommand("echo free > free.txt"),
+        reply("Ran it."),
+        execCommand("echo asked > asked.txt", { escalated: true }),
+        reply("Asked."),
+      ],
+      async (setup) => {
+        const editor = editorOf(setup.agent, allow("reject_once"));
+        await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+        const session = await editor.agent.request("session/new", {
+          cwd: setup.workspace,
+          mcpServers: [],
+        });
+        assert.equal(session.modes?.currentModeId, "configured");
+        assert.deepEqual(
+          session.modes?.availableModes.map((mode) => mode.id),
+          ["configured", "read-only", "agent", "full-access"],
+        );
+        const { sessionId } = session;
+        await editor.agent.request("session/set_mode", { sessionId, modeId: "full-access" });
+        assert.ok(
+          editor.updates.some(
+            (n) =>
+              n.update.sessionUpdate === "current_mode_update" &&
+              n.update.currentModeId === "full-access",
+          ),
+        );
+        const prompt = promptOf(editor, sessionId);
+        assert.equal((await prompt("Run it")).stopReason, "end_turn");
+        assert.equal(editor.asked.length, 0, "full access asks nothing");
+        assert.ok(existsSync(path.join(setup.workspace, "free.txt")));
+        await editor.agent.request("session/set_mode", { sessionId, modeId: "read-only" });
+        assert.equal((await prompt("Again")).stopReason, "end_turn");
+        assert.equal(editor.asked.length, 1, "read only asks");
+        assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "and it was rejected");
+        await assert.rejects(
+          editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
+          (error: { code?: number; message?: string }) => {
+            assert.equal(error.code, -32602);
+            assert.match(String(error.message), /configured, read-only, agent, full-access/);
+            return true;
+          },
+        );
+      },
+    );
   });
 
   it("--channels: answered in the inbox while the editor stays silent; --away-after moves it there", async () => {
@@ -365,33 +366,29 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
   });
 
   it("a question with options is asked as a choice; the chosen option is codex's answer", async () => {
-    const setup = await agentOn([
-      requestUserInput([DATABASE_QUESTION], { callId: "q1" }),
-      reply("Using SQLite."),
-    ]);
-    try {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("option-1"),
-      );
-      const done = await promptOf(editor, sessionId)("Pick a database");
-      assert.equal(done.stopReason, "end_turn");
-      const [asked] = editor.asked;
-      assert.equal(asked?.toolCall.title, "Database");
-      assert.deepEqual(
-        asked?.options.map((option) => [option.name, option.kind]),
-        [
-          ["Postgres", "allow_once"],
-          ["SQLite", "allow_once"],
-          ["Don't answer", "reject_once"],
-        ],
-      );
-      assert.match(setup.model.toolOutput("q1")?.output ?? "", /SQLite/);
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [requestUserInput([DATABASE_QUESTION], { callId: "q1" }), reply("Using SQLite.")],
+      async (setup) => {
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          allow("option-1"),
+        );
+        const done = await promptOf(editor, sessionId)("Pick a database");
+        assert.equal(done.stopReason, "end_turn");
+        const [asked] = editor.asked;
+        assert.equal(asked?.toolCall.title, "Database");
+        assert.deepEqual(
+          asked?.options.map((option) => [option.name, option.kind]),
+          [
+            ["Postgres", "allow_once"],
+            ["SQLite", "allow_once"],
+            ["Don't answer", "reject_once"],
+          ],
+        );
+        assert.match(setup.model.toolOutput("q1")?.output ?? "", /SQLite/);
+      },
+    );
   });
 
   it("an editor that renders forms gets questions (Other typed in) and MCP forms as forms; one that does not, none", async () => {
@@ -401,8 +398,7 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
       reply("Signed."),
     ];
     for (const rendersForms of [true, false]) {
-      const setup = await agentOn(steps());
-      try {
+      await withAgent(steps(), async (setup) => {
         // Picks "Other" and types DuckDB; signs as Ada.
         const typed: Record<string, string> = { db: "Other", db__other: "DuckDB", name: "Ada" };
         const editor = editorOf(setup.agent, allow("reject_once"), (form) => ({
@@ -443,10 +439,7 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
           assert.doesNotMatch(question, /DuckDB|SQLite|Postgres/, "and declined (rejected)");
           assert.match(signed, /"action":"decline"/, "declined, fail closed");
         }
-        assert.deepEqual(setup.agent.invalid, []);
-      } finally {
-        await setup.close();
-      }
+      });
     }
   });
 });

@@ -10,7 +10,14 @@ import { startHost } from "../../src/app-server/host.js";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
-import { agentOn, allow, NOTES_SERVER, openSession, promptOf } from "../support/acp-session.js";
+import {
+  agentOn,
+  allow,
+  NOTES_SERVER,
+  openSession,
+  promptOf,
+  withAgent,
+} from "../support/acp-session.js";
 
 const roots: string[] = [];
 after(async () => {
@@ -122,8 +129,7 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
   });
 
   it("session/list shows codex's saved threads; session/close ends a session here", async () => {
-    const setup = await agentOn([reply("Listed.")]);
-    try {
+    await withAgent([reply("Listed.")], async (setup) => {
       const { editor, sessionId } = await openSession(
         setup.agent,
         setup.workspace,
@@ -142,15 +148,11 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
         promptOf(editor, sessionId)("x"),
         (error: { code?: number }) => error.code === -32002,
       );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("the editor's MCP server reaches codex for that session: its tool is offered to the model", async () => {
-    const setup = await agentOn([reply("I can read the notes.")]);
-    try {
+    await withAgent([reply("I can read the notes.")], async (setup) => {
       const editor = editorOf(setup.agent, allow("reject_once"));
       await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const { sessionId } = await editor.agent.request("session/new", {
@@ -169,15 +171,11 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
         }),
         (error: { code?: number }) => error.code === -32602,
       );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("models: the session's model is a config option from codex's list; a choice reaches the next turn", async () => {
-    const setup = await agentOn([reply("First."), reply("Second.")]);
-    try {
+    await withAgent([reply("First."), reply("Second.")], async (setup) => {
       const editor = editorOf(setup.agent, allow("reject_once"));
       await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const session = await editor.agent.request("session/new", {
@@ -216,10 +214,7 @@ describe("codex-harness acp: sessions (real codex, ScriptedModel)", () => {
         }),
         (error: { code?: number }) => error.code === -32602,
       );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("without a login a session is auth_required; authenticate with the API key logs codex in", async () => {

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { execCommand, failure, reply, response } from "../../src/testing/script.js";
 import { answerText, editorOf } from "../support/acp-editor.js";
-import { agentOn, allow, openSession, promptOf } from "../support/acp-session.js";
+import { agentOn, allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
 import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
 
@@ -55,8 +55,7 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
   });
 
   it("session/cancel interrupts the turn at codex: the prompt answers cancelled, quickly", async () => {
-    const setup = await agentOn([response([reply("Too late.")], { delayMs: 60_000 })]);
-    try {
+    await withAgent([response([reply("Too late.")], { delayMs: 60_000 })], async (setup) => {
       const { editor, sessionId } = await openSession(
         setup.agent,
         setup.workspace,
@@ -72,53 +71,48 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
         Date.now() - cancelled < 5_000,
         `answered ${Date.now() - cancelled} ms after the cancel`,
       );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("session/cancel mid-command and mid-question: cancelled, and neither command runs later", async () => {
-    const setup = await agentOn([
-      execCommand("sleep 2; echo late > running.txt"),
-      execCommand("echo asked > asked.txt", { escalated: true }),
-    ]);
-    try {
-      // The editor never answers the permission request: the cancel must end it.
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        () => new Promise(() => {}),
-      );
-      const prompt = promptOf(editor, sessionId);
-      const cancelWhen = async (what: string, ready: () => boolean) => {
-        const running = prompt(`go (${what})`);
-        await eventually(what, async () => ready() || undefined);
-        const cancelled = Date.now();
-        await editor.agent.notify("session/cancel", { sessionId });
-        assert.equal((await running).stopReason, "cancelled");
-        const took = Date.now() - cancelled;
-        assert.ok(took < 3_000, `${what}: answered ${took} ms after the cancel`);
-      };
-      await cancelWhen("the command runs", () =>
-        editor.updates.some((n) => n.update.sessionUpdate === "tool_call"),
-      );
-      await cancelWhen("the permission is asked", () => editor.asked.length === 1);
-      await sleep(3_000);
-      assert.ok(
-        !existsSync(path.join(setup.workspace, "running.txt")),
-        "the running command ended",
-      );
-      assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "the asked one never ran");
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [
+        execCommand("sleep 2; echo late > running.txt"),
+        execCommand("echo asked > asked.txt", { escalated: true }),
+      ],
+      async (setup) => {
+        // The editor never answers the permission request: the cancel must end it.
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          () => new Promise(() => {}),
+        );
+        const prompt = promptOf(editor, sessionId);
+        const cancelWhen = async (what: string, ready: () => boolean) => {
+          const running = prompt(`go (${what})`);
+          await eventually(what, async () => ready() || undefined);
+          const cancelled = Date.now();
+          await editor.agent.notify("session/cancel", { sessionId });
+          assert.equal((await running).stopReason, "cancelled");
+          const took = Date.now() - cancelled;
+          assert.ok(took < 3_000, `${what}: answered ${took} ms after the cancel`);
+        };
+        await cancelWhen("the command runs", () =>
+          editor.updates.some((n) => n.update.sessionUpdate === "tool_call"),
+        );
+        await cancelWhen("the permission is asked", () => editor.asked.length === 1);
+        await sleep(3_000);
+        assert.ok(
+          !existsSync(path.join(setup.workspace, "running.txt")),
+          "the running command ended",
+        );
+        assert.ok(!existsSync(path.join(setup.workspace, "asked.txt")), "the asked one never ran");
+      },
+    );
   });
 
   it("an image in the prompt reaches the model as an image", async () => {
-    const setup = await agentOn([reply("A single pixel.")]);
-    try {
+    await withAgent([reply("A single pixel.")], async (setup) => {
       const editor = editorOf(setup.agent, allow("reject_once"));
       const init = await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
@@ -139,10 +133,7 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
       const body = JSON.stringify(setup.model.lastRequest?.body);
       assert.ok(body.includes("data:image/png;base64,"), "the image is in the model's request");
       assert.ok(setup.model.userTexts().includes("What is this?"));
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 
   it("a plain ndjson client: every stdout line is JSON-RPC; a broken line is a parse error", async () => {
@@ -188,41 +179,39 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
   });
 
   it("a failed turn is a JSON-RPC error with codex's message; a full context window is max_tokens; a policy refusal is refusal", async () => {
-    const setup = await agentOn([
-      failure("the model broke down"),
-      failure("Your input exceeds the context window of this model.", {
-        code: "context_length_exceeded",
-      }),
-      failure("This request has been flagged for potentially high-risk cyber activity.", {
-        code: "cyber_policy",
-      }),
-    ]);
-    try {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("reject_once"),
-      );
-      const prompt = promptOf(editor, sessionId);
-      await assert.rejects(prompt("one"), (error: { code?: number; message?: string }) => {
-        assert.equal(error.code, -32603);
-        assert.match(String(error.message), /the model broke down/);
-        return true;
-      });
-      assert.equal((await prompt("two")).stopReason, "max_tokens");
-      // The model declining on policy grounds is a refusal, its reason said as text.
-      const before = editor.updates.length;
-      assert.equal((await prompt("three")).stopReason, "refusal");
-      assert.match(answerText(editor.updates.slice(before)), /flagged for potentially high-risk/);
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    await withAgent(
+      [
+        failure("the model broke down"),
+        failure("Your input exceeds the context window of this model.", {
+          code: "context_length_exceeded",
+        }),
+        failure("This request has been flagged for potentially high-risk cyber activity.", {
+          code: "cyber_policy",
+        }),
+      ],
+      async (setup) => {
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          allow("reject_once"),
+        );
+        const prompt = promptOf(editor, sessionId);
+        await assert.rejects(prompt("one"), (error: { code?: number; message?: string }) => {
+          assert.equal(error.code, -32603);
+          assert.match(String(error.message), /the model broke down/);
+          return true;
+        });
+        assert.equal((await prompt("two")).stopReason, "max_tokens");
+        // The model declining on policy grounds is a refusal, its reason said as text.
+        const before = editor.updates.length;
+        assert.equal((await prompt("three")).stopReason, "refusal");
+        assert.match(answerText(editor.updates.slice(before)), /flagged for potentially high-risk/);
+      },
+    );
   });
 
   it("malformed input gets a JSON-RPC error naming the problem; an unknown method -32601", async () => {
-    const setup = await agentOn([]);
-    try {
+    await withAgent([], async (setup) => {
       const editor = editorOf(setup.agent, allow("reject_once"));
       await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       await assert.rejects(
@@ -243,9 +232,6 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
           return true;
         },
       );
-      assert.deepEqual(setup.agent.invalid, []);
-    } finally {
-      await setup.close();
-    }
+    });
   });
 });

@@ -1,5 +1,6 @@
 // An ACP session as the agent tests open it: `codex-harness acp` on a fresh CODEX_HOME pointed at a
 // ScriptedModel, an editor initialized on it, and a prompt helper.
+import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,6 +35,24 @@ export async function agentOn(steps: ScriptStep[], config?: ConfigObject) {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs `body` on an agent on `steps` ({@link agentOn}); once it is done, every message the agent
+ * sent must have fitted the ACP schema. The agent is closed whatever happens.
+ */
+export async function withAgent(
+  steps: ScriptStep[],
+  body: (setup: Awaited<ReturnType<typeof agentOn>>) => Promise<void>,
+  config?: ConfigObject,
+): Promise<void> {
+  const setup = await agentOn(steps, config);
+  try {
+    await body(setup);
+    assert.deepEqual(setup.agent.invalid, [], "every message the agent sent fits the ACP schema");
+  } finally {
+    await setup.close();
+  }
 }
 
 /** An editor on `agent`, initialized, with a session in `cwd`. */

@@ -122,6 +122,11 @@ describe("approvalsReviewer checks", () => {
     );
     assert.doesNotThrow(() => checkReviewerConflict("user", { commandExecution: accept }));
     assert.doesNotThrow(() => checkReviewerConflict(undefined, { commandExecution: accept }));
+    // A reviewer codex does not know is named as such, not taken for an auto reviewer.
+    assert.throws(
+      () => checkReviewerConflict("robot" as never, { commandExecution: accept }),
+      errorWith("unsupported_option", /"robot"/),
+    );
   });
 
   it("exec refuses approvalsReviewer on a thread and on a turn", () => {
