@@ -3,11 +3,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
-import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
+import { answerText, type editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
 import { REVIEW } from "../support/review-output.js";
@@ -45,13 +44,8 @@ describe("codex-harness acp: slash commands (real codex, ScriptedModel)", () => 
       CODEX_HOME: path.join(dir, "user-codex-home"),
     });
     try {
-      const editor = editorOf(agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const work = path.join(dir, "work");
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: work,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(agent, work, allow("reject_once"));
       const byName = await announcedCommands(editor);
       assert.equal(byName.get("review")?.description, "Review a file for bugs");
       assert.equal(byName.get("greet")?.description, "Greets people warmly");

@@ -143,13 +143,8 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
       CODEX_HOME: path.join(dir, "user-codex-home"),
     });
     try {
-      const editor = editorOf(agent, allow("reject_once"));
-      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
       const work = path.join(dir, "work");
-      const { sessionId } = await editor.agent.request("session/new", {
-        cwd: work,
-        mcpServers: [],
-      });
+      const { editor, sessionId } = await openSession(agent, work, allow("reject_once"));
       const done = await promptOf(editor, sessionId)("Go");
       assert.equal(done.stopReason, "end_turn");
       assert.deepEqual(
