@@ -288,6 +288,22 @@ export class FleetStore {
     return client;
   }
 
+  /**
+   * An earlier run of `runId`'s session (recorded before it) that has not ended, if any: the
+   * session's turns run in order, and a retried one must not be overtaken.
+   */
+  async unfinishedBefore(runId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query(
+      `SELECT earlier.run_id FROM codex_harness_fleet_runs run
+       JOIN codex_harness_fleet_runs earlier
+         ON earlier.session_id = run.session_id AND earlier.created_at < run.created_at
+       WHERE run.run_id = $1 AND earlier.finished_at IS NULL
+       ORDER BY earlier.created_at LIMIT 1`,
+      [runId],
+    );
+    return rows[0]?.run_id;
+  }
+
   async getSession(
     sessionId: string,
     client: Queryable = this.pool,

@@ -35,6 +35,16 @@ export class RunCancelledSignal extends CodexHarnessError {
   }
 }
 
+/** A run whose session has an earlier turn that has not ended: its job is retried after that one. */
+export class RunWaitsError extends CodexHarnessError {
+  constructor(runId: string, earlier: string) {
+    super(
+      "run_waits",
+      `fleet run ${runId} waits for ${earlier}, an earlier turn of its session that has not ended; it is retried after it.`,
+    );
+  }
+}
+
 /** What an attempt needs from its worker. */
 export interface AttemptContext {
   name: string;
@@ -68,6 +78,10 @@ export async function runFleetAttempt(
 ): Promise<void> {
   const write: Write = (work) =>
     throughOutage(work, { giveUpMs: Number.POSITIVE_INFINITY, signal: context.leaseSignal });
+  // The queue runs a session's jobs one at a time, but a failed job is retried later and the next
+  // one may go first: a run whose earlier turn has not ended waits (its job is retried after).
+  const earlier = await write(() => store.unfinishedBefore(runId));
+  if (earlier !== undefined) throw new RunWaitsError(runId, earlier);
   const fence = await write(() => startAttempt(store, runId, context.name, context.epoch));
   if (!fence) return;
   const turn = new AbortController();

@@ -1,0 +1,74 @@
+// A session's turns run in order even when one is retried: the queue runs a session's jobs one at a
+// time, but a failed job is retried later and the next one could go first — so a run whose earlier
+// turn has not ended does not start (real PostgreSQL; the attempt is run here, not by a worker).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { CodexHarnessError } from "../../src/errors.js";
+import { cancelFleetRun } from "../../src/fleet/cancel.js";
+import { FleetStore } from "../../src/fleet/store.js";
+import { submitTurn } from "../../src/fleet/submit.js";
+import { runFleetAttempt } from "../../src/fleet/turn.js";
+import { fleetRows } from "../support/fleet.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+const missing = postgresMissing();
+let postgres: TestPostgres | undefined;
+
+before(async () => {
+  if (!missing) postgres = await startPostgres();
+});
+
+after(() => postgres?.stop());
+
+describe("fleet order", { skip: missing }, () => {
+  it("a run whose earlier turn has not ended waits: no attempt starts until that one ends", async () => {
+    const url = (postgres as TestPostgres).url;
+    const store = await FleetStore.open(url);
+    try {
+      for (const n of [1, 2]) {
+        const run = await submitTurn({
+          store,
+          externalSessionId: "ordered",
+          externalRunId: `ordered-${n}`,
+          target: "dev",
+          prompt: `turn ${n}`,
+        });
+        await run.close();
+      }
+      const logged: string[] = [];
+      const context = {
+        name: "here",
+        project: "/nonexistent",
+        aspHome: "/nonexistent/.asp",
+        epoch: 1,
+        leaseSignal: new AbortController().signal,
+        running: new Map<string, AbortController>(),
+        log: (line: string) => logged.push(line),
+      };
+      await assert.rejects(runFleetAttempt(store, "ordered-2", context), (error: unknown) => {
+        assert.ok(error instanceof CodexHarnessError);
+        assert.equal(error.code, "run_waits");
+        assert.match(error.message, /ordered-2 waits for ordered-1/);
+        return true;
+      });
+      const rows = await fleetRows(
+        url,
+        "SELECT run_id, status, attempts FROM codex_harness_fleet_runs ORDER BY run_id",
+      );
+      assert.deepEqual(
+        rows.map((row) => [row.run_id, row.status, row.attempts]),
+        [
+          ["ordered-1", "queued", 0],
+          ["ordered-2", "queued", 0],
+        ],
+        "no attempt of the later run started",
+      );
+      // Once the earlier turn has ended (here: cancelled), nothing holds the later one back.
+      await cancelFleetRun(store, "ordered-1");
+      assert.equal(await store.unfinishedBefore("ordered-2"), undefined);
+      assert.equal(await store.unfinishedBefore("ordered-1"), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+});
