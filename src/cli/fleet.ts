@@ -17,6 +17,12 @@ export function addFleetCommands(program: Command): void {
       ".",
     )
     .option("--concurrency <n>", "turns run at once", wholeNumber(1), 1)
+    .option(
+      "--warm-sessions <n>",
+      "sessions whose codex stays open between their turns here (0: none)",
+      wholeNumber(0),
+      4,
+    )
     .option("--name <name>", "the worker's name in runs and events (default host:pid)")
     .option(
       "--channels <url>",
@@ -33,6 +39,7 @@ export function addFleetCommands(program: Command): void {
         store: string;
         project: string;
         concurrency: number;
+        warmSessions: number;
         name?: string;
         leaseMs: number;
         channels?: string;
@@ -60,6 +67,7 @@ export function addFleetCommands(program: Command): void {
           store: flags.store,
           project: flags.project,
           concurrency: flags.concurrency,
+          warmSessions: flags.warmSessions,
           leaseMs: flags.leaseMs,
           ...(flags.name ? { name: flags.name } : {}),
           ...(approvals ? { approvals } : {}),

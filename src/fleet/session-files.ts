@@ -8,15 +8,40 @@ import { isRunning } from "../app-server/process-sweep.js";
 
 /**
  * The rollout of `threadId` in codex home `home`: its path relative to the home (codex keeps
- * them under `sessions/YYYY/MM/DD/`) and its content, gzip-compressed; undefined when missing.
+ * them under `sessions/YYYY/MM/DD/`), its content, gzip-compressed, and its last record (parsed;
+ * undefined when it is not whole JSON); undefined when missing.
  */
 export async function readRollout(
   home: string,
   threadId: string,
-): Promise<{ relativePath: string; gzipped: Buffer } | undefined> {
+): Promise<{ relativePath: string; gzipped: Buffer; lastRecord: unknown } | undefined> {
   const found = await findFile(path.join(home, "sessions"), `-${threadId}.jsonl`);
   if (!found) return undefined;
-  return { relativePath: path.relative(home, found), gzipped: gzipSync(await readFile(found)) };
+  const content = await readFile(found);
+  return {
+    relativePath: path.relative(home, found),
+    gzipped: gzipSync(content),
+    lastRecord: lastRecord(content),
+  };
+}
+
+/** Whether a rollout's last record is codex's record of turn `turnId`'s end (`task_complete`). */
+export function endsTurn(record: unknown, turnId: string | undefined): boolean {
+  if (turnId === undefined || typeof record !== "object" || record === null) return false;
+  const { type, payload } = record as {
+    type?: unknown;
+    payload?: { type?: unknown; turn_id?: unknown } | null;
+  };
+  return type === "event_msg" && payload?.type === "task_complete" && payload.turn_id === turnId;
+}
+
+function lastRecord(content: Buffer): unknown {
+  const text = content.toString("utf8").trimEnd();
+  try {
+    return JSON.parse(text.slice(text.lastIndexOf("\n") + 1));
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -8,7 +8,8 @@ import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { RunResult } from "../session/agent-events.js";
-import { runTurn } from "../session/run-turn.js";
+import type { LiveSession } from "../session/live-session.js";
+import { runTurnKeeping } from "../session/run-turn.js";
 import { sessionRecordPath } from "../session/session-store.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { installTarget } from "../spaces/install.js";
@@ -24,9 +25,17 @@ import {
 } from "./fence.js";
 import { LeaseLostError } from "./lease.js";
 import { throughOutage } from "./outage.js";
-import { claimSessionHome, manifestHash, readRollout, writeRollout } from "./session-files.js";
+import {
+  type ClaimedHome,
+  claimSessionHome,
+  endsTurn,
+  manifestHash,
+  readRollout,
+  writeRollout,
+} from "./session-files.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
 import { checkTargetInstall } from "./target-installs.js";
+import { closeWarm, type WarmSession, type WarmSessions } from "./warm-sessions.js";
 
 /** Why a turn's signal aborted when somebody cancelled its run. */
 export class RunCancelledSignal extends CodexHarnessError {
@@ -63,6 +72,8 @@ export interface AttemptContext {
   codexPathOverride?: string;
   permissionHandler?: PermissionHandler;
   approvals?: Approvals;
+  /** The sessions this worker keeps warm between their turns (none kept without). */
+  warm?: WarmSessions;
   log: (line: string) => void;
 }
 
@@ -123,6 +134,8 @@ export async function runFleetAttempt(
     "fleet-attempts",
     `${createHash("sha256").update(runId).digest("hex").slice(0, 24)}-${fence.attempt}`,
   );
+  // The session's codex, left open by a turn that completed, until kept warm or closed.
+  let warm: WarmSession | undefined;
   try {
     const run = await write(() => store.getRun(runId));
     if (!run) return;
@@ -143,12 +156,12 @@ export async function runFleetAttempt(
     }
     let outcome: AttemptOutcome;
     try {
-      outcome = await turnHere(store, request, context, {
+      ({ outcome, warm } = await turnHere(store, request, context, {
         attemptHome,
         signal: turn.signal,
         write,
         emit,
-      });
+      }));
     } catch (error) {
       outcome = failed(stamp, (error as Error).message);
     }
@@ -164,10 +177,21 @@ export async function runFleetAttempt(
     }
     await record(store, fence, write, outcome);
     context.log(`turn ${runId} ${outcome.status}`);
+    // Warm only for the state just recorded: a turn that ended any other way closes its codex.
+    if (warm && outcome.status === "completed" && outcome.session && context.warm) {
+      const kept = warm;
+      warm = undefined;
+      await context.warm.keep(kept);
+    }
   } catch (error) {
     context.log(`turn ${runId} (attempt ${fence.attempt}) stopped: ${(error as Error).message}`);
     throw error;
   } finally {
+    if (warm) {
+      await closeWarm(warm).catch((error: Error) =>
+        context.log(`closing session ${warm?.sessionId}'s codex failed: ${error.message}`),
+      );
+    }
     context.running.delete(runId);
     context.leaseSignal.removeEventListener("abort", stopTurn);
   }
@@ -216,7 +240,7 @@ async function turnHere(
     write: Write;
     emit: (event: object) => Promise<void>;
   },
-): Promise<AttemptOutcome> {
+): Promise<{ outcome: AttemptOutcome; warm?: WarmSession }> {
   const { attemptHome, signal, write, emit } = attempt;
   // Installed on every turn from this worker's copy of the project: a changed target is never
   // run stale (an unchanged one costs no swap).
@@ -237,9 +261,16 @@ async function turnHere(
       message: `Target "${request.target}" changed since the session's last turn: this turn runs its new install (manifest ${hash.slice(0, 12)}).`,
     });
   }
+  // The session's codex as this worker's last turn of it left it, if that is still the stored
+  // state: its home is still claimed, its thread loaded.
+  const warm = await context.warm?.take(request.externalSessionId, session?.version, hash);
   // Never shared with another live attempt of the session (a paused worker that wakes, another
   // worker sharing this project folder): codex allows one writer per thread.
-  const claimed = await claimSessionHome(context.aspHome, request.externalSessionId, attemptHome);
+  const claimed: ClaimedHome =
+    warm?.claimed ??
+    (await claimSessionHome(context.aspHome, request.externalSessionId, attemptHome));
+  let live: LiveSession | undefined;
+  let kept: WarmSession | undefined;
   try {
     const { aspHome } = claimed;
     const { home } = await prepareSessionHome({
@@ -249,26 +280,32 @@ async function turnHere(
     });
     // Only the fleet's record says which thread continues: never one a discarded attempt left here.
     await rm(sessionRecordPath(aspHome, request.externalSessionId), { force: true });
-    // The thread as the last recorded turn left it, wherever that ran.
-    if (session?.rollout && session.rolloutPath) {
+    // The thread as the last recorded turn left it, wherever that ran (a warm codex has it).
+    if (!warm && session?.rollout && session.rolloutPath) {
       await writeRollout(home, session.rolloutPath, session.rollout);
     }
-    const response = await runTurn({
-      externalSessionId: request.externalSessionId,
-      externalRunId: request.externalRunId,
-      aspHome,
-      spec: { target: { targetName: request.target, targetDir: context.project } },
-      harness: "codex",
-      cwd: request.cwd ?? context.project,
-      prompt: request.prompt,
-      signal,
-      ...(request.model ? { model: request.model } : {}),
-      ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
-      ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
-      ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
-      ...(context.approvals ? { approvals: context.approvals } : {}),
-      callbacks: { onEvent: (event) => emit(event) },
-    });
+    const turn = await runTurnKeeping(
+      {
+        externalSessionId: request.externalSessionId,
+        externalRunId: request.externalRunId,
+        aspHome,
+        spec: { target: { targetName: request.target, targetDir: context.project } },
+        harness: "codex",
+        cwd: request.cwd ?? context.project,
+        prompt: request.prompt,
+        signal,
+        ...(request.model ? { model: request.model } : {}),
+        ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
+        ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
+        ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
+        ...(context.approvals ? { approvals: context.approvals } : {}),
+        callbacks: { onEvent: (event) => emit(event) },
+      },
+      // Only the session's own home is kept warm (an attempt's own goes with the attempt).
+      { live: warm?.live, keep: context.warm !== undefined && claimed.aspHome === context.aspHome },
+    );
+    const { response } = turn;
+    live = turn.live;
     const result = response.result;
     const outcome: AttemptOutcome = {
       status: result.success ? "completed" : "failed",
@@ -276,7 +313,21 @@ async function turnHere(
       complete: { type: "complete", result },
     };
     const threadId = response.harnessSessionId;
-    const rollout = threadId ? await readRollout(home, threadId) : undefined;
+    let rollout = threadId ? await readRollout(home, threadId) : undefined;
+    if (live && !(rollout && endsTurn(rollout.lastRecord, live.turnId))) {
+      // codex has not written the turn's end yet: closed, it writes everything.
+      await live.close();
+      live = undefined;
+      rollout = threadId ? await readRollout(home, threadId) : undefined;
+    } else if (live) {
+      kept = {
+        sessionId: request.externalSessionId,
+        live,
+        claimed,
+        version: (session?.version ?? 0) + 1,
+        manifestHash: hash,
+      };
+    }
     if (threadId && rollout) {
       outcome.session = {
         row: {
@@ -290,8 +341,11 @@ async function turnHere(
         fromVersion: session?.version ?? 0,
       };
     }
-    return outcome;
+    return kept ? { outcome, warm: kept } : { outcome };
   } finally {
-    await claimed.release().catch(() => undefined);
+    if (!kept) {
+      await live?.close().catch(() => undefined);
+      await claimed.release().catch(() => undefined);
+    }
   }
 }

@@ -16,6 +16,7 @@ import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
 import { type AttemptContext, RunCancelledSignal, runFleetAttempt } from "./turn.js";
+import { DEFAULT_WARM, WarmSessions } from "./warm-sessions.js";
 
 /** How long a silent worker keeps its turns, by default. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -42,6 +43,14 @@ export interface FleetWorkerOptions {
    * other workers (ms, default 30 000). Its writes are refused from then on.
    */
   leaseMs?: number;
+  /**
+   * How many sessions this worker keeps warm (default 4; 0 keeps none): after a turn it recorded,
+   * the session's codex stays open, so the session's next turn, if it comes here before another
+   * worker moved the session on, skips codex's start and the thread's resume.
+   */
+  warmSessions?: number;
+  /** How long a warm session's codex stays open unused (ms, default 120 000). */
+  warmIdleMs?: number;
   /** Receives a line for each turn taken and ended, and for each outage (default: nothing). */
   onLog?: (line: string) => void;
 }
@@ -74,6 +83,9 @@ const RECONNECT = { maxRetries: Number.POSITIVE_INFINITY, initialDelayMs: 500, m
  * used at start (a wrong URL is not waited out); later outages are ridden out.
  */
 export async function startFleetWorker(options: FleetWorkerOptions): Promise<FleetWorker> {
+  const warmSessions = options.warmSessions ?? DEFAULT_WARM.sessions;
+  const warmIdleMs = options.warmIdleMs ?? DEFAULT_WARM.idleMs;
+  WarmSessions.check(warmSessions, warmIdleMs);
   const graphile = await loadDriver("graphile-worker", undefined, "The fleet worker");
   const store = await FleetStore.open(options.store);
   const name = options.name ?? `${hostname()}:${process.pid}`;
@@ -124,6 +136,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     });
     // Remembered at once: a generation that fails to start after this may leave the row behind.
     leaseEpoch = lease.epoch;
+    // A generation's own: what it kept warm is closed when it ends.
+    const warm = new WarmSessions(warmSessions, warmIdleMs, log);
     const context: AttemptContext = {
       name,
       project,
@@ -131,6 +145,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       epoch: lease.epoch,
       leaseSignal: leaseLost.signal,
       running,
+      warm,
       log,
       ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
       ...(options.permissionHandler ? { permissionHandler: options.permissionHandler } : {}),
@@ -161,6 +176,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       leaseLost.abort(error);
       await stopListening();
       if (runner) await settlesWithin(runner.stop(), STOP_MS);
+      await warm.close();
       await lease.end().catch(() => lease.stopTimers());
       throw error;
     }
@@ -175,6 +191,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       // Graceful on stop (running turns finish); bounded otherwise: the database may be gone.
       if (ending.kind === "stop") await queue.stop().catch(() => undefined);
       else await settlesWithin(queue.stop(), STOP_MS);
+      await warm.close();
       await stopListening();
       await lease.end().catch(() => lease.stopTimers());
       return ending;

@@ -18,6 +18,7 @@ import {
 import type { AttachmentInput } from "./attachments.js";
 import { CodexSession } from "./codex-session.js";
 import { listCodexModels } from "./harness-definition.js";
+import { LiveSession } from "./live-session.js";
 import { readSessionRecord, type SessionRecord, saveCodexSessionRecord } from "./session-store.js";
 import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
 
@@ -94,6 +95,19 @@ class RunError extends Error {
  * turn codex failed). Calls share no state, so they can run concurrently for different sessions.
  */
 export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse> {
+  return (await runTurnKeeping(request)).response;
+}
+
+/**
+ * {@link runTurn}, on a codex left open by the session's previous turn when `reuse.live` fits the
+ * request (anything else is closed and a new one opened), and leaving this one open when
+ * `reuse.keep` and the turn completed: the caller then owns `live` and closes it. Internal (the
+ * fleet's workers): a kept codex saves its start and the thread's resume on the next turn.
+ */
+export async function runTurnKeeping(
+  request: RunTurnRequest,
+  reuse: { live?: LiveSession | undefined; keep: boolean } = { keep: false },
+): Promise<{ response: RunTurnResponse; live?: LiveSession }> {
   const emitter = new AgentEventEmitter(
     (event) => request.callbacks?.onEvent?.(event),
     { externalSessionId: request.externalSessionId, externalRunId: request.externalRunId },
@@ -102,8 +116,11 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
   const response: RunTurnResponse = { harness: request.harness, result: { success: false } };
   if (request.model) response.model = request.model;
   if (request.harnessSessionId) response.harnessSessionId = request.harnessSessionId;
+  let live = reuse.live;
+  let kept: LiveSession | undefined;
   let codex: Codex | undefined;
   let session: CodexSession | undefined;
+  let stopListening: (() => void) | undefined;
   try {
     checkRequest(request);
     const record = await readRecord(request);
@@ -122,42 +139,52 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
     // A continued thread keeps the model codex last used unless told: the target's own model
     // (its session home's config) is told, so a reinstalled target's change reaches it.
     const model = request.model ?? (threadId ? homeModel : undefined);
-    codex = new Codex({
-      events: "extended",
-      codexHome: home,
-      env,
-      ...(request.codexPathOverride ? { codexPathOverride: request.codexPathOverride } : {}),
-      ...(request.eventsOutputPath ? { capture: request.eventsOutputPath } : {}),
-    });
-    if (request.model) await checkModel(codex, request.model);
-    // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.
-    await requireLogin(await codex.appServer.client(), "runTurn", { loginHome: userHome });
-    session = new CodexSession({
-      sessionId: request.externalSessionId,
-      cwd,
-      codex,
-      // Its spaces' permissions.toml rules decide first.
-      codexHome: home,
-      ...(threadId ? { resumeThreadId: threadId } : {}),
-      ...(model ? { model } : {}),
-      ...(request.approvals ? { approvals: request.approvals } : {}),
-      ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
-    });
-    session.onEvent((event) => {
+    const opening = { home, cwd, env, model: request.model ?? homeModel, request };
+    if (live && !(threadId && live.fits(opening, threadId))) {
+      await live.close().catch(() => undefined);
+      live = undefined;
+    }
+    if (live) {
+      ({ codex, session } = live);
+    } else {
+      codex = new Codex({
+        events: "extended",
+        codexHome: home,
+        env,
+        ...(request.codexPathOverride ? { codexPathOverride: request.codexPathOverride } : {}),
+        ...(request.eventsOutputPath ? { capture: request.eventsOutputPath } : {}),
+      });
+      if (request.model) await checkModel(codex, request.model);
+      // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.
+      await requireLogin(await codex.appServer.client(), "runTurn", { loginHome: userHome });
+      session = new CodexSession({
+        sessionId: request.externalSessionId,
+        cwd,
+        codex,
+        // Its spaces' permissions.toml rules decide first.
+        codexHome: home,
+        ...(threadId ? { resumeThreadId: threadId } : {}),
+        ...(model ? { model } : {}),
+        ...(request.approvals ? { approvals: request.approvals } : {}),
+        ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
+      });
+    }
+    const current = session;
+    stopListening = current.onEvent((event) => {
       for (const body of toAgentEvents(event)) void emitter.emit(body);
     });
-    await startSession(session, threadId);
-    const started = session.threadId as string;
+    if (!live) await startSession(current, threadId);
+    const started = current.threadId as string;
     response.harnessSessionId = started;
     emitter.harnessSessionId = started;
-    if (session.model) response.model = session.model;
+    if (current.model) response.model = current.model;
     await saveRecord(request, record, response);
 
-    const interrupt = () => void session?.interrupt();
+    const interrupt = () => void current.interrupt();
     request.signal?.addEventListener("abort", interrupt, { once: true });
     try {
       if (request.signal?.aborted) interrupt();
-      await session.sendPrompt(request.prompt, {
+      await current.sendPrompt(request.prompt, {
         runId: request.externalRunId,
         ...(request.attachments ? { attachments: request.attachments.map(toRef) } : {}),
       });
@@ -165,18 +192,27 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
       request.signal?.removeEventListener("abort", interrupt);
     }
     await saveRecord(request, record, response);
-    const finalOutput = session.lastResult?.finalResponse;
+    const finalOutput = current.lastResult?.finalResponse;
     response.result = { success: true, ...(finalOutput ? { finalOutput } : {}) };
+    if (reuse.keep && current.lastResult?.status === "completed" && !request.signal?.aborted) {
+      kept = await LiveSession.keep(codex, current, opening, started);
+    }
     await emitter.emit({ type: "state", state: "complete" });
   } catch (error) {
+    kept = undefined;
     response.result = { success: false, error: toAgentSpacesError(error) };
     await emitter.emit({ type: "state", state: "error" });
   } finally {
-    await session?.stop("complete").catch(() => undefined);
-    await codex?.close().catch(() => undefined);
+    if (!kept) {
+      await session?.stop("complete").catch(() => undefined);
+      await codex?.close().catch(() => undefined);
+      // A live codex this turn never took up (it failed before) is closed all the same.
+      if (live && live.codex !== codex) await live.close().catch(() => undefined);
+    }
+    stopListening?.();
   }
   await emitter.emit({ type: "complete", result: response.result });
-  return response;
+  return { response, ...(kept ? { live: kept } : {}) };
 }
 
 function toRef(attachment: AttachmentInput): AttachmentRef {

@@ -1,0 +1,166 @@
+// Warm sessions: a worker keeps a session's codex open after a turn it recorded, and the session's
+// next turn here runs on it — unless another worker moved the session on, or the turn did not
+// complete. Real PostgreSQL and the real codex; the attempts are run here, as a worker runs them.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { WorkerLease } from "../../src/fleet/lease.js";
+import { FleetStore } from "../../src/fleet/store.js";
+import { submitTurn } from "../../src/fleet/submit.js";
+import { type AttemptContext, runFleetAttempt } from "../../src/fleet/turn.js";
+import { WarmSessions } from "../../src/fleet/warm-sessions.js";
+import { sessionHomeDir } from "../../src/spaces/session-home.js";
+import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
+import { httpError, reply } from "../../src/testing/script.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { codexGone, codexProcesses } from "../support/codex-processes.js";
+import { FleetTestbed } from "../support/fleet.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+
+const missing = postgresMissing();
+let postgres: TestPostgres | undefined;
+let store: FleetStore | undefined;
+const testbed = new FleetTestbed();
+const leases: WorkerLease[] = [];
+const warmSets: WarmSessions[] = [];
+
+// Every turn answers with the session's user texts it was sent: the history shows in the answer.
+const echo = (request: RecordedRequest) =>
+  reply(
+    `seen: ${inputTexts(request)
+      .filter((text) => text.startsWith("turn"))
+      .join(" | ")}`,
+  );
+
+before(async () => {
+  if (missing) return;
+  postgres = await startPostgres();
+  store = await FleetStore.open(postgres.url);
+});
+
+after(async () => {
+  for (const warm of warmSets) await warm.close();
+  for (const lease of leases) await lease.end().catch(() => lease.stopTimers());
+  await store?.close();
+  await testbed.close();
+  postgres?.stop();
+});
+
+/** A worker "machine": its project copy, a live lease and warm sessions (`idleMs` unused). */
+async function machine(name: string, project: string, idleMs = 60_000): Promise<AttemptContext> {
+  const lease = await WorkerLease.start({
+    pool: (store as FleetStore).pool,
+    name,
+    leaseMs: 60_000,
+    queueWorkerIds: () => [],
+    onLost: () => undefined,
+  });
+  leases.push(lease);
+  const warm = new WarmSessions(4, idleMs, () => undefined);
+  warmSets.push(warm);
+  return {
+    name,
+    project,
+    aspHome: path.join(project, ".asp"),
+    epoch: lease.epoch,
+    leaseSignal: new AbortController().signal,
+    running: new Map(),
+    warm,
+    log: () => undefined,
+  };
+}
+
+/** Submits turn `n` of `session` and runs it on `context`; resolves with its result. */
+async function turn(context: AttemptContext, session: string, n: number) {
+  const run = await submitTurn({
+    store: store as FleetStore,
+    externalSessionId: session,
+    externalRunId: `${session}-${n}`,
+    target: "dev",
+    prompt: `turn ${n}`,
+  });
+  try {
+    await runFleetAttempt(store as FleetStore, run.runId, context);
+    return await run.result();
+  } finally {
+    await run.close();
+  }
+}
+
+const homeOf = (context: AttemptContext, session: string) =>
+  sessionHomeDir(context.aspHome, session);
+
+describe("warm sessions", { skip: missing }, () => {
+  it("a session's next turn here runs on the codex its last turn left open", async () => {
+    const model = await ScriptedModel.start({ responses: [echo, echo, echo] });
+    try {
+      const [project] = await testbed.projectCopies(1, model);
+      const here = await machine("warm-a", project as string);
+      const home = homeOf(here, "kept");
+      assert.deepEqual(await turn(here, "kept", 1), { success: true, finalOutput: "seen: turn 1" });
+      const [pid] = await codexProcesses(home);
+      assert.ok(pid, "the session's codex is still up after its turn");
+      assert.equal((await turn(here, "kept", 2)).finalOutput, "seen: turn 1 | turn 2");
+      assert.equal((await turn(here, "kept", 3)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
+      assert.deepEqual(await codexProcesses(home), [pid], "one codex ran all three turns");
+      await here.warm?.close();
+      assert.deepEqual(await codexGone(home, 5_000), [], "closing the warm sessions ends codex");
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a session another worker moved on is not continued on the stale codex", async () => {
+    const model = await ScriptedModel.start({ responses: [echo, echo, echo] });
+    try {
+      const [first, second] = await testbed.projectCopies(2, model);
+      const a = await machine("warm-b1", first as string);
+      const b = await machine("warm-b2", second as string);
+      assert.equal((await turn(a, "moved", 1)).finalOutput, "seen: turn 1");
+      const [stale] = await codexProcesses(homeOf(a, "moved"));
+      assert.ok(stale);
+      assert.equal((await turn(b, "moved", 2)).finalOutput, "seen: turn 1 | turn 2");
+      // Back on the first machine: its codex knows only turn 1, so it must not run turn 3.
+      assert.equal((await turn(a, "moved", 3)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
+      const now = await codexProcesses(homeOf(a, "moved"));
+      assert.equal(now.length, 1);
+      assert.notEqual(now[0], stale, "the stale codex was closed and a new one resumed the thread");
+      const versions = (await (store as FleetStore).getSession("moved"))?.version;
+      assert.equal(versions, 3);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a failed turn keeps nothing open; an idle one is closed after its idle time", async () => {
+    const model = await ScriptedModel.start({
+      responses: [httpError(400, { message: "bad request" }), echo],
+    });
+    try {
+      const [project] = await testbed.projectCopies(1, model);
+      const here = await machine("warm-c", project as string, 300);
+      const failed = await turn(here, "idle", 1);
+      assert.equal(failed.success, false);
+      assert.deepEqual(
+        await codexGone(homeOf(here, "idle"), 5_000),
+        [],
+        "no codex after a failure",
+      );
+      assert.equal((await turn(here, "idle", 2)).success, true);
+      assert.deepEqual(
+        await codexGone(homeOf(here, "idle"), 5_000),
+        [],
+        "closed once idle for its idle time",
+      );
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("refuses a warm-session count or idle time it cannot keep", () => {
+    assert.throws(() => WarmSessions.check(-1, 1000), /warmSessions must be a whole number >= 0/);
+    assert.throws(() => WarmSessions.check(1.5, 1000), /warmSessions must be a whole number/);
+    assert.throws(() => WarmSessions.check(2, Number.NaN), /warmIdleMs must be a number/);
+    assert.doesNotThrow(() => WarmSessions.check(0, 0));
+  });
+});
