@@ -1,6 +1,7 @@
 // Benchmark: the fleet on a real PostgreSQL (Debian's, started like the tests') — turns per second
 // with 1, 2, 4 and 8 worker processes on a model that takes a second per answer (as real ones do),
 // and what the queue itself adds to a turn: submit -> start, and result -> seen by submitTurn.
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -46,13 +47,29 @@ async function stopWorkers(workers: StartedCli[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.closed));
 }
 
-/** SESSIONS x TURNS turns submitted at once: turns per second over `count` workers. */
+/** The machine's CPU time so far, busy and in all (Linux /proc/stat; undefined elsewhere). */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1);
+    const ticks = (fields ?? []).map(Number);
+    const total = ticks.reduce((sum, tick) => sum + tick, 0);
+    // idle and iowait
+    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * SESSIONS x TURNS turns submitted at once: turns per second over `count` workers, and how busy
+ * the machine's CPUs were meanwhile (0–1; undefined where unknown).
+ */
 async function throughput(
   url: string,
   root: string,
   count: number,
   round: string,
-): Promise<number> {
+): Promise<{ rate: number; busy: number | undefined }> {
   const model = await ScriptedModel.start({
     responses: Array.from({ length: SESSIONS * TURNS }, () =>
       response(reply("ok"), { delayMs: MODEL_LATENCY_MS }),
@@ -64,6 +81,7 @@ async function throughput(
   );
   const store = await FleetStore.open(url);
   try {
+    const cpuBefore = cpuTimes();
     const start = performance.now();
     await Promise.all(
       Array.from({ length: SESSIONS }, async (_, s) => {
@@ -80,7 +98,13 @@ async function throughput(
         }
       }),
     );
-    return (SESSIONS * TURNS) / (since(start) / 1000);
+    const rate = (SESSIONS * TURNS) / (since(start) / 1000);
+    const cpuAfter = cpuTimes();
+    const busy =
+      cpuBefore && cpuAfter
+        ? (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total)
+        : undefined;
+    return { rate, busy };
   } finally {
     await store.close();
     await stopWorkers(workers);
@@ -166,18 +190,18 @@ export async function benchFleet(): Promise<Section> {
   const postgres = await startPostgres();
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-bench-fleet-"));
   try {
-    const rates = new Map<number, number>();
+    const rates = new Map<number, { rate: number; busy: number | undefined }>();
     for (const count of WORKER_COUNTS)
       rates.set(count, await throughput(postgres.url, root, count, `r${count}`));
     const { fleet, direct, queue, seen } = await latency(postgres.url, root);
-    const one = rates.get(1) as number;
-    const rows: Row[] = [...rates].map(([count, rate]) => {
+    const one = (rates.get(1) as { rate: number }).rate;
+    const rows: Row[] = [...rates].map(([count, { rate, busy }]) => {
       const target = SCALING_TARGETS.get(count);
       return {
         benchmark: `fleet, ${SESSIONS} sessions x ${TURNS} turns, model ${MODEL_LATENCY_MS / 1000} s`,
         variant: `${count} worker${count === 1 ? "" : "s"}`,
         median: `${rate.toFixed(2)} turns/s`,
-        best: "",
+        best: busy === undefined ? "" : `CPU ${Math.round(busy * 100)}% busy`,
         vsFloor: formatRatio(rate, one),
         target: target === undefined ? "" : `>= ${target}x one worker`,
         pass: target === undefined ? undefined : rate / one >= target,
@@ -216,7 +240,7 @@ export async function benchFleet(): Promise<Section> {
     );
     const list = (samples: number[]) => samples.map((ms) => formatMs(ms)).join(", ");
     const notes = [
-      `fleet: turns/s ${[...rates].map(([count, rate]) => `${count} workers ${rate.toFixed(2)}`).join(", ")} (each answer takes the model ${MODEL_LATENCY_MS} ms)`,
+      `fleet: turns/s ${[...rates].map(([count, { rate }]) => `${count} workers ${rate.toFixed(2)}`).join(", ")} (each answer takes the model ${MODEL_LATENCY_MS} ms)`,
       `fleet: one turn through the queue ${list(fleet)} ms; direct runTurn ${list(direct)} ms`,
       `fleet: submit -> start ${list(queue)} ms; result -> seen ${list(seen)} ms`,
     ];
