@@ -19,7 +19,11 @@ export interface ImportRun {
   wallMs: number;
   /** `performance.now()` in the child right after the import: node's start-up plus the import. */
   readyMs: number;
-  /** Peak resident set size of the child (`process.resourceUsage().maxRSS`), in bytes. */
+  /**
+   * Peak resident set size of the child, in bytes: its own (`VmHWM` in /proc/self/status, where
+   * there is one), not `process.resourceUsage().maxRSS`, which Linux carries over from the parent
+   * through fork and exec (a big bench process gave every child its own peak).
+   */
   peakRss: number;
   /** User plus system CPU time of the child up to its report: steadier than wall time on a busy machine. */
   cpuMs: number;
@@ -43,11 +47,17 @@ const VARIANTS: ImportVariant[] = [
 function program(specifier: string | undefined): string {
   const report =
     "const usage = process.resourceUsage();\n" +
-    "console.log(JSON.stringify({ readyMs, peakRss: usage.maxRSS * 1024, " +
+    "let status = '';\n" +
+    "try { status = readFileSync('/proc/self/status', 'utf8'); } catch {}\n" +
+    "const hwm = /VmHWM:\\s+(\\d+) kB/.exec(status);\n" +
+    "console.log(JSON.stringify({ readyMs, peakRss: (hwm ? Number(hwm[1]) : usage.maxRSS) * 1024, " +
     "cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, " +
     "builtins: process.moduleLoadList.length }));";
-  if (specifier === undefined) return `const readyMs = performance.now();\n${report}`;
+  // node:fs is loaded by node itself: importing it costs no variant anything.
+  const fs = 'import { readFileSync } from "node:fs";\n';
+  if (specifier === undefined) return `${fs}const readyMs = performance.now();\n${report}`;
   return (
+    fs +
     `import { Codex } from ${JSON.stringify(specifier)};\n` +
     "const readyMs = performance.now();\n" +
     'if (typeof Codex !== "function") throw new Error("no Codex export");\n' +

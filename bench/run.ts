@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     const context =
       `\`npm run bench -- --only import\` (${machine}): medians of ${importRounds} interleaved ` +
       "runs, each a fresh `node` that imports `Codex` and exits; time is from spawning it to its " +
-      "exit, CPU time its user + system time, peak RSS its `maxRSS`; ratios are against " +
+      "exit, CPU time its user + system time, peak RSS its own high-water mark (`VmHWM`); ratios are against " +
       "`@openai/codex-sdk` in the same run.";
     await writeReadme(
       "import",
