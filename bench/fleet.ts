@@ -9,7 +9,7 @@ import pg from "pg";
 import { FleetStore } from "../src/fleet/store.js";
 import { submitTurn } from "../src/fleet/submit.js";
 import { runTurn } from "../src/session/run-turn.js";
-import { reply, response } from "../src/testing/script.js";
+import { reply, response, type ScriptedMessage } from "../src/testing/script.js";
 import { ScriptedModel } from "../src/testing/scripted-model.js";
 import { type StartedCli, startCli } from "../test/support/cli.js";
 import { postgresMissing, startPostgres } from "../test/support/postgres.js";
@@ -112,16 +112,26 @@ async function throughput(
   }
 }
 
-/** One session's turns, one after another: each turn's latency through the fleet, and directly. */
+/** An answer the model streams as this many deltas (a turn's events are mostly such deltas). */
+const STREAMED_DELTAS = 400;
+const STREAMED_TURNS = 5;
+
+/**
+ * One session's turns (`turns`, each answered with `answer`), one after another: each turn's
+ * latency through the fleet, and directly.
+ */
 async function latency(
   url: string,
   root: string,
+  name: string,
+  turns: number,
+  answer: () => ScriptedMessage,
 ): Promise<{ fleet: number[]; direct: number[]; queue: number[]; seen: number[] }> {
   const model = await ScriptedModel.start({
-    responses: Array.from({ length: LATENCY_TURNS * 2 }, () => reply("ok")),
+    responses: Array.from({ length: turns * 2 }, answer),
   });
   const [workerProject, directProject] = await scriptedProjectCopies(
-    path.join(root, "latency"),
+    path.join(root, name),
     model,
     2,
   );
@@ -132,22 +142,22 @@ async function latency(
   /** When submitTurn's result arrived, by run id (epoch ms, this machine's clock as PostgreSQL's). */
   const seenAt = new Map<string, number>();
   try {
-    for (let t = 0; t < LATENCY_TURNS; t++) {
+    for (let t = 0; t < turns; t++) {
       const start = performance.now();
       const run = await submitTurn({
         store,
-        externalSessionId: "latency",
-        externalRunId: `latency-${t}`,
+        externalSessionId: name,
+        externalRunId: `${name}-${t}`,
         target: "dev",
         prompt: "go",
       });
-      await run.result();
-      seenAt.set(`latency-${t}`, Date.now());
+      if (!(await run.result()).success) throw new Error("fleet turn failed");
+      seenAt.set(`${name}-${t}`, Date.now());
       fleet.push(since(start));
       const begin = performance.now();
       const response = await runTurn({
-        externalSessionId: "direct",
-        externalRunId: `direct-${t}`,
+        externalSessionId: `${name}-direct`,
+        externalRunId: `${name}-direct-${t}`,
         aspHome: path.join(directProject as string, ".asp"),
         spec: { target: { targetName: "dev", targetDir: directProject as string } },
         harness: "codex",
@@ -163,7 +173,8 @@ async function latency(
     const { rows } = await client.query(
       `SELECT run_id, extract(epoch FROM started_at - created_at) * 1000 AS queued,
               extract(epoch FROM finished_at) * 1000 AS finished
-       FROM codex_harness_fleet_runs WHERE run_id LIKE 'latency-%'`,
+       FROM codex_harness_fleet_runs WHERE session_id = $1`,
+      [name],
     );
     await client.end();
     return {
@@ -193,7 +204,17 @@ export async function benchFleet(): Promise<Section> {
     const rates = new Map<number, { rate: number; busy: number | undefined }>();
     for (const count of WORKER_COUNTS)
       rates.set(count, await throughput(postgres.url, root, count, `r${count}`));
-    const { fleet, direct, queue, seen } = await latency(postgres.url, root);
+    const { fleet, direct, queue, seen } = await latency(
+      postgres.url,
+      root,
+      "latency",
+      LATENCY_TURNS,
+      () => reply("ok"),
+    );
+    const words = Array.from({ length: STREAMED_DELTAS }, (_, n) => `w${n} `);
+    const streamed = await latency(postgres.url, root, "streamed", STREAMED_TURNS, () =>
+      reply(words.join(""), { deltas: words }),
+    );
     const one = (rates.get(1) as { rate: number }).rate;
     const rows: Row[] = [...rates].map(([count, { rate, busy }]) => {
       const target = SCALING_TARGETS.get(count);
@@ -216,33 +237,43 @@ export async function benchFleet(): Promise<Section> {
       target: `p99 <= ${OVERHEAD_TARGET_MS} ms`,
       pass: p99(samples) <= OVERHEAD_TARGET_MS,
     });
-    rows.push(
-      overhead("submit -> started by a worker", queue),
-      overhead("result recorded -> seen by submitTurn", seen),
+    /** A turn through the queue against the same turn run directly. */
+    const oneTurn = (benchmark: string, through: number[], floor: number[]): Row[] => [
       {
-        benchmark: "fleet, one turn",
+        benchmark,
         variant: "submitTurn -> result (1 worker)",
-        median: `${formatMs(median(fleet))} ms`,
+        median: `${formatMs(median(through))} ms`,
         best: "",
-        vsFloor: formatRatio(median(fleet), median(direct)),
+        vsFloor: formatRatio(median(through), median(floor)),
         target: "",
         pass: undefined,
       },
       {
-        benchmark: "fleet, one turn",
+        benchmark,
         variant: "runTurn, direct (floor)",
-        median: `${formatMs(median(direct))} ms`,
+        median: `${formatMs(median(floor))} ms`,
         best: "",
         vsFloor: "1.00x",
         target: "",
         pass: undefined,
       },
+    ];
+    rows.push(
+      overhead("submit -> started by a worker", queue),
+      overhead("result recorded -> seen by submitTurn", seen),
+      ...oneTurn("fleet, one turn", fleet, direct),
+      ...oneTurn(
+        `fleet, one turn, answer in ${STREAMED_DELTAS} deltas`,
+        streamed.fleet,
+        streamed.direct,
+      ),
     );
     const list = (samples: number[]) => samples.map((ms) => formatMs(ms)).join(", ");
     const notes = [
       `fleet: turns/s ${[...rates].map(([count, { rate }]) => `${count} workers ${rate.toFixed(2)}`).join(", ")} (each answer takes the model ${MODEL_LATENCY_MS} ms)`,
       `fleet: one turn through the queue ${list(fleet)} ms; direct runTurn ${list(direct)} ms`,
       `fleet: submit -> start ${list(queue)} ms; result -> seen ${list(seen)} ms`,
+      `fleet: a ${STREAMED_DELTAS}-delta answer through the queue ${list(streamed.fleet)} ms; direct ${list(streamed.direct)} ms`,
     ];
     return { rows, notes };
   } finally {

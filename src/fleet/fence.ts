@@ -113,13 +113,13 @@ export async function startAttempt(
   });
 }
 
-/** Appends an event of the attempt to its run. Throws {@link FencedError} when refused. */
-export function appendFencedEvent(
+/** Appends events of the attempt to its run, in order. Throws {@link FencedError} when refused. */
+export function appendFencedEvents(
   store: FleetStore,
   fence: AttemptFence,
-  event: object,
-): Promise<number> {
-  return fenced(store, fence, (client) => store.appendEvent(client, fence.runId, event));
+  events: object[],
+): Promise<number[]> {
+  return fenced(store, fence, (client) => store.appendEvents(client, fence.runId, events));
 }
 
 /** How an attempt ended, recorded at once with {@link finishAttempt}. */

@@ -207,15 +207,25 @@ export class FleetStore {
    * The caller holds the run's row lock (a fenced transaction, or the cancel's).
    */
   async appendEvent(client: Queryable, runId: string, event: object): Promise<number> {
+    return (await this.appendEvents(client, runId, [event]))[0] as number;
+  }
+
+  /**
+   * Appends events to the run in order (their sequences follow the run's last) with one INSERT
+   * and one notification; resolves with their sequences. The caller holds the run's row lock.
+   */
+  async appendEvents(client: Queryable, runId: string, events: object[]): Promise<number[]> {
     const { rows } = await client.query(
       `INSERT INTO codex_harness_fleet_events (run_id, seq, event)
-       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2::jsonb FROM codex_harness_fleet_events WHERE run_id = $1
+       SELECT $1, last.seq + e.n, e.event
+       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM codex_harness_fleet_events WHERE run_id = $1) last,
+            unnest($2::jsonb[]) WITH ORDINALITY AS e(event, n)
+       ORDER BY e.n
        RETURNING seq`,
-      [runId, jsonForPostgres(event)],
+      [runId, events.map(jsonForPostgres)],
     );
-    const seq = rows[0].seq as number;
     await this.notify(client, "events", runId);
-    return seq;
+    return rows.map((row) => row.seq as number).sort((a, b) => a - b);
   }
 
   /** NOTIFYs `channel` of `runId` (delivered when the transaction commits). */

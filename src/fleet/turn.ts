@@ -15,10 +15,11 @@ import type { PermissionHandler } from "../session/unified-types.js";
 import { installTarget } from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
 import { cancelledResult } from "./cancel.js";
+import { EventWriter } from "./event-writer.js";
 import {
   type AttemptFence,
   type AttemptOutcome,
-  appendFencedEvent,
+  appendFencedEvents,
   FencedError,
   finishAttempt,
   startAttempt,
@@ -114,6 +115,15 @@ export async function runFleetAttempt(
     { once: true },
   );
   const stamp = (event: object) => ({ ...event, attempt: fence.attempt, worker: context.name });
+  // Written in the background, in order (the turn never waits for the database); drained before
+  // the attempt's end is recorded.
+  const events = new EventWriter(
+    (batch) => write(() => appendFencedEvents(store, fence, batch)),
+    (error) => {
+      refused = error;
+      turn.abort(refused);
+    },
+  );
   const emit = async (event: object): Promise<void> => {
     if (refused) return;
     const { type, state } = event as { type?: string; state?: string };
@@ -122,12 +132,7 @@ export async function runFleetAttempt(
       complete = stamp(event);
       return;
     }
-    try {
-      await write(() => appendFencedEvent(store, fence, stamp(event)));
-    } catch (error) {
-      refused = error as Error;
-      turn.abort(refused);
-    }
+    events.add(stamp(event));
   };
   const attemptHome = path.join(
     context.aspHome,
@@ -143,6 +148,7 @@ export async function runFleetAttempt(
     context.log(`turn ${runId} of session ${request.externalSessionId} (attempt ${fence.attempt})`);
     if (run.cancelRequested || turn.signal.reason instanceof RunCancelledSignal) {
       const when = fence.attempt > 1 ? "while it waited to be retried" : "before it started";
+      await events.drain();
       await record(store, fence, write, cancelled(stamp, when));
       context.log(`turn ${runId} cancelled`);
       return;
@@ -165,6 +171,7 @@ export async function runFleetAttempt(
     } catch (error) {
       outcome = failed(stamp, (error as Error).message);
     }
+    await events.drain();
     if (refused && !isFencing(refused, context)) {
       // PostgreSQL refused what the turn produced (not the attempt): the run fails, once.
       outcome = failed(stamp, `the run's events could not be stored: ${refused.message}`);
@@ -187,6 +194,8 @@ export async function runFleetAttempt(
     context.log(`turn ${runId} (attempt ${fence.attempt}) stopped: ${(error as Error).message}`);
     throw error;
   } finally {
+    // An attempt that stopped early leaves nothing being written behind it.
+    await events.drain();
     if (warm) {
       await closeWarm(warm).catch((error: Error) =>
         context.log(`closing session ${warm?.sessionId}'s codex failed: ${error.message}`),

@@ -1,6 +1,7 @@
 // A session's turns run in order even when one is retried: the queue runs a session's jobs one at a
 // time, but a failed job is retried later and the next one could go first — so a run whose earlier
 // turn has not ended does not start (real PostgreSQL; the attempt is run here, not by a worker).
+// And a run's events written together (a batch) keep their order.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
@@ -67,6 +68,45 @@ describe("fleet order", { skip: missing }, () => {
       await cancelFleetRun(store, "ordered-1");
       assert.equal(await store.unfinishedBefore("ordered-2"), undefined);
       assert.equal(await store.unfinishedBefore("ordered-1"), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("events written together keep their order: consecutive sequences after the run's last", async () => {
+    const url = (postgres as TestPostgres).url;
+    const store = await FleetStore.open(url);
+    try {
+      const run = await submitTurn({
+        store,
+        externalSessionId: "batched",
+        externalRunId: "batched-1",
+        target: "dev",
+        prompt: "go",
+      });
+      await run.close();
+      await store.transaction((client) => store.appendEvent(client, "batched-1", { n: 0 }));
+      const text = 'quotes " backslashes \\ braces {} commas , and a NUL \u0000';
+      const batch = Array.from({ length: 300 }, (_, n) => ({ n: n + 1, text }));
+      const seqs = await store.transaction((client) =>
+        store.appendEvents(client, "batched-1", batch),
+      );
+      assert.deepEqual(
+        seqs,
+        batch.map((_, n) => n + 2),
+      );
+      const stored = await store.events("batched-1");
+      assert.deepEqual(
+        stored.map(({ seq, event }) => [seq, (event as unknown as { n: number }).n]),
+        Array.from({ length: 301 }, (_, n) => [n + 1, n]),
+      );
+      const second = stored[1];
+      assert.ok(second);
+      assert.equal(
+        (second.event as unknown as { text: string }).text,
+        text.replace("\u0000", "\ufffd"),
+        "the text arrives whole (NUL as U+FFFD, which jsonb needs)",
+      );
     } finally {
       await store.close();
     }
