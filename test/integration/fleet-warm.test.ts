@@ -1,6 +1,7 @@
 // Warm sessions: a worker keeps a session's codex open after a turn it recorded, and the session's
 // next turn here runs on it — unless another worker moved the session on, or the turn did not
-// complete. Real PostgreSQL and the real codex; the attempts are run here, as a worker runs them.
+// complete. Real PostgreSQL and the real codex; the attempts are run here, as a worker runs them,
+// and by worker processes that are stopped (SIGTERM) or killed (SIGKILL) with a session warm.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -163,4 +164,34 @@ describe("warm sessions", { skip: missing }, () => {
     assert.throws(() => WarmSessions.check(2, Number.NaN), /warmIdleMs must be a number/);
     assert.doesNotThrow(() => WarmSessions.check(0, 0));
   });
+});
+
+describe("warm sessions of a worker process", { skip: missing }, () => {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    it(`a worker stopped by ${signal} leaves no warm codex behind`, async () => {
+      const model = await ScriptedModel.start({ responses: [echo] });
+      try {
+        const [project] = await testbed.projectCopies(1, model);
+        const url = (postgres as TestPostgres).url;
+        const worker = testbed.startWorker(url, project as string, `warm-${signal}`);
+        await testbed.taking(worker);
+        const run = await submitTurn({
+          store: store as FleetStore,
+          externalSessionId: `stopped-${signal}`,
+          externalRunId: `stopped-${signal}-1`,
+          target: "dev",
+          prompt: "turn 1",
+        });
+        assert.equal((await run.result()).finalOutput, "seen: turn 1");
+        await run.close();
+        const home = sessionHomeDir(path.join(project as string, ".asp"), `stopped-${signal}`);
+        assert.equal((await codexProcesses(home)).length, 1, "the session is kept warm");
+        worker.child.kill(signal);
+        await worker.closed;
+        assert.deepEqual(await codexGone(home, 10_000), [], "its codex ended with the worker");
+      } finally {
+        await model.close();
+      }
+    });
+  }
 });
