@@ -278,7 +278,8 @@ async function turnHere(
   const claimed: ClaimedHome =
     warm?.claimed ??
     (await claimSessionHome(context.aspHome, request.externalSessionId, attemptHome));
-  let live: LiveSession | undefined;
+  // Ours to close until runTurnKeeping takes it (and again once it hands one back).
+  let live: LiveSession | undefined = warm?.live;
   let kept: WarmSession | undefined;
   try {
     const { aspHome } = claimed;
@@ -293,6 +294,8 @@ async function turnHere(
     if (!warm && session?.rollout && session.rolloutPath) {
       await writeRollout(home, session.rolloutPath, session.rollout);
     }
+    const given = live;
+    live = undefined;
     const turn = await runTurnKeeping(
       {
         externalSessionId: request.externalSessionId,
@@ -311,7 +314,7 @@ async function turnHere(
         callbacks: { onEvent: (event) => emit(event) },
       },
       // Only the session's own home is kept warm (an attempt's own goes with the attempt).
-      { live: warm?.live, keep: context.warm !== undefined && claimed.aspHome === context.aspHome },
+      { live: given, keep: context.warm !== undefined && claimed.aspHome === context.aspHome },
     );
     const { response } = turn;
     live = turn.live;

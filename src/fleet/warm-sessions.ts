@@ -49,67 +49,67 @@ export class WarmSessions {
   /**
    * Takes `sessionId`'s warm session if it is warm for the stored `version` and `manifestHash`;
    * one warm for anything else is closed (another worker moved the session on, or its target
-   * changed). Resolves undefined when there is none to use.
+   * changed). Resolves undefined when there is none to use; never rejects.
    */
   async take(
     sessionId: string,
     version: number | undefined,
     manifestHash: string,
   ): Promise<WarmSession | undefined> {
-    const entry = this.warm.get(sessionId);
-    if (!entry) return undefined;
-    this.warm.delete(sessionId);
-    clearTimeout(entry.timer);
-    const { session } = entry;
+    const session = this.remove(sessionId);
+    if (!session) return undefined;
     if (session.version === version && session.manifestHash === manifestHash) return session;
-    await closeWarm(session);
+    await this.closeLogged(session, "moved on elsewhere");
     return undefined;
   }
 
-  /** Keeps `session` warm (closing the oldest when full); closes it when this is closed. */
+  /**
+   * Keeps `session` warm, closing the oldest when full (at once when this is closed or keeps
+   * none). Never rejects.
+   */
   async keep(session: WarmSession): Promise<void> {
-    if (this.closed || this.max === 0) return closeWarm(session);
-    const previous = this.warm.get(session.sessionId);
-    if (previous) await this.drop(session.sessionId, previous);
+    if (this.closed || this.max === 0) return this.closeLogged(session, "not kept");
+    // The map changes before anything is awaited: a turn ending meanwhile sees it as it is.
+    const evicted = [this.remove(session.sessionId)];
     while (this.warm.size >= this.max) {
-      const [oldest, entry] = this.warm.entries().next().value as [
-        string,
-        { session: WarmSession; timer: NodeJS.Timeout },
-      ];
-      await this.drop(oldest, entry);
+      evicted.push(this.remove(this.warm.keys().next().value as string));
     }
     const timer = setTimeout(() => {
-      const entry = this.warm.get(session.sessionId);
-      if (entry?.session === session) {
-        void this.drop(session.sessionId, entry).catch((error: Error) =>
-          this.log(`closing idle session ${session.sessionId}'s codex failed: ${error.message}`),
-        );
-      }
+      if (this.warm.get(session.sessionId)?.session !== session) return;
+      this.remove(session.sessionId);
+      void this.closeLogged(session, "idle");
     }, this.idleMs);
     timer.unref();
     this.warm.set(session.sessionId, { session, timer });
+    await Promise.all(
+      evicted.map((old) => (old ? this.closeLogged(old, "the oldest warm") : undefined)),
+    );
   }
 
   /** Closes every warm session; later ones are closed as they come. */
   async close(): Promise<void> {
     this.closed = true;
-    const entries = [...this.warm];
-    this.warm.clear();
+    const sessions = [...this.warm.keys()].map((sessionId) => this.remove(sessionId));
     await Promise.all(
-      entries.map(async ([, entry]) => {
-        clearTimeout(entry.timer);
-        await closeWarm(entry.session);
-      }),
+      sessions.map((session) => (session ? this.closeLogged(session, "closing") : undefined)),
     );
   }
 
-  private async drop(
-    sessionId: string,
-    entry: { session: WarmSession; timer: NodeJS.Timeout },
-  ): Promise<void> {
+  /** Forgets `sessionId`'s warm session (and its idle timer); returns it, to be closed or used. */
+  private remove(sessionId: string): WarmSession | undefined {
+    const entry = this.warm.get(sessionId);
+    if (!entry) return undefined;
     this.warm.delete(sessionId);
     clearTimeout(entry.timer);
-    await closeWarm(entry.session);
+    return entry.session;
+  }
+
+  private async closeLogged(session: WarmSession, why: string): Promise<void> {
+    await closeWarm(session).catch((error: Error) =>
+      this.log(
+        `closing session ${session.sessionId}'s warm codex (${why}) failed: ${error.message}`,
+      ),
+    );
   }
 }
 

@@ -195,7 +195,8 @@ export async function runTurnKeeping(
     const finalOutput = current.lastResult?.finalResponse;
     response.result = { success: true, ...(finalOutput ? { finalOutput } : {}) };
     if (reuse.keep && current.lastResult?.status === "completed" && !request.signal?.aborted) {
-      kept = await LiveSession.keep(codex, current, opening, started);
+      // Not kept when that fails: the turn's result stands, its codex is closed below.
+      kept = await LiveSession.keep(codex, current, opening, started).catch(() => undefined);
     }
     await emitter.emit({ type: "state", state: "complete" });
   } catch (error) {

@@ -157,13 +157,6 @@ describe("warm sessions", { skip: missing }, () => {
       await model.close();
     }
   });
-
-  it("refuses a warm-session count or idle time it cannot keep", () => {
-    assert.throws(() => WarmSessions.check(-1, 1000), /warmSessions must be a whole number >= 0/);
-    assert.throws(() => WarmSessions.check(1.5, 1000), /warmSessions must be a whole number/);
-    assert.throws(() => WarmSessions.check(2, Number.NaN), /warmIdleMs must be a number/);
-    assert.doesNotThrow(() => WarmSessions.check(0, 0));
-  });
 });
 
 describe("warm sessions of a worker process", { skip: missing }, () => {
