@@ -48,16 +48,14 @@ function program(specifier: string | undefined): string {
   const report =
     "const usage = process.resourceUsage();\n" +
     "let status = '';\n" +
-    "try { status = readFileSync('/proc/self/status', 'utf8'); } catch {}\n" +
+    // Not an import of node:fs, whose ES module facade loads node's streams in every variant.
+    "try { status = process.getBuiltinModule('node:fs').readFileSync('/proc/self/status', 'utf8'); } catch {}\n" +
     "const hwm = /VmHWM:\\s+(\\d+) kB/.exec(status);\n" +
     "console.log(JSON.stringify({ readyMs, peakRss: (hwm ? Number(hwm[1]) : usage.maxRSS) * 1024, " +
     "cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, " +
     "builtins: process.moduleLoadList.length }));";
-  // node:fs is loaded by node itself: importing it costs no variant anything.
-  const fs = 'import { readFileSync } from "node:fs";\n';
-  if (specifier === undefined) return `${fs}const readyMs = performance.now();\n${report}`;
+  if (specifier === undefined) return `const readyMs = performance.now();\n${report}`;
   return (
-    fs +
     `import { Codex } from ${JSON.stringify(specifier)};\n` +
     "const readyMs = performance.now();\n" +
     'if (typeof Codex !== "function") throw new Error("no Codex export");\n' +

@@ -1,12 +1,12 @@
 // Reads a TOML file with errors that name the file, and the line and column of a syntax error.
-import { readFileSync } from "node:fs";
+import { nodeFs } from "./builtins.js";
 import { CodexHarnessError } from "./errors.js";
 import { smolToml } from "./toml.js";
 
 /** Reads `file` as text; an unreadable file raises `code` saying what it is and how to fix it. */
 export function readTextFile(file: string, code: string, what: string, fix: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return nodeFs().readFileSync(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new CodexHarnessError(code, `${file}: cannot read ${what} (${reason}); ${fix}`, {

@@ -1,8 +1,9 @@
 // Where a codex app-server on another machine (or behind a unix socket) is, and how we prove
 // who we are to it: the `remote` option checked and resolved before anything connects.
-import { readFileSync } from "node:fs";
+
 import { homedir } from "node:os";
 import path from "node:path";
+import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** The env variable holding the token when the `remote` option gives none. */
@@ -224,7 +225,7 @@ function positiveMs(value: number | undefined, fallback: number, name: string): 
 
 function readSecret(file: string, what: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return nodeFs().readFileSync(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new CodexHarnessError(

@@ -1,6 +1,7 @@
 // Attachments of a prompt -> codex user input: images by extension, anything else as a text line.
-import { stat } from "node:fs/promises";
+
 import path from "node:path";
+import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 import type { UserInput } from "../turns/options.js";
 import type { AttachmentRef } from "./unified-types.js";
@@ -46,10 +47,12 @@ export async function promptInput(
         lines.push(`Attached file: ${file}`);
         continue;
       }
-      const size = await stat(file).then(
-        (info) => (info.isFile() ? info.size : -1),
-        () => -1,
-      );
+      const size = await nodeFs()
+        .promises.stat(file)
+        .then(
+          (info) => (info.isFile() ? info.size : -1),
+          () => -1,
+        );
       if (size < 0) throw invalid(`${where}: the image ${file} does not exist or is not a file.`);
       if (size > max) {
         throw invalid(

@@ -1,8 +1,8 @@
 // Session records of runTurn: external session id -> harness, codex thread, model, timestamps.
 // One JSON file per session under `<aspHome>/sessions/`, written atomically (temp file + rename).
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+
 import path from "node:path";
-import { nodeCrypto } from "../builtins.js";
+import { nodeCrypto, nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** What is remembered about an external session. */
@@ -32,7 +32,7 @@ export async function readSessionRecord(
   const file = sessionRecordPath(aspHome, externalSessionId);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await nodeFs().promises.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
@@ -59,13 +59,15 @@ export async function readSessionRecord(
 /** Writes `record` atomically: readers see the old record or the new one, never a part. */
 export async function writeSessionRecord(aspHome: string, record: SessionRecord): Promise<void> {
   const file = sessionRecordPath(aspHome, record.externalSessionId);
-  await mkdir(path.dirname(file), { recursive: true });
+  await nodeFs().promises.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.tmp-${nodeCrypto().randomBytes(6).toString("hex")}`;
   try {
-    await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, file);
+    await nodeFs().promises.writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, {
+      mode: 0o600,
+    });
+    await nodeFs().promises.rename(temp, file);
   } catch (error) {
-    await rm(temp, { force: true });
+    await nodeFs().promises.rm(temp, { force: true });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 // A target's permissions: its spaces' permissions.toml files merged at install into the codex
 // home's `permissions.json`, and read back as the approvals policy of the turns run in it.
-import { readFile } from "node:fs/promises";
+
 import path from "node:path";
 import {
   mergePermissions,
@@ -10,6 +10,7 @@ import {
   readPermissionsFile,
 } from "../approvals/permissions-file.js";
 import { fromPermissions } from "../approvals/policies.js";
+import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import type { Space } from "./space-manifest.js";
@@ -51,7 +52,7 @@ export async function readHomePermissions(home: string): Promise<PermissionsSpec
   const file = path.join(home, HOME_PERMISSIONS_FILE);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await nodeFs().promises.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw damaged(file, error);

@@ -1,6 +1,8 @@
 // The git repository check `codex exec` makes before a turn, made by the app-server transport too.
-import { type Stats, statSync } from "node:fs";
+
+import type { Stats } from "node:fs";
 import path from "node:path";
+import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** The start of `codex exec`'s message when the working directory is outside a git repository. */
@@ -27,7 +29,7 @@ export function findGitRepoRoot(cwd: string): string | undefined {
 /** What is at `p` (following symlinks), or `undefined` when nothing can be read there. */
 function stat(p: string): Stats | undefined {
   try {
-    return statSync(p);
+    return nodeFs().statSync(p);
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 // Checks a turn's input and options before anything is sent, with errors that say what to change.
-import { existsSync, statSync } from "node:fs";
+
 import path from "node:path";
+import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
 import type { Input, UserInput } from "./options.js";
@@ -27,7 +28,7 @@ export function normalizeInput(input: Input, cwd: string | undefined): UserInput
           throw invalidInput(`input[${index}].path must be the path of an image file.`);
         }
         const resolved = path.resolve(cwd ?? process.cwd(), item.path);
-        if (!existsSync(resolved) || !statSync(resolved).isFile()) {
+        if (!nodeFs().existsSync(resolved) || !nodeFs().statSync(resolved).isFile()) {
           throw invalidInput(
             `The image ${JSON.stringify(item.path)} does not exist (looked at ${resolved}).`,
           );

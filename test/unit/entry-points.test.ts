@@ -37,6 +37,8 @@ const HEAVY: [string, RegExp][] = [
   ["the WebSocket transport", /\/src\/app-server\/websocket-transport\.js$/],
   ["node:http", /^node:https?$/],
   ["node:crypto", /^node:crypto$/],
+  // Imported as an ES module, node:fs loads node's streams (its facade reads every export).
+  ["node:fs", /^node:fs$/],
   ["the channels HTTP server", /\/src\/channels\/http-server\.js$/],
   ["the channels runtime", /\/src\/channels\/runtime\.js$/],
   ["the request schemas", /\/src\/channels\/schemas\.js$/],
@@ -54,7 +56,7 @@ function heavyIn(resolved: string[]): string[] {
 }
 
 describe("entry points", () => {
-  it("the package root loads no native module, driver, zod, SSE parser or HTTP server", () => {
+  it("the package root loads no native module, driver, zod, SSE parser, HTTP server or node:fs", () => {
     const run = importInChild(["codex-harness"]);
     assert.ok(
       run.resolved.some((url) => url.endsWith("/build/src/codex.js")),
@@ -84,6 +86,7 @@ describe("entry points", () => {
       "zod",
       "eventsource-parser",
       "node:http",
+      "node:fs",
       "the channels HTTP server",
       "the SQLite store",
       "the testing entry",
