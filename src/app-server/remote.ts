@@ -1,6 +1,5 @@
 // Where a codex app-server on another machine (or behind a unix socket) is, and how we prove
 // who we are to it: the `remote` option checked and resolved before anything connects.
-
 import { homedir } from "node:os";
 import path from "node:path";
 import { nodeFs } from "../builtins.js";

@@ -1,5 +1,4 @@
 // Attachments of a prompt -> codex user input: images by extension, anything else as a text line.
-
 import path from "node:path";
 import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";

@@ -1,6 +1,5 @@
 // Session records of runTurn: external session id -> harness, codex thread, model, timestamps.
 // One JSON file per session under `<aspHome>/sessions/`, written atomically (temp file + rename).
-
 import path from "node:path";
 import { nodeCrypto, nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";

@@ -1,6 +1,5 @@
 // A target's permissions: its spaces' permissions.toml files merged at install into the codex
 // home's `permissions.json`, and read back as the approvals policy of the turns run in it.
-
 import path from "node:path";
 import {
   mergePermissions,

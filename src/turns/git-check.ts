@@ -1,5 +1,4 @@
 // The git repository check `codex exec` makes before a turn, made by the app-server transport too.
-
 import type { Stats } from "node:fs";
 import path from "node:path";
 import { nodeFs } from "../builtins.js";

@@ -1,5 +1,4 @@
 // Checks a turn's input and options before anything is sent, with errors that say what to change.
-
 import path from "node:path";
 import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
