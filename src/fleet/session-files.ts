@@ -35,10 +35,14 @@ export function endsTurn(record: unknown, turnId: string | undefined): boolean {
   return type === "event_msg" && payload?.type === "task_complete" && payload.turn_id === turnId;
 }
 
+/** The rollout's last line, parsed: only that line is decoded (a rollout grows turn by turn). */
 function lastRecord(content: Buffer): unknown {
-  const text = content.toString("utf8").trimEnd();
+  let end = content.length;
+  // Trailing newlines, carriage returns, spaces and tabs.
+  while (end > 0 && [10, 13, 32, 9].includes(content[end - 1] as number)) end--;
+  const start = content.lastIndexOf(10, end - 1) + 1;
   try {
-    return JSON.parse(text.slice(text.lastIndexOf("\n") + 1));
+    return JSON.parse(content.toString("utf8", start, end));
   } catch {
     return undefined;
   }

@@ -36,7 +36,7 @@ import {
 } from "./session-files.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
 import { checkTargetInstall } from "./target-installs.js";
-import { closeWarm, type WarmSession, type WarmSessions } from "./warm-sessions.js";
+import type { WarmSession, WarmSessions } from "./warm-sessions.js";
 
 /** Why a turn's signal aborted when somebody cancelled its run. */
 export class RunCancelledSignal extends CodexHarnessError {
@@ -196,11 +196,7 @@ export async function runFleetAttempt(
   } finally {
     // An attempt that stopped early leaves nothing being written behind it.
     await events.drain();
-    if (warm) {
-      await closeWarm(warm).catch((error: Error) =>
-        context.log(`closing session ${warm?.sessionId}'s codex failed: ${error.message}`),
-      );
-    }
+    if (warm) await context.warm?.discard(warm, "its turn did not complete");
     context.running.delete(runId);
     context.leaseSignal.removeEventListener("abort", stopTurn);
   }

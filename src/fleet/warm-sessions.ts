@@ -59,7 +59,7 @@ export class WarmSessions {
     const session = this.remove(sessionId);
     if (!session) return undefined;
     if (session.version === version && session.manifestHash === manifestHash) return session;
-    await this.closeLogged(session, "moved on elsewhere");
+    await this.discard(session, "moved on elsewhere");
     return undefined;
   }
 
@@ -68,7 +68,7 @@ export class WarmSessions {
    * none). Never rejects.
    */
   async keep(session: WarmSession): Promise<void> {
-    if (this.closed || this.max === 0) return this.closeLogged(session, "not kept");
+    if (this.closed || this.max === 0) return this.discard(session, "not kept");
     // The map changes before anything is awaited: a turn ending meanwhile sees it as it is.
     const evicted = [this.remove(session.sessionId)];
     while (this.warm.size >= this.max) {
@@ -77,12 +77,12 @@ export class WarmSessions {
     const timer = setTimeout(() => {
       if (this.warm.get(session.sessionId)?.session !== session) return;
       this.remove(session.sessionId);
-      void this.closeLogged(session, "idle");
+      void this.discard(session, "idle");
     }, this.idleMs);
     timer.unref();
     this.warm.set(session.sessionId, { session, timer });
     await Promise.all(
-      evicted.map((old) => (old ? this.closeLogged(old, "the oldest warm") : undefined)),
+      evicted.map((old) => (old ? this.discard(old, "the oldest warm") : undefined)),
     );
   }
 
@@ -91,7 +91,7 @@ export class WarmSessions {
     this.closed = true;
     const sessions = [...this.warm.keys()].map((sessionId) => this.remove(sessionId));
     await Promise.all(
-      sessions.map((session) => (session ? this.closeLogged(session, "closing") : undefined)),
+      sessions.map((session) => (session ? this.discard(session, "closing") : undefined)),
     );
   }
 
@@ -104,7 +104,8 @@ export class WarmSessions {
     return entry.session;
   }
 
-  private async closeLogged(session: WarmSession, why: string): Promise<void> {
+  /** Closes a session that is not (or no longer) kept; a close that fails is logged. */
+  async discard(session: WarmSession, why: string): Promise<void> {
     await closeWarm(session).catch((error: Error) =>
       this.log(
         `closing session ${session.sessionId}'s warm codex (${why}) failed: ${error.message}`,
@@ -114,7 +115,7 @@ export class WarmSessions {
 }
 
 /** Ends a warm session's codex and lets go of its session home. */
-export async function closeWarm(session: WarmSession): Promise<void> {
+async function closeWarm(session: WarmSession): Promise<void> {
   try {
     await session.live.close();
   } finally {
