@@ -35,7 +35,7 @@ function option(name: string, fallback: number): number {
 
 const rounds = option("--rounds", 3);
 /** The import benchmark is cheap and noisy: more rounds (fresh node processes). */
-const importRounds = option("--import-rounds", 7);
+const importRounds = option("--import-rounds", 21);
 const events = option("--events", 200_000);
 /** The big-output benchmark's command prints this many MiB (and a tenth of it, 20 for 200). */
 const bigOutputMb = option("--big-output-mb", 200);
