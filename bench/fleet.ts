@@ -29,6 +29,12 @@ const SCALING_TARGETS = new Map([
 ]);
 const OVERHEAD_TARGET_MS = 20;
 const LATENCY_TURNS = 20;
+/**
+ * Turns submitted after a pause longer than pg's default idle timeout (10 s), as a person's next
+ * turn comes: their time in the queue includes whatever reconnecting costs.
+ */
+const IDLE_TURNS = 3;
+const IDLE_MS = 11_000;
 
 async function startWorkers(url: string, dirs: string[]): Promise<StartedCli[]> {
   const workers = dirs.map((dir, n) =>
@@ -126,9 +132,10 @@ async function latency(
   name: string,
   turns: number,
   answer: () => ScriptedMessage,
-): Promise<{ fleet: number[]; direct: number[]; queue: number[]; seen: number[] }> {
+  idleTurns = 0,
+): Promise<{ fleet: number[]; direct: number[]; queue: number[]; seen: number[]; idle: number[] }> {
   const model = await ScriptedModel.start({
-    responses: Array.from({ length: turns * 2 }, answer),
+    responses: Array.from({ length: turns * 2 + idleTurns }, answer),
   });
   const [workerProject, directProject] = await scriptedProjectCopies(
     path.join(root, name),
@@ -168,6 +175,17 @@ async function latency(
       if (!response.result.success) throw new Error("direct turn failed");
       direct.push(since(begin));
     }
+    for (let t = 0; t < idleTurns; t++) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      const run = await submitTurn({
+        store,
+        externalSessionId: name,
+        externalRunId: `${name}-idle-${t}`,
+        target: "dev",
+        prompt: "go",
+      });
+      if (!(await run.result()).success) throw new Error("fleet turn failed");
+    }
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query(
@@ -177,11 +195,13 @@ async function latency(
       [name],
     );
     await client.end();
+    const busy = rows.filter((row) => seenAt.has(row.run_id));
     return {
       fleet,
       direct,
-      queue: rows.map((row) => Number(row.queued)),
-      seen: rows.map((row) => (seenAt.get(row.run_id) as number) - Number(row.finished)),
+      queue: busy.map((row) => Number(row.queued)),
+      seen: busy.map((row) => (seenAt.get(row.run_id) as number) - Number(row.finished)),
+      idle: rows.filter((row) => !seenAt.has(row.run_id)).map((row) => Number(row.queued)),
     };
   } finally {
     await store.close();
@@ -204,12 +224,13 @@ export async function benchFleet(): Promise<Section> {
     const rates = new Map<number, { rate: number; busy: number | undefined }>();
     for (const count of WORKER_COUNTS)
       rates.set(count, await throughput(postgres.url, root, count, `r${count}`));
-    const { fleet, direct, queue, seen } = await latency(
+    const { fleet, direct, queue, seen, idle } = await latency(
       postgres.url,
       root,
       "latency",
       LATENCY_TURNS,
       () => reply("ok"),
+      IDLE_TURNS,
     );
     const words = Array.from({ length: STREAMED_DELTAS }, (_, n) => `w${n} `);
     const streamed = await latency(postgres.url, root, "streamed", STREAMED_TURNS, () =>
@@ -261,6 +282,7 @@ export async function benchFleet(): Promise<Section> {
     rows.push(
       overhead("submit -> started by a worker", queue),
       overhead("result recorded -> seen by submitTurn", seen),
+      overhead(`submit -> started, after ${IDLE_MS / 1000} s idle (${IDLE_TURNS} turns)`, idle),
       ...oneTurn("fleet, one turn", fleet, direct),
       ...oneTurn(
         `fleet, one turn, answer in ${STREAMED_DELTAS} deltas`,
@@ -272,7 +294,7 @@ export async function benchFleet(): Promise<Section> {
     const notes = [
       `fleet: turns/s ${[...rates].map(([count, { rate }]) => `${count} workers ${rate.toFixed(2)}`).join(", ")} (each answer takes the model ${MODEL_LATENCY_MS} ms)`,
       `fleet: one turn through the queue ${list(fleet)} ms; direct runTurn ${list(direct)} ms`,
-      `fleet: submit -> start ${list(queue)} ms; result -> seen ${list(seen)} ms`,
+      `fleet: submit -> start ${list(queue)} ms; result -> seen ${list(seen)} ms; after ${IDLE_MS / 1000} s idle ${list(idle)} ms`,
       `fleet: a ${STREAMED_DELTAS}-delta answer through the queue ${list(streamed.fleet)} ms; direct ${list(streamed.direct)} ms`,
     ];
     return { rows, notes };

@@ -33,9 +33,12 @@ export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest)
 /**
  * Creates or updates graphile-worker's tables (submitters and workers both need them), under an
  * advisory lock: graphile-worker's first step (`create schema if not exists`) fails with a
- * duplicate key when several processes run it at once on a fresh database.
+ * duplicate key when several processes run it at once on a fresh database. `forSubmits` also has
+ * the connection plan `add_job` (in a transaction rolled back: nothing is queued), which a
+ * connection does once, 10–20 ms: not inside the first submit's transaction, where it counted as
+ * that turn's time in the queue.
  */
-export async function migrateQueue(store: FleetStore): Promise<void> {
+export async function migrateQueue(store: FleetStore, forSubmits = false): Promise<void> {
   const graphile = await loadDriver("graphile-worker", undefined, "The fleet");
   await withClient(store.pool, async (client) => {
     await client.query("SELECT pg_advisory_lock($1)", [QUEUE_SCHEMA_LOCK]);
@@ -45,6 +48,16 @@ export async function migrateQueue(store: FleetStore): Promise<void> {
       await client
         .query("SELECT pg_advisory_unlock($1)", [QUEUE_SCHEMA_LOCK])
         .catch(() => undefined);
+    }
+    if (!forSubmits) return;
+    await client.query("BEGIN");
+    try {
+      await client.query("SELECT graphile_worker.add_job($1, '{}'::json, queue_name => $2)", [
+        TURN_TASK,
+        sessionQueue("codex-harness-plan-only"),
+      ]);
+    } finally {
+      await client.query("ROLLBACK");
     }
   });
 }

@@ -3,7 +3,7 @@
 // (leases with an epoch). Writes on behalf of a run attempt are fenced: see fence.ts.
 import type { Pool, PoolClient } from "pg";
 import { loadDriver, redactUrl } from "../channels/drivers.js";
-import { inTransaction, openPool } from "../channels/pg-pool.js";
+import { inTransaction, newPool, openPool } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
 import type { AgentEvent, RunResult } from "../session/agent-events.js";
 
@@ -136,6 +136,11 @@ export class FleetStore {
     readonly pool: Pool,
     private readonly pg: typeof import("pg"),
   ) {}
+
+  /** A new pool on this store's database (the queue runner's), its connections kept as the store's. */
+  newPool(max: number): Pool {
+    return newPool(this.pg, this.url, max);
+  }
 
   /** Connects and creates the tables when missing. Throws `store_failed` (password redacted). */
   static async open(url: string): Promise<FleetStore> {

@@ -66,7 +66,7 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
   const owned = typeof given === "string";
   const store = owned ? await FleetStore.open(given) : given;
   try {
-    store.queueReady ??= migrateQueue(store);
+    store.queueReady ??= migrateQueue(store, true);
     await store.queueReady.catch((error) => {
       store.queueReady = undefined;
       throw error;

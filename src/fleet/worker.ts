@@ -73,6 +73,9 @@ type Ending = { kind: "stop" } | { kind: "trouble"; error: Error };
 /** Errors a worker cannot wait out: it exits non-zero with them. */
 const FATAL = new Set(["worker_name_taken", "invalid_store"]);
 
+/** The queue runner's connections, at least (graphile-worker's default). */
+const QUEUE_POOL_SIZE = 10;
+
 /** How long a queue runner in trouble is given to stop (its database may be gone). */
 const STOP_MS = 15_000;
 
@@ -153,13 +156,17 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     };
     let stopListening: () => Promise<void> = async () => undefined;
     let runner: import("graphile-worker").Runner | undefined;
+    // The runner's own pool, its connections kept between turns as the store's are (graphile-worker
+    // would close them after 10 s idle, and the next turn would reconnect and re-plan get_job).
+    const concurrency = options.concurrency ?? 1;
+    const queuePool = store.newPool(Math.max(QUEUE_POOL_SIZE, concurrency + 2));
     try {
       stopListening = await store.listen("cancels", (runId) =>
         running.get(runId)?.abort(new RunCancelledSignal(runId)),
       );
       runner = await graphile.run({
-        connectionString: options.store,
-        concurrency: options.concurrency ?? 1,
+        pgPool: queuePool,
+        concurrency,
         noHandleSignals: true,
         pollInterval: 1_000,
         events,
@@ -176,6 +183,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       leaseLost.abort(error);
       await stopListening();
       if (runner) await settlesWithin(runner.stop(), STOP_MS);
+      await settlesWithin(queuePool.end(), STOP_MS);
       await warm.close();
       await lease.end().catch(() => lease.stopTimers());
       throw error;
@@ -191,6 +199,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       // Graceful on stop (running turns finish); bounded otherwise: the database may be gone.
       if (ending.kind === "stop") await queue.stop().catch(() => undefined);
       else await settlesWithin(queue.stop(), STOP_MS);
+      await settlesWithin(queuePool.end(), STOP_MS);
       await warm.close();
       await stopListening();
       await lease.end().catch(() => lease.stopTimers());
