@@ -128,8 +128,11 @@ export interface AttemptOutcome {
   result: RunResult;
   /** The run's `complete` event. */
   complete: object;
-  /** The session as the turn left it, and the version the turn started from. */
-  session?: { row: Omit<FleetSessionRow, "version">; fromVersion: number };
+  /**
+   * The session as the turn left it, the version the turn started from, and the worker that keeps
+   * its codex warm after it (none: undefined).
+   */
+  session?: { row: Omit<FleetSessionRow, "version">; fromVersion: number; warmOn?: string };
 }
 
 /**
@@ -144,8 +147,7 @@ export function finishAttempt(
   outcome: AttemptOutcome,
 ): Promise<void> {
   return fenced(store, fence, async (client) => {
-    if (outcome.session)
-      await saveSession(client, outcome.session.row, outcome.session.fromVersion);
+    if (outcome.session) await saveSession(client, outcome.session);
     await client.query(
       `UPDATE codex_harness_fleet_runs SET status = $2, result = $3::jsonb, finished_at = now()
        WHERE run_id = $1`,
@@ -157,15 +159,15 @@ export function finishAttempt(
 
 async function saveSession(
   client: PoolClient,
-  session: Omit<FleetSessionRow, "version">,
-  fromVersion: number,
+  { row: session, fromVersion, warmOn }: NonNullable<AttemptOutcome["session"]>,
 ): Promise<void> {
   const { rowCount } = await client.query(
     `INSERT INTO codex_harness_fleet_sessions AS s
-       (session_id, harness, thread_id, model, rollout_path, rollout, manifest_hash, version, updated_at)
-     VALUES ($1, 'codex', $2, $3, $4, $5, $6, $7 + 1, now())
+       (session_id, harness, thread_id, model, rollout_path, rollout, manifest_hash, version,
+        warm_worker, updated_at)
+     VALUES ($1, 'codex', $2, $3, $4, $5, $6, $7 + 1, $8, now())
      ON CONFLICT (session_id) DO UPDATE SET thread_id = $2, model = $3, rollout_path = $4,
-       rollout = $5, manifest_hash = $6, version = $7 + 1, updated_at = now()
+       rollout = $5, manifest_hash = $6, version = $7 + 1, warm_worker = $8, updated_at = now()
      WHERE s.version = $7`,
     [
       session.sessionId,
@@ -175,6 +177,7 @@ async function saveSession(
       session.rollout,
       session.manifestHash,
       fromVersion,
+      warmOn ?? null,
     ],
   );
   if (rowCount !== 1) {

@@ -3,6 +3,7 @@
 import type { PoolClient } from "pg";
 import { loadDriver } from "../channels/drivers.js";
 import { withClient } from "../channels/pg-pool.js";
+import { sessionFlag } from "./affinity.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
 
 /** The graphile-worker task that runs one turn. */
@@ -19,13 +20,15 @@ export function sessionQueue(sessionId: string): string {
 /** Queues the run's job inside the transaction that records the run. */
 export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest): Promise<void> {
   await client.query(
-    "SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $4, max_attempts => $5)",
+    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $4, max_attempts => $5,
+       flags => ARRAY[$6::text])`,
     [
       TURN_TASK,
       { runId: request.externalRunId },
       sessionQueue(request.externalSessionId),
       request.externalRunId,
       25,
+      sessionFlag(request.externalSessionId),
     ],
   );
 }

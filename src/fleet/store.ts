@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_sessions (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 ALTER TABLE codex_harness_fleet_sessions ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 0;
+ALTER TABLE codex_harness_fleet_sessions ADD COLUMN IF NOT EXISTS warm_worker text;
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_queued ON codex_harness_fleet_runs (created_at) WHERE status = 'queued';
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_running ON codex_harness_fleet_runs (worker) WHERE status = 'running';
 CREATE SEQUENCE IF NOT EXISTS codex_harness_fleet_lease_epochs;
 CREATE TABLE IF NOT EXISTS codex_harness_fleet_workers (
   name text PRIMARY KEY,

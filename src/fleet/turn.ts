@@ -182,13 +182,17 @@ export async function runFleetAttempt(
     } else if (complete && outcome.status !== "failed") {
       outcome.complete = complete;
     }
+    // Warm only for the state recorded: a turn that ended any other way closes its codex.
+    const keeping =
+      warm && outcome.status === "completed" && outcome.session ? context.warm : undefined;
+    // Said with the session's state: its next turn, queued once this is recorded, is left to us.
+    if (keeping?.keeps && outcome.session) outcome.session.warmOn = context.name;
     await record(store, fence, write, outcome);
     context.log(`turn ${runId} ${outcome.status}`);
-    // Warm only for the state just recorded: a turn that ended any other way closes its codex.
-    if (warm && outcome.status === "completed" && outcome.session && context.warm) {
+    if (warm && keeping) {
       const kept = warm;
       warm = undefined;
-      await context.warm.keep(kept);
+      await keeping.keep(kept);
     }
   } catch (error) {
     context.log(`turn ${runId} (attempt ${fence.attempt}) stopped: ${(error as Error).message}`);

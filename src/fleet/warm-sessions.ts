@@ -30,6 +30,11 @@ export class WarmSessions {
     private readonly log: (line: string) => void,
   ) {}
 
+  /** Whether a session given to {@link keep} now is kept (not closed at once). */
+  get keeps(): boolean {
+    return !this.closed && this.max > 0;
+  }
+
   /** Refuses a count or idle time a worker cannot keep. */
   static check(max: number, idleMs: number): void {
     if (!Number.isInteger(max) || max < 0) {

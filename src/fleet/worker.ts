@@ -12,6 +12,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
+import { warmElsewhere } from "./affinity.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
@@ -167,6 +168,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       runner = await graphile.run({
         pgPool: queuePool,
         concurrency,
+        // Asked before each fetch: a session warm on another idle worker is left to it a moment.
+        forbiddenFlags: () => warmElsewhere(store, name),
         noHandleSignals: true,
         pollInterval: 1_000,
         events,

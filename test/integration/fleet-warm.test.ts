@@ -1,7 +1,9 @@
 // Warm sessions: a worker keeps a session's codex open after a turn it recorded, and the session's
 // next turn here runs on it — unless another worker moved the session on, or the turn did not
-// complete. Real PostgreSQL and the real codex; the attempts are run here, as a worker runs them,
-// and by worker processes that are stopped (SIGTERM) or killed (SIGKILL) with a session warm.
+// complete. A session's next turn goes back to the worker that keeps it warm while that worker is
+// free, and to another when it is not (here: paused). Real PostgreSQL and the real codex; the
+// attempts are run here, as a worker runs them, and by worker processes, some stopped (SIGTERM),
+// killed (SIGKILL) or paused (SIGSTOP) with a session warm.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -15,7 +17,7 @@ import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js"
 import { httpError, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { codexGone, codexProcesses } from "../support/codex-processes.js";
-import { FleetTestbed } from "../support/fleet.js";
+import { FleetTestbed, fleetRows } from "../support/fleet.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
 
 const missing = postgresMissing();
@@ -187,4 +189,87 @@ describe("warm sessions of a worker process", { skip: missing }, () => {
       }
     });
   }
+});
+
+describe("a session's next turn and its warm worker", { skip: missing }, () => {
+  /** Three worker processes (one turn at a time each), taking turns. */
+  async function threeWorkers(model: ScriptedModel, prefix: string) {
+    const url = (postgres as TestPostgres).url;
+    const projects = await testbed.projectCopies(3, model);
+    const workers = projects.map((project, n) =>
+      testbed.startWorker(url, project, `${prefix}-${n}`, ["--concurrency", "1"]),
+    );
+    for (const worker of workers) await testbed.taking(worker);
+    return workers;
+  }
+
+  /** Submits turn `n` of `session` to the workers; resolves with its result once it ended. */
+  async function submitted(session: string, n: number) {
+    const run = await submitTurn({
+      store: store as FleetStore,
+      externalSessionId: session,
+      externalRunId: `${session}-${n}`,
+      target: "dev",
+      prompt: `turn ${n}`,
+    });
+    try {
+      return await run.result();
+    } finally {
+      await run.close();
+    }
+  }
+
+  const workerOf = async (runId: string) =>
+    (
+      await fleetRows(
+        (postgres as TestPostgres).url,
+        "SELECT worker FROM codex_harness_fleet_runs WHERE run_id = $1",
+        [runId],
+      )
+    )[0]?.worker as string;
+
+  it("goes back to the worker that keeps it warm, though others are free", async () => {
+    const model = await ScriptedModel.start({ responses: [echo, echo, echo, echo] });
+    try {
+      await threeWorkers(model, "back");
+      assert.equal((await submitted("back", 1)).finalOutput, "seen: turn 1");
+      const first = await workerOf("back-1");
+      for (const n of [2, 3, 4]) {
+        assert.equal((await submitted("back", n)).success, true);
+        // Three free workers race for each turn: without affinity, all three land on the first
+        // one's worker by chance once in nine.
+        assert.equal(await workerOf(`back-${n}`), first, `turn ${n} ran where the session is warm`);
+      }
+      const [session] = await fleetRows(
+        (postgres as TestPostgres).url,
+        "SELECT warm_worker FROM codex_harness_fleet_sessions WHERE session_id = 'back'",
+      );
+      assert.equal(session?.warm_worker, first);
+    } finally {
+      await testbed.stopWorkers();
+      await model.close();
+    }
+  });
+
+  it("goes to another worker, soon, when the warm one is paused", async () => {
+    const model = await ScriptedModel.start({ responses: [echo, echo] });
+    try {
+      const workers = await threeWorkers(model, "paused");
+      assert.equal((await submitted("paused", 1)).finalOutput, "seen: turn 1");
+      const warm = await workerOf("paused-1");
+      const index = Number(warm.split("-").at(-1));
+      workers[index]?.child.kill("SIGSTOP");
+      const started = performance.now();
+      const second = await submitted("paused", 2);
+      const waited = performance.now() - started;
+      assert.equal(second.finalOutput, "seen: turn 1 | turn 2", "resumed from the stored thread");
+      assert.notEqual(await workerOf("paused-2"), warm);
+      // Kept for the warm worker 0.5 s, then taken at the next fetch (a poll a second): the turn
+      // itself takes a cold codex start besides.
+      assert.ok(waited < 8_000, `the turn ended ${Math.round(waited)} ms after it was submitted`);
+    } finally {
+      await testbed.stopWorkers();
+      await model.close();
+    }
+  });
 });
