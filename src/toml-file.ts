@@ -17,6 +17,12 @@ export function readTextFile(file: string, code: string, what: string, fix: stri
 
 /** Parses TOML text; a syntax error raises `code` with `origin:line:column`. */
 export function parseToml(text: string, origin: string, code: string): Record<string, unknown> {
+  if (typeof text !== "string") {
+    throw new CodexHarnessError(
+      code,
+      `${origin}: expected TOML text (a string), got ${text === null ? "null" : typeof text}; pass the file's contents`,
+    );
+  }
   const { parse, TomlError } = smolToml();
   try {
     return parse(text) as Record<string, unknown>;

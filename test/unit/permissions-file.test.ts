@@ -78,6 +78,13 @@ describe("parsePermissions", () => {
     );
   });
 
+  it("refuses what is not TOML text with one clear error", () => {
+    assert.throws(
+      () => parsePermissions(42 as unknown as string, "p.toml"),
+      invalid("p.toml", "expected TOML text (a string), got number"),
+    );
+  });
+
   it("rejects unknown sections and keys, naming them and the allowed ones", () => {
     assert.throws(
       () => parsePermissions("[fs]\nx = 1", "p.toml"),
