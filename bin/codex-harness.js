@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Entry point of the `codex-harness` command; the CLI itself is compiled into build/ by `npm install`.
+// Entry point of the `codex-harness` command; the CLI itself is built into build/dist by `npm install`.
 import { existsSync } from "node:fs";
 
-const entry = new URL("../build/src/cli/main.js", import.meta.url);
+const entry = new URL("../build/dist/cli.js", import.meta.url);
 if (!existsSync(entry)) {
   console.error(
     "codex-harness is not built: run `npm install` (or `npm run build`) in its folder.",

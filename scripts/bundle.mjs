@@ -7,6 +7,7 @@
 //   each class, whichever entries a program imports); an entry that needs any of the root's code
 //   loads the root chunk.
 // - what is loaded lazily (`import()`) stays in chunks of its own, loaded only when used.
+// - the `codex-harness` command is an entry too (build/dist/cli.js): it read 173 files at start.
 // Packages stay external. Source maps lead back to src/*.ts (tsc's maps, chained); esbuild then
 // shortens each chunk's syntax. Whitespace stays: it saved about a millisecond of the import, and on
 // one line an uncaught error's source line, which node prints, was the whole chunk. build/dist/meta.json says which modules each output file holds
@@ -23,6 +24,8 @@ for (const [subpath, target] of Object.entries(manifest.exports)) {
   if (typeof target !== "object" || typeof target.types !== "string") continue;
   input[subpath === "." ? "index" : subpath.slice(2)] = target.types.replace(/\.d\.ts$/, ".js");
 }
+// The command (bin/codex-harness.js runs it): one of the entries, not exported.
+input.cli = "build/src/cli/main.js";
 const rootEntry = path.resolve(input.index);
 
 /** The modules the root entry loads at import: its static imports, followed, packages left out. */

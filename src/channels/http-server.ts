@@ -10,6 +10,7 @@ import {
   type InteractionBackend,
   type RetryPolicy,
 } from "./backends.js";
+import { DEFAULT_CHANNELS_PORT } from "./default-port.js";
 import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
@@ -31,8 +32,7 @@ import { loadOrCreateToken, sameToken } from "./token.js";
 
 type BackendRoute = NonNullable<InteractionBackend["route"]>["handle"];
 
-/** Default port of `codex-harness serve`. */
-export const DEFAULT_CHANNELS_PORT = 4317;
+export { DEFAULT_CHANNELS_PORT };
 /** Largest request body (256 KiB). */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Longest a `GET /v1/interactions/:id?waitMs=` may wait. */

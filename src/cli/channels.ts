@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ChannelsClient } from "../channels/client.js";
-import { DEFAULT_CHANNELS_PORT, startChannelsServer } from "../channels/http-server.js";
+import { DEFAULT_CHANNELS_PORT } from "../channels/default-port.js";
 import {
   answeredBy,
   INTERACTION_STATUSES,
@@ -14,7 +14,6 @@ import {
   type InteractionStatus,
 } from "../channels/interaction-types.js";
 import { readToken, tokenFile } from "../channels/token.js";
-import { webhookBackend } from "../channels/webhook-backend.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
 import { addTelegramFlags, type TelegramFlags, telegramBackendsOf } from "./serve-chat-telegram.js";
@@ -72,13 +71,18 @@ export function addChannelsCommands(program: Command): void {
         slackPeople?: string;
       }) => {
         const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
+        // The runtime's code (its HTTP server, store, schemas) is loaded by `serve` alone.
+        const [{ startChannelsServer }, { webhookBackend }] = await Promise.all([
+          import("../channels/http-server.js"),
+          import("../channels/webhook-backend.js"),
+        ]);
         const backends = options.webhook
           ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
           : [];
         backends.push(...(await telegramBackendsOf(serve.opts<TelegramFlags>())));
-        const slack = slackServeBackend(options, process.env);
+        const slack = await slackServeBackend(options, process.env);
         if (slack) backends.push(slack.backend);
-        const discord = discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
+        const discord = await discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
         if (discord) backends.push(discord.backend);
         const server = await startChannelsServer({
           dataDir,

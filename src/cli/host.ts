@@ -1,7 +1,7 @@
 // `codex-harness host --listen ws://IP:PORT`: the remote side, started the way `--remote` connects.
 import { hostname } from "node:os";
 import type { Command } from "commander";
-import { type HostAuth, startHost } from "../app-server/host.js";
+import type { HostAuth } from "../app-server/host.js";
 import { REMOTE_TOKEN_ENV } from "../app-server/remote.js";
 import { codexPath, existingFolder } from "./arguments.js";
 
@@ -42,6 +42,7 @@ export function addHostCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
+      const { startHost } = await import("../app-server/host.js");
       const host = await startHost({
         listen: flags.listen,
         ...(flags.auth ? { auth: flags.auth } : {}),

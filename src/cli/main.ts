@@ -13,14 +13,12 @@ import {
 } from "./arguments.js";
 import { addChannelsCommands } from "./channels.js";
 import { channelsAsker } from "./channels-asker.js";
-import { runDemo } from "./demo.js";
-import { formatDoctorReport, runDoctor } from "./doctor.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
 import { addHostCommand } from "./host.js";
 import { addLoginCommands } from "./login.js";
 import { packageVersion, pinnedCodexVersion } from "./package-version.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
-import { type ReplayCommandOptions, replayCaptureFile } from "./replay.js";
+import type { ReplayCommandOptions } from "./replay.js";
 import { DEFAULT_GIVE_UP_AFTER_S, runPrompt } from "./run.js";
 import {
   detectHarnesses,
@@ -56,6 +54,8 @@ export function buildProgram(): Command {
         port?: number;
         codexPath?: string;
       }) => {
+        // Each command loads its own code when it runs: the program starts without it.
+        const { runDemo } = await import("./demo.js");
         process.exitCode = await runDemo(new Terminal(process.stdout, process.stdin), {
           yes: options.yes === true,
           keep: options.keep === true,
@@ -211,6 +211,7 @@ export function buildProgram(): Command {
     .argument("<file>", "capture file")
     .option("--json", "print the extended events as JSONL")
     .action(async (file: string, options: ReplayCommandOptions) => {
+      const { replayCaptureFile } = await import("./replay.js");
       process.exitCode = await replayCaptureFile(
         file,
         new Terminal(process.stdout, process.stdin),
@@ -249,6 +250,7 @@ export function buildProgram(): Command {
         ["--codex-path", options.codexPath],
         ["--codex-home", options.codexHome],
       ]);
+      const { formatDoctorReport, runDoctor } = await import("./doctor.js");
       const checks = await runDoctor({
         codexPathOverride: options.codexPath,
         codexHome: options.codexHome,

@@ -9,7 +9,6 @@ import {
   type ScriptedOutputItem,
   type ScriptedResponse,
 } from "../testing/script.js";
-import { ScriptedModel } from "../testing/scripted-model.js";
 import { portNumber } from "./arguments.js";
 
 /** The port the example space's `[codex.config]` names. */
@@ -55,6 +54,7 @@ export function addScriptedModelCommand(program: Command): void {
     )
     .option("--port <port>", "port on 127.0.0.1", portNumber, TRY_OUT_PORT)
     .action(async (flags: { port: number }) => {
+      const { ScriptedModel } = await import("../testing/scripted-model.js");
       const model = new ScriptedModel({
         port: flags.port,
         fallback: (request) => {

@@ -4,8 +4,6 @@ import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
 import { peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
-import { discordBackend } from "../channels/discord/backend.js";
-import { DISCORD_INTERACTIONS_PATH } from "../channels/discord/interactions.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** The `serve` flags of the Discord backend. */
@@ -29,11 +27,14 @@ export function addDiscordServeOptions(command: Command): Command {
     );
 }
 
-/** The Discord backend the flags ask for (none without `--discord`), and what to print about it. */
-export function discordServeBackend(
+/**
+ * The Discord backend the flags ask for (none without `--discord`), and what to print about it.
+ * The backend's code is loaded only then.
+ */
+export async function discordServeBackend(
   flags: DiscordServeFlags,
   env: NodeJS.ProcessEnv,
-): { backend: InteractionBackend; describe(url: string): string[] } | undefined {
+): Promise<{ backend: InteractionBackend; describe(url: string): string[] } | undefined> {
   if (!flags.discord && flags.discordChannel === undefined) return undefined;
   const channelId = flags.discordChannel ?? env.CODEX_HARNESS_DISCORD_CHANNEL;
   if (!channelId) {
@@ -50,6 +51,10 @@ export function discordServeBackend(
   });
   const token = readSecret(env, "DISCORD_BOT_TOKEN", "--discord");
   const applicationPublicKey = readSecret(env, "DISCORD_PUBLIC_KEY", "--discord");
+  const [{ discordBackend }, { DISCORD_INTERACTIONS_PATH }] = await Promise.all([
+    import("../channels/discord/backend.js"),
+    import("../channels/discord/interactions.js"),
+  ]);
   const backend = discordBackend({
     token,
     applicationPublicKey,

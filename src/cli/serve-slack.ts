@@ -4,8 +4,6 @@ import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
 import { peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
-import { slackBackend } from "../channels/slack/backend.js";
-import { SLACK_INTERACTIONS_PATH } from "../channels/slack/interactivity.js";
 import { CodexHarnessError } from "../errors.js";
 
 /** The `serve` flags of the Slack backend. */
@@ -29,11 +27,14 @@ export function addSlackServeOptions(command: Command): Command {
     );
 }
 
-/** The Slack backend the flags ask for (none without `--slack`), and what to print about it. */
-export function slackServeBackend(
+/**
+ * The Slack backend the flags ask for (none without `--slack`), and what to print about it. The
+ * backend's code is loaded only then.
+ */
+export async function slackServeBackend(
   flags: SlackServeFlags,
   env: NodeJS.ProcessEnv,
-): { backend: InteractionBackend; describe(url: string): string[] } | undefined {
+): Promise<{ backend: InteractionBackend; describe(url: string): string[] } | undefined> {
   if (!flags.slack && flags.slackChannel === undefined) return undefined;
   const channel = flags.slackChannel ?? env.CODEX_HARNESS_SLACK_CHANNEL;
   if (!channel) {
@@ -62,6 +63,10 @@ export function slackServeBackend(
   const appToken = given("SLACK_APP_TOKEN")
     ? readSecret(env, "SLACK_APP_TOKEN", "--slack")
     : undefined;
+  const [{ slackBackend }, { SLACK_INTERACTIONS_PATH }] = await Promise.all([
+    import("../channels/slack/backend.js"),
+    import("../channels/slack/interactivity.js"),
+  ]);
   const backend = slackBackend({
     token,
     channel,
