@@ -73,8 +73,11 @@ async function machine(name: string, project: string, idleMs = 60_000): Promise<
   };
 }
 
-/** Submits turn `n` of `session` and runs it on `context`; resolves with its result. */
-async function turn(context: AttemptContext, session: string, n: number) {
+/**
+ * Submits turn `n` of `session` and runs it on `context` (as a worker runs an attempt), or leaves
+ * it to the worker processes without one; resolves with its result once it ended.
+ */
+async function turn(session: string, n: number, context?: AttemptContext) {
   const run = await submitTurn({
     store: store as FleetStore,
     externalSessionId: session,
@@ -83,7 +86,7 @@ async function turn(context: AttemptContext, session: string, n: number) {
     prompt: `turn ${n}`,
   });
   try {
-    await runFleetAttempt(store as FleetStore, run.runId, context);
+    if (context) await runFleetAttempt(store as FleetStore, run.runId, context);
     return await run.result();
   } finally {
     await run.close();
@@ -100,11 +103,11 @@ describe("warm sessions", { skip: missing }, () => {
       const [project] = await testbed.projectCopies(1, model);
       const here = await machine("warm-a", project as string);
       const home = homeOf(here, "kept");
-      assert.deepEqual(await turn(here, "kept", 1), { success: true, finalOutput: "seen: turn 1" });
+      assert.deepEqual(await turn("kept", 1, here), { success: true, finalOutput: "seen: turn 1" });
       const [pid] = await codexProcesses(home);
       assert.ok(pid, "the session's codex is still up after its turn");
-      assert.equal((await turn(here, "kept", 2)).finalOutput, "seen: turn 1 | turn 2");
-      assert.equal((await turn(here, "kept", 3)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
+      assert.equal((await turn("kept", 2, here)).finalOutput, "seen: turn 1 | turn 2");
+      assert.equal((await turn("kept", 3, here)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
       assert.deepEqual(await codexProcesses(home), [pid], "one codex ran all three turns");
       await here.warm?.close();
       assert.deepEqual(await codexGone(home, 5_000), [], "closing the warm sessions ends codex");
@@ -119,12 +122,12 @@ describe("warm sessions", { skip: missing }, () => {
       const [first, second] = await testbed.projectCopies(2, model);
       const a = await machine("warm-b1", first as string);
       const b = await machine("warm-b2", second as string);
-      assert.equal((await turn(a, "moved", 1)).finalOutput, "seen: turn 1");
+      assert.equal((await turn("moved", 1, a)).finalOutput, "seen: turn 1");
       const [stale] = await codexProcesses(homeOf(a, "moved"));
       assert.ok(stale);
-      assert.equal((await turn(b, "moved", 2)).finalOutput, "seen: turn 1 | turn 2");
+      assert.equal((await turn("moved", 2, b)).finalOutput, "seen: turn 1 | turn 2");
       // Back on the first machine: its codex knows only turn 1, so it must not run turn 3.
-      assert.equal((await turn(a, "moved", 3)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
+      assert.equal((await turn("moved", 3, a)).finalOutput, "seen: turn 1 | turn 2 | turn 3");
       const now = await codexProcesses(homeOf(a, "moved"));
       assert.equal(now.length, 1);
       assert.notEqual(now[0], stale, "the stale codex was closed and a new one resumed the thread");
@@ -142,14 +145,14 @@ describe("warm sessions", { skip: missing }, () => {
     try {
       const [project] = await testbed.projectCopies(1, model);
       const here = await machine("warm-c", project as string, 300);
-      const failed = await turn(here, "idle", 1);
+      const failed = await turn("idle", 1, here);
       assert.equal(failed.success, false);
       assert.deepEqual(
         await codexGone(homeOf(here, "idle"), 5_000),
         [],
         "no codex after a failure",
       );
-      assert.equal((await turn(here, "idle", 2)).success, true);
+      assert.equal((await turn("idle", 2, here)).success, true);
       assert.deepEqual(
         await codexGone(homeOf(here, "idle"), 5_000),
         [],
@@ -170,15 +173,7 @@ describe("warm sessions of a worker process", { skip: missing }, () => {
         const url = (postgres as TestPostgres).url;
         const worker = testbed.startWorker(url, project as string, `warm-${signal}`);
         await testbed.taking(worker);
-        const run = await submitTurn({
-          store: store as FleetStore,
-          externalSessionId: `stopped-${signal}`,
-          externalRunId: `stopped-${signal}-1`,
-          target: "dev",
-          prompt: "turn 1",
-        });
-        assert.equal((await run.result()).finalOutput, "seen: turn 1");
-        await run.close();
+        assert.equal((await turn(`stopped-${signal}`, 1)).finalOutput, "seen: turn 1");
         const home = sessionHomeDir(path.join(project as string, ".asp"), `stopped-${signal}`);
         assert.equal((await codexProcesses(home)).length, 1, "the session is kept warm");
         worker.child.kill(signal);
@@ -203,22 +198,6 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
     return workers;
   }
 
-  /** Submits turn `n` of `session` to the workers; resolves with its result once it ended. */
-  async function submitted(session: string, n: number) {
-    const run = await submitTurn({
-      store: store as FleetStore,
-      externalSessionId: session,
-      externalRunId: `${session}-${n}`,
-      target: "dev",
-      prompt: `turn ${n}`,
-    });
-    try {
-      return await run.result();
-    } finally {
-      await run.close();
-    }
-  }
-
   const workerOf = async (runId: string) =>
     (
       await fleetRows(
@@ -232,10 +211,10 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
     const model = await ScriptedModel.start({ responses: [echo, echo, echo, echo] });
     try {
       await threeWorkers(model, "back");
-      assert.equal((await submitted("back", 1)).finalOutput, "seen: turn 1");
+      assert.equal((await turn("back", 1)).finalOutput, "seen: turn 1");
       const first = await workerOf("back-1");
       for (const n of [2, 3, 4]) {
-        assert.equal((await submitted("back", n)).success, true);
+        assert.equal((await turn("back", n)).success, true);
         // Three free workers race for each turn: without affinity, all three land on the first
         // one's worker by chance once in nine.
         assert.equal(await workerOf(`back-${n}`), first, `turn ${n} ran where the session is warm`);
@@ -255,12 +234,12 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
     const model = await ScriptedModel.start({ responses: [echo, echo] });
     try {
       const workers = await threeWorkers(model, "paused");
-      assert.equal((await submitted("paused", 1)).finalOutput, "seen: turn 1");
+      assert.equal((await turn("paused", 1)).finalOutput, "seen: turn 1");
       const warm = await workerOf("paused-1");
       const index = Number(warm.split("-").at(-1));
       workers[index]?.child.kill("SIGSTOP");
       const started = performance.now();
-      const second = await submitted("paused", 2);
+      const second = await turn("paused", 2);
       const waited = performance.now() - started;
       assert.equal(second.finalOutput, "seen: turn 1 | turn 2", "resumed from the stored thread");
       assert.notEqual(await workerOf("paused-2"), warm);
