@@ -9,9 +9,10 @@
 // - what is loaded lazily (`import()`) stays in chunks of its own, loaded only when used.
 // - the `codex-harness` command is an entry too (build/dist/cli.js): it read 173 files at start.
 // Packages stay external. Source maps lead back to src/*.ts (tsc's maps, chained); esbuild then
-// shortens each chunk's syntax. Whitespace stays: it saved about a millisecond of the import, and on
-// one line an uncaught error's source line, which node prints, was the whole chunk. build/dist/meta.json says which modules each output file holds
-// (in esbuild's metafile shape: outputs[file].inputs).
+// shortens each chunk's syntax. Whitespace stays: it saved about a millisecond of the import, and
+// on one line an uncaught error's source line, which node prints, was the whole chunk.
+// build/dist/meta.json says which modules each output file holds (in esbuild's metafile shape:
+// outputs[file].inputs).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { transform } from "esbuild";
