@@ -9,7 +9,7 @@ import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
 import { codexHomeDir } from "../spaces/install.js";
 import { configuredModel, sessionHomeDir, userCodexHome } from "../spaces/session-home.js";
-import { type DoctorCheck, runDoctor } from "./doctor.js";
+import type { DoctorCheck } from "./doctor.js";
 import { type RunCommandOptions, runPrompt } from "./run.js";
 import { targetHome } from "./target-home.js";
 import { TargetSession } from "./target-session.js";
@@ -204,6 +204,7 @@ export async function detectHarnesses(options: {
   codexPath?: string | undefined;
   timeoutMs?: number | undefined;
 }): Promise<HarnessReport[]> {
+  const { runDoctor } = await import("./doctor.js");
   const checks = await runDoctor({
     codexPathOverride: options.codexPath,
     timeoutMs: options.timeoutMs,

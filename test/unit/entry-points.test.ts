@@ -96,6 +96,33 @@ describe("entry points", () => {
     assert.equal(run.natives.length, 1, `better-sqlite3's addon: ${run.natives.join(", ")}`);
   });
 
+  it("the command loads no command's own code until that command runs", () => {
+    // bin/codex-harness.js runs build/dist/cli.js: its program, every command defined, none run.
+    const run = importInChild(
+      [],
+      `const { buildProgram } = await import(${JSON.stringify("./build/dist/cli.js")});
+       buildProgram();`,
+    );
+    assert.ok(
+      run.resolved.some((url) => url.endsWith("/build/src/cli/main.js")),
+      `the recording works: ${run.resolved.length} URLs`,
+    );
+    const loaded = (pattern: RegExp) => run.resolved.filter((url) => pattern.test(url));
+    for (const [name, pattern] of [
+      ["zod", /\/node_modules\/zod\//],
+      ["the channels HTTP server", /\/src\/channels\/http-server\.js$/],
+      ["the Slack backend", /\/src\/channels\/slack\/backend\.js$/],
+      ["the Discord backend", /\/src\/channels\/discord\/backend\.js$/],
+      ["the host", /\/src\/app-server\/host\.js$/],
+      ["the scripted model", /\/src\/testing\/scripted-model\.js$/],
+      ["demo", /\/src\/cli\/demo\.js$/],
+      ["doctor", /\/src\/cli\/doctor\.js$/],
+      ["replay", /\/src\/cli\/replay\.js$/],
+    ] as const) {
+      assert.deepEqual(loaded(pattern), [], `${name} is not loaded`);
+    }
+  });
+
   it("codex-harness/channels and /channels/slack load no Slack SDK until a Slack backend starts", () => {
     const run = importInChild(["codex-harness/channels", "codex-harness/channels/slack"]);
     assert.ok(run.resolved.some((url) => url.endsWith("/build/src/channels/slack/index.js")));
