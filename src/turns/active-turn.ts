@@ -52,7 +52,7 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   ) {
     this.route = new TurnRoute(threadId);
     this.backlog = new DeltaBacklog(this.events, maxQueuedOutputBytes);
-    this.events.onTake = (event) => this.backlog.taken(event);
+    this.events.onTake = (event, seq) => this.backlog.taken(event, seq);
   }
 
   /** Aborts when the turn ended (codex said so, or its stream finished). */

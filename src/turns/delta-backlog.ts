@@ -21,6 +21,12 @@ const JOIN_AFTER = 128 * 1024;
  * generation by tens of MiB), and the next delta that does not fit starts another event.
  */
 const JOINED_BYTES = 64 * 1024;
+/**
+ * The most UTF-8 bytes of joined text the reader gets in one event (the rest follows as another):
+ * about codex's own largest deltas. The reader holds its event while it works on it, and a short
+ * text then costs little if a collection catches it.
+ */
+const TAKEN_BYTES = 16 * 1024;
 /** How many emptied buffers are kept for reuse. */
 const MAX_SPARE = 16;
 /** The streams whose unread text may be dropped (oldest first) past the budget: program output. */
@@ -49,12 +55,16 @@ export class DeltaBacklog {
   /** Unread delta text: UTF-8 bytes of output, characters of the rest (only compared to JOIN_AFTER). */
   private unread = 0;
   private unreadOutputBytes = 0;
-  /** The unread output deltas, oldest first (from `outputHead`). */
-  private output: ItemDeltaEvent[] = [];
+  /**
+   * The queue's sequence numbers of the unread output deltas, oldest first (from `outputHead`).
+   * Numbers, not the events: a stale copy of this list then keeps no event alive (see EventQueue).
+   */
+  private output: number[] = [];
   private outputHead = 0;
-  private readonly joined = new Map<ItemDeltaEvent, Joined>();
-  /** The last joined event that is full: the next delta starts another. */
-  private full: ItemDeltaEvent | undefined;
+  /** The text of joined events, by their sequence number in the queue. */
+  private readonly joined = new Map<number, Joined>();
+  /** The sequence number of the last joined event that is full: the next delta starts another. */
+  private fullSeq = -1;
   private readonly dropped = new Map<string, number>();
   /** Buffers of taken or dropped events, to be used again: no garbage outside the heap. */
   private readonly spare: Buffer[] = [];
@@ -70,38 +80,61 @@ export class DeltaBacklog {
     const size = sizeOf(event.delta, droppable);
     this.unread += size;
     if (droppable) this.unreadOutputBytes += size;
-    const last = this.unread > JOIN_AFTER ? this.queue.lastQueued : undefined;
+    const lastSeq = this.unread > JOIN_AFTER ? this.queue.lastSeq : undefined;
+    const last = lastSeq === undefined ? undefined : this.queue.at(lastSeq);
     const joined =
       last?.type === "item.delta" &&
-      last !== this.full &&
+      lastSeq !== this.fullSeq &&
       sameStream(last, event) &&
-      this.join(last, event.delta, size);
+      this.join(lastSeq as number, last, event.delta, size);
     if (!joined) {
-      // Listed before it is queued: a waiting reader takes it at once (see `taken`).
-      if (droppable) this.output.push(event);
-      this.queue.push(event);
+      // -1: a waiting reader took it at once.
+      const seq = this.queue.push(event);
+      if (droppable && seq >= 0) this.output.push(seq);
     }
     if (droppable && this.unreadOutputBytes > this.maxOutputBytes) this.dropOldestOutput();
   }
 
-  /** The reader takes `event`: a joined delta gets its whole text now. */
-  taken(event: ExtendedThreadEvent): void {
-    if (event.type !== "item.delta") return;
+  /**
+   * The reader takes `event` (queued as `seq`, or -1). A joined delta is handed over as a new
+   * event with its whole text: the queued one has waited long enough to be in V8's old generation,
+   * and text written into it would live on through young-generation collections after the reader
+   * dropped it, until the next full one.
+   */
+  taken<T extends ExtendedThreadEvent>(event: T, seq: number): T {
+    if (event.type !== "item.delta") return event;
     const droppable = DROPPABLE.has(event.stream);
-    const joined = this.joined.size > 0 ? this.joined.get(event) : undefined;
+    const joined = this.joined.size > 0 ? this.joined.get(seq) : undefined;
+    let given: T = event;
     let size: number;
+    let rest = false;
     if (joined) {
-      this.joined.delete(event);
-      event.delta = joined.bytes.toString("utf8", joined.start, joined.end);
-      size = joined.counted;
-      this.release(joined);
+      let end = joined.end;
+      if (end - joined.start > TAKEN_BYTES) {
+        end = joined.start + TAKEN_BYTES;
+        while (((joined.bytes[end] as number) & 0xc0) === 0x80) end--;
+      }
+      const text = joined.bytes.toString("utf8", joined.start, end);
+      given = { ...event, delta: text };
+      size = droppable ? end - joined.start : text.length;
+      rest = end < joined.end;
+      if (rest) {
+        joined.start = end;
+        joined.counted -= size;
+        this.queue.putBack(seq, event);
+      } else {
+        this.joined.delete(seq);
+        this.release(joined);
+      }
     } else {
       size = sizeOf(event.delta, droppable);
     }
     this.unread -= size;
-    if (!droppable) return;
-    this.unreadOutputBytes -= size;
-    if (this.output[this.outputHead] === event) this.advanceOutput();
+    if (droppable) {
+      this.unreadOutputBytes -= size;
+      if (!rest && seq >= 0 && this.output[this.outputHead] === seq) this.advanceOutput();
+    }
+    return given;
   }
 
   /**
@@ -125,17 +158,16 @@ export class DeltaBacklog {
     };
   }
 
-  /** Appends `text` to the unread event `last`; false when it does not fit (`last` is full then). */
-  private join(last: ItemDeltaEvent, text: string, size: number): boolean {
-    let joined = this.joined.get(last);
-    if (!joined) {
-      joined = this.bufferOf(last.delta, sizeOf(last.delta, DROPPABLE.has(last.stream)));
-      this.joined.set(last, joined);
-      last.delta = "";
-    }
-    // At most 3 UTF-8 bytes per UTF-16 unit: sure to fit whole.
-    if (joined.end + text.length * 3 > joined.bytes.length) {
-      this.full = last;
+  /**
+   * Appends `text` to the unread event `last` (queued as `seq`); false when it does not fit
+   * (`last` is full then).
+   */
+  private join(seq: number, last: ItemDeltaEvent, text: string, size: number): boolean {
+    const joined = this.joinedOf(seq, last);
+    // At most 3 UTF-8 bytes per UTF-16 unit: sure to fit whole, else counted.
+    const room = joined.bytes.length - joined.end;
+    if (text.length * 3 > room && Buffer.byteLength(text, "utf8") > room) {
+      this.fullSeq = seq;
       return false;
     }
     joined.end += joined.bytes.write(text, joined.end, "utf8");
@@ -146,20 +178,18 @@ export class DeltaBacklog {
   /** Drops unread output, oldest first (whole UTF-8 characters), until it fits the budget again. */
   private dropOldestOutput(): void {
     while (this.unreadOutputBytes > this.maxOutputBytes && this.outputHead < this.output.length) {
-      const oldest = this.output[this.outputHead] as ItemDeltaEvent;
-      let joined = this.joined.get(oldest);
-      if (!joined) {
-        joined = this.bufferOf(oldest.delta, sizeOf(oldest.delta, true));
-        this.joined.set(oldest, joined);
-        oldest.delta = "";
-      }
+      const seq = this.output[this.outputHead] as number;
+      const oldest = this.queue.at(seq) as ItemDeltaEvent;
+      const joined = this.joinedOf(seq, oldest);
       const excess = this.unreadOutputBytes - this.maxOutputBytes;
       let cut: number;
       if (excess >= joined.end - joined.start) {
         cut = joined.end - joined.start;
-        this.queue.discard(oldest);
-        this.joined.delete(oldest);
+        this.joined.delete(seq);
         this.release(joined);
+        // Its number may be given again.
+        if (this.fullSeq === seq) this.fullSeq = -1;
+        this.queue.discard(seq);
         this.advanceOutput();
       } else {
         let start = joined.start + excess;
@@ -172,6 +202,17 @@ export class DeltaBacklog {
       this.unreadOutputBytes -= cut;
       this.dropped.set(oldest.item_id, (this.dropped.get(oldest.item_id) ?? 0) + cut);
     }
+  }
+
+  /** The joined text of the unread event `event` (queued as `seq`), moved to a buffer if not yet. */
+  private joinedOf(seq: number, event: ItemDeltaEvent): Joined {
+    let joined = this.joined.get(seq);
+    if (!joined) {
+      joined = this.bufferOf(event.delta, sizeOf(event.delta, DROPPABLE.has(event.stream)));
+      this.joined.set(seq, joined);
+      event.delta = "";
+    }
+    return joined;
   }
 
   /** `text` as UTF-8 in a buffer of {@link JOINED_BYTES} (a spare one if any), or of its size. */
@@ -192,7 +233,7 @@ export class DeltaBacklog {
   }
 
   private advanceOutput(): void {
-    this.output[this.outputHead++] = undefined as unknown as ItemDeltaEvent;
+    this.outputHead++;
     if (this.outputHead > 1024 && this.outputHead * 2 > this.output.length) {
       this.output = this.output.slice(this.outputHead);
       this.outputHead = 0;

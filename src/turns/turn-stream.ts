@@ -80,9 +80,10 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
     const watcher = this.watcher;
     if (!watcher) return;
     const take = queue.onTake;
-    queue.onTake = (event) => {
-      take?.(event);
+    queue.onTake = (queued, seq) => {
+      const event = take ? take(queued, seq) : queued;
       watcher.onEvent(event);
+      return event;
     };
     const finish = queue.onFinish;
     queue.onFinish = (early) => {

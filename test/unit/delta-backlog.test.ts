@@ -54,8 +54,10 @@ describe("a paused reader", () => {
     const events = await eventsOf(turn);
     const got = deltasOf(events, "msg");
     assert.equal(got.join(""), texts.join(""), "whole and in order");
-    // The first 128 KiB come as sent; past them, unread deltas are joined, 64 KiB an event.
-    assert.ok(got.length < 1_400, `joined while unread: ${got.length} events`);
+    // The first 128 KiB come as sent; past them, unread deltas are joined, and the reader gets
+    // the joined text 16 KiB an event.
+    assert.ok(got.length < 1_500, `joined while unread: ${got.length} events`);
+    assert.ok(got.every((text) => text.length <= 16 * 1024));
     assert.ok(
       got.slice(0, 100).every((text, i) => text === texts[i]),
       "the first come as sent",
@@ -80,10 +82,10 @@ describe("a paused reader", () => {
         e.type === "item.delta" && e.stream === "reasoning",
     );
     assert.equal(reasoning.map((e) => e.delta).join(""), texts.join(""));
-    for (const event of reasoning) {
-      const first = Number(event.delta.slice(0, 8));
-      assert.equal(event.content_index, first < 4_000 ? 0 : 1, "a part never spans two indexes");
-    }
+    const partText = (index: number) =>
+      reasoning.flatMap((e) => (e.content_index === index ? [e.delta] : [])).join("");
+    assert.equal(partText(0), texts.slice(0, 4_000).join(""), "a part never spans two indexes");
+    assert.equal(partText(1), texts.slice(4_000).join(""));
     assert.deepEqual(deltasOf(events, "msg"), ["[999]", "[1999]", "[2999]", "[3999]", "[4999]"]);
   });
 
@@ -130,6 +132,42 @@ describe("a paused reader", () => {
     assert.ok(!got.includes("\uFFFD"), "no broken character");
     assert.ok(text.endsWith(got), "the newest output, in order");
     assert.ok(Buffer.byteLength(got) <= 1_001 && Buffer.byteLength(got) > 990);
+  });
+
+  it("hands joined text over in whole characters, at most 16 KiB of UTF-8 an event", async () => {
+    const turn = new ActiveTurn(THREAD, undefined, false, 1_000);
+    turn.start(TURN);
+    const text = "é€😀a".repeat(50_000); // 2, 3, 4 and 1 UTF-8 bytes
+    for (let at = 0; at < text.length; at += 100) turn.receive(answer(text.slice(at, at + 100)));
+    turn.receive(turnCompleted);
+    const got = deltasOf(await eventsOf(turn), "msg");
+    assert.equal(got.join(""), text, "every character, in order");
+    assert.ok(
+      got.every((part) => Buffer.byteLength(part) <= 16 * 1024 && !part.includes("\uFFFD")),
+    );
+    assert.ok(
+      got.some((part) => Buffer.byteLength(part) > 16 * 1024 - 4),
+      "joined, then cut",
+    );
+  });
+
+  it("with a budget of 0 keeps no output, yet every character of the answer between it", async () => {
+    const turn = new ActiveTurn(THREAD, undefined, false, 0);
+    turn.start(TURN);
+    const texts = numbered(3_000);
+    for (const text of texts) {
+      turn.receive(output("cmd", text));
+      turn.receive(answer(text));
+    }
+    turn.receive(
+      completed({ type: "commandExecution", id: "cmd", command: "yes", status: "completed" }),
+    );
+    turn.receive(turnCompleted);
+    const events = await eventsOf(turn);
+    assert.deepEqual(deltasOf(events, "cmd"), []);
+    assert.equal(deltasOf(events, "msg").join(""), texts.join(""));
+    const notice = events.find((e) => e.type === "notice");
+    assert.ok(notice?.type === "notice" && notice.dropped_bytes === 300_000);
   });
 
   it("frees the budget as it reads: output taken in time is never dropped", async () => {
