@@ -10,6 +10,7 @@ import { allowAll } from "../../src/approvals/policies.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
+import { stopProcess } from "../support/codex-processes.js";
 
 const TIMEOUT_MS = 1_500;
 let fixture: CodexApiFixture | undefined;
@@ -32,7 +33,7 @@ async function ghostTurn(steps: ScriptStep[], config: ConfigObject, allow = fals
   const thread = codex.startThread({ workingDirectory: workdir, skipGitRepoCheck: true });
   const { id } = await thread.start();
   const pid = (await codex.appServer.client()).pid as number;
-  process.kill(pid, "SIGSTOP");
+  await stopProcess(pid);
   let error: unknown;
   try {
     await thread.run("write the file");

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
-import { codexGone } from "../support/codex-processes.js";
+import { codexGone, stopProcess } from "../support/codex-processes.js";
 import { repoRoot } from "../support/paths.js";
 
 let fixture: CodexApiFixture | undefined;
@@ -132,7 +132,7 @@ describe("a hung codex", { skip: process.platform !== "linux" && "reads /proc" }
     const { codex, workdir } = fixture;
     const first = await codex.appServer.client();
     const pid = first.pid as number;
-    process.kill(pid, "SIGSTOP");
+    await stopProcess(pid);
     await assert.rejects(codex.appServer.request("thread/loaded/list", {}), { code: "timeout" });
     // The responsiveness check gives it 5 s more, then kills it.
     const exit = await Promise.race([first.exited, sleep(8_000).then(() => undefined)]);
@@ -143,7 +143,7 @@ describe("a hung codex", { skip: process.platform !== "linux" && "reads /proc" }
     assert.notEqual((await codex.appServer.client()).pid, pid, "a new process");
 
     const second = await codex.appServer.client();
-    process.kill(second.pid as number, "SIGSTOP");
+    await stopProcess(second.pid as number);
     const started = Date.now();
     await codex.close();
     assert.ok(Date.now() - started < 1_500, `close() took ${Date.now() - started} ms`);

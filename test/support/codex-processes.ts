@@ -1,4 +1,5 @@
-// The codex processes of a CODEX_HOME (Linux /proc), to check that none outlives its owner.
+// The codex processes of a CODEX_HOME (Linux /proc), to check that none outlives its owner, and
+// stopping one for sure.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -28,4 +29,30 @@ export async function codexGone(home: string, ms: number): Promise<number[]> {
     left = await codexProcesses(home);
   }
   return left;
+}
+
+/** Whether every thread of `pid` is stopped (state T or t); false if it cannot be read. */
+function allThreadsStopped(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).every((task) =>
+      /\) [Tt] /.test(readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8")),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sends SIGSTOP to `pid` and waits (up to `ms`) until every thread of it is stopped. A stop takes
+ * effect thread by thread: on a busy machine a thread already running can still read a request
+ * and answer it for some milliseconds after `kill()` returned (a test saw codex do so). Elsewhere
+ * than Linux (no /proc) it only sends the signal.
+ */
+export async function stopProcess(pid: number, ms = 5_000): Promise<void> {
+  process.kill(pid, "SIGSTOP");
+  if (process.platform !== "linux") return;
+  for (let waited = 0; !allThreadsStopped(pid); waited += 10) {
+    if (waited >= ms) throw new Error(`process ${pid} did not stop within ${ms} ms of SIGSTOP`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
