@@ -10,7 +10,7 @@ import { Codex } from "../src/codex.js";
 import { definedEnv } from "../src/process-env.js";
 import type { Row, Section } from "./report.js";
 import { type ScriptedEnv, scriptedEnv } from "./scripted-env.js";
-import { formatMs, formatRate, formatRatio, median, min } from "./stats.js";
+import { formatFactor, formatMs, formatRate, median, min, pairedRatio } from "./stats.js";
 import { FLOOD_SERVER } from "./throughput.js";
 
 export const ACP_LATENCY_TARGET = 1.1;
@@ -190,14 +190,14 @@ export async function benchAcp(rounds: number, events: number): Promise<Section>
     rates.acp.push(await floodViaAcp(events));
   }
   const latency = (what: string, key: keyof Timing): Row[] => {
-    const ratio = median(viaEditor[key]) / median(sdk[key]);
+    const ratio = pairedRatio(viaEditor[key], sdk[key]);
     return [
       {
         benchmark: "ACP agent",
         variant: `prompt → ${what}, through codex-harness acp`,
         median: formatMs(median(viaEditor[key])),
         best: formatMs(min(viaEditor[key])),
-        vsFloor: formatRatio(median(viaEditor[key]), median(sdk[key])),
+        vsFloor: formatFactor(ratio),
         target: `≤ ${ACP_LATENCY_TARGET.toFixed(2)}x`,
         pass: ratio <= ACP_LATENCY_TARGET,
       },
@@ -212,7 +212,7 @@ export async function benchAcp(rounds: number, events: number): Promise<Section>
       },
     ];
   };
-  const rateRatio = median(rates.acp) / median(rates.sdk);
+  const rateRatio = pairedRatio(rates.acp, rates.sdk);
   const rows: Row[] = [
     ...latency("first answer chunk", "first"),
     ...latency("end of the turn", "end"),
@@ -221,7 +221,7 @@ export async function benchAcp(rounds: number, events: number): Promise<Section>
       variant: `${events.toLocaleString("en-US")} deltas as agent_message_chunks (joined while unread)`,
       median: formatRate(median(rates.acp)),
       best: formatRate(Math.max(...rates.acp)),
-      vsFloor: formatRatio(median(rates.acp), median(rates.sdk)),
+      vsFloor: formatFactor(rateRatio),
       target: `≥ ${ACP_THROUGHPUT_TARGET.toFixed(2)}x`,
       pass: rateRatio >= ACP_THROUGHPUT_TARGET,
     },

@@ -8,7 +8,7 @@ import { startHost } from "../src/app-server/host.js";
 import { Codex } from "../src/codex.js";
 import type { Row, Section } from "./report.js";
 import { type ScriptedEnv, scriptedEnv } from "./scripted-env.js";
-import { formatMs, formatRate, formatRatio, median, since } from "./stats.js";
+import { formatFactor, formatMs, formatRate, median, pairedRatio, since } from "./stats.js";
 import { FLOOD_SERVER } from "./throughput.js";
 
 export const REMOTE_SESSION_TARGET = 1.15;
@@ -160,16 +160,15 @@ export async function benchRemote(rounds: number, events: number): Promise<Secti
     target: "",
     pass: undefined,
   });
-  const wsRate = median(rates.ws);
   const rows: Row[] = [
     {
       benchmark: "10 turns, remote",
       variant: "codex-harness over WebSocket (loopback)",
       median: `${formatMs(median(ws))} ms`,
       best: `${formatMs(Math.min(...ws))} ms`,
-      vsFloor: formatRatio(median(ws), median(stdio)),
+      vsFloor: formatFactor(pairedRatio(ws, stdio)),
       target: `<= ${REMOTE_SESSION_TARGET.toFixed(2)}x stdio`,
-      pass: median(ws) / median(stdio) <= REMOTE_SESSION_TARGET,
+      pass: pairedRatio(ws, stdio) <= REMOTE_SESSION_TARGET,
     },
     {
       benchmark: "10 turns, remote",
@@ -181,9 +180,9 @@ export async function benchRemote(rounds: number, events: number): Promise<Secti
       pass: undefined,
     },
     rateRow(
-      `runStreamed() over WebSocket (${formatRatio(wsRate, median(rates.stdio))} of stdio)`,
+      `runStreamed() over WebSocket (${formatFactor(pairedRatio(rates.ws, rates.stdio))} of stdio)`,
       "ws",
-      formatRatio(wsRate, median(rates["raw-ws"])),
+      formatFactor(pairedRatio(rates.ws, rates["raw-ws"])),
     ),
     rateRow("raw WebSocket reader, same bridge (floor)", "raw-ws", "1.00x"),
     rateRow("runStreamed() over stdio", "stdio", "—"),

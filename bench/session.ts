@@ -1,6 +1,6 @@
 // Benchmark 1: one thread, 10 sequential turns, the four variants interleaved (medians of several rounds).
 import type { Row, Section } from "./report.js";
-import { formatMs, formatRatio, median, min } from "./stats.js";
+import { formatFactor, formatMs, median, min, pairedRatio } from "./stats.js";
 import { measure, type VariantResult, type Workload } from "./variants.js";
 
 /** Thresholds every workload is held to. */
@@ -9,31 +9,31 @@ export const TARGETS = { appServerVsFloor: 1.05, officialVsAppServer: 3, officia
 /** Rows of one workload: each variant's median, best and ratio to the floor, with the targets. */
 export function workloadRows(benchmark: string, results: VariantResult[]): Row[] {
   const byName = (prefix: string) =>
-    median((results.find((r) => r.name.startsWith(prefix)) as VariantResult).samples);
+    (results.find((r) => r.name.startsWith(prefix)) as VariantResult).samples;
   const floor = byName("raw");
   const appServer = byName("codex-harness app-server");
   const official = byName("@openai/codex-sdk");
   const started = byName("codex-harness app-server, after");
+  const ratio = (a: number[], b: number[]) => formatFactor(pairedRatio(a, b));
   return results.map((result): Row => {
-    const value = median(result.samples);
     const row: Row = {
       benchmark,
       variant: result.name,
-      median: `${formatMs(value)} ms`,
+      median: `${formatMs(median(result.samples))} ms`,
       best: `${formatMs(min(result.samples))} ms`,
-      vsFloor: formatRatio(value, floor),
+      vsFloor: ratio(result.samples, floor),
       target: "",
       pass: undefined,
     };
     if (result.name.startsWith("codex-harness app-server, after")) {
-      row.target = `@openai/codex-sdk >= ${TARGETS.officialVsStarted}x slower (${formatRatio(official, started)})`;
-      row.pass = official / started >= TARGETS.officialVsStarted;
+      row.target = `@openai/codex-sdk >= ${TARGETS.officialVsStarted}x slower (${ratio(official, started)})`;
+      row.pass = pairedRatio(official, started) >= TARGETS.officialVsStarted;
     } else if (result.name === "codex-harness app-server") {
       row.target = `<= ${TARGETS.appServerVsFloor.toFixed(2)}x floor`;
-      row.pass = value / floor <= TARGETS.appServerVsFloor;
+      row.pass = pairedRatio(result.samples, floor) <= TARGETS.appServerVsFloor;
     } else if (result.name === "@openai/codex-sdk") {
-      row.target = `app-server >= ${TARGETS.officialVsAppServer}x faster (${formatRatio(official, appServer)})`;
-      row.pass = official / appServer >= TARGETS.officialVsAppServer;
+      row.target = `app-server >= ${TARGETS.officialVsAppServer}x faster (${ratio(official, appServer)})`;
+      row.pass = pairedRatio(official, appServer) >= TARGETS.officialVsAppServer;
     }
     return row;
   });

@@ -25,9 +25,24 @@ export function formatMs(ms: number): string {
   return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
 }
 
+/**
+ * How `a` compares with `b` measured side by side: the median of `a[i] / b[i]`, where `a[i]` and
+ * `b[i]` ran in the same round. A ratio of the two medians would also carry how the machine's
+ * speed drifted between rounds, which on a noisy machine is as large as what is measured.
+ */
+export function pairedRatio(a: number[], b: number[]): number {
+  const count = Math.min(a.length, b.length);
+  return median(Array.from({ length: count }, (_, i) => (a[i] as number) / (b[i] as number)));
+}
+
+/** `1.034` as `"1.03x"`. */
+export function formatFactor(ratio: number): string {
+  return `${ratio.toFixed(2)}x`;
+}
+
 /** `a / b` as `"1.03x"`. */
 export function formatRatio(a: number, b: number): string {
-  return `${(a / b).toFixed(2)}x`;
+  return formatFactor(a / b);
 }
 
 /** Bytes as MiB with one decimal. */

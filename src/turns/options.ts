@@ -85,7 +85,7 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
    * notice (`item_id`, `dropped_bytes`) comes before the item completes (its
    * `aggregated_output` is whole, as codex keeps it). Default 4 MiB; `Infinity` keeps all. The
    * answer, reasoning and plan are never dropped: while the reader lags, their unread deltas are
-   * joined (one event per item and stream, same order), so they cost about their own text.
+   * joined (same order, at most 16 KiB of text an event), so they cost about their own text.
    */
   maxQueuedDeltaBytes?: number;
   /** app-server: stop the process after this long (ms) with no turn running; it restarts on demand. */
