@@ -156,8 +156,8 @@ async function main(): Promise<void> {
   if (complete("main", benches)) {
     const context =
       `\`npm run bench\` (${machine}): medians of ${rounds} ` +
-      "interleaved runs; times include starting and ending codex; ratios are against the floor " +
-      "measured in the same run." +
+      "interleaved runs; times include starting and ending codex; a ratio is the median of each " +
+      "round's ratio against the floor (every round runs each variant once)." +
       (skipBigOutput
         ? ""
         : " Big-output rows are one run each in a fresh node process; their ratio is peak RSS against the floor's.");
@@ -168,8 +168,8 @@ async function main(): Promise<void> {
     const context =
       `\`npm run bench -- --only import\` (${machine}): medians of ${importRounds} interleaved ` +
       "runs, each a fresh `node` that imports `Codex` and exits; time is from spawning it to its " +
-      "exit, CPU time its user + system time, peak RSS its own high-water mark (`VmHWM`); ratios are against " +
-      "`@openai/codex-sdk` in the same run.";
+      "exit, CPU time its user + system time, peak RSS its own high-water mark (`VmHWM`); a ratio is " +
+      "the median of each round's ratio against `@openai/codex-sdk`.";
     await writeReadme(
       "import",
       `${context}\n\n${markdownTable(rowsOf("import"), RATIO_HEADERS.import)}`,
