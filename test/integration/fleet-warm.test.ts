@@ -216,7 +216,7 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
       for (const n of [2, 3, 4]) {
         assert.equal((await turn("back", n)).success, true);
         // Three free workers race for each turn: without affinity, all three land on the first
-        // one's worker by chance once in nine.
+        // one's worker by chance about once in 27.
         assert.equal(await workerOf(`back-${n}`), first, `turn ${n} ran where the session is warm`);
       }
       const [session] = await fleetRows(
