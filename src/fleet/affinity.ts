@@ -1,8 +1,10 @@
 // A session's next turn goes back to the worker that keeps it warm, when that worker is free: each
-// job carries its session's flag, and a worker skips (graphile-worker's forbidden flags) the young
-// queued turns of sessions another live, idle worker keeps warm. Only for a moment: past
-// AFFINITY_MS in the queue a turn goes to whoever is free, so a warm worker that died, hangs or is
-// slow to ask delays its sessions' turns by at most that (plus one poll), never more.
+// job carries its session's flag, and a worker skips (graphile-worker's forbidden flags) the
+// sessions another live, idle worker keeps warm or is running a turn of. The list is asked before
+// a fetch and used by it a moment later, so it names sessions, not queued turns: a turn queued in
+// between is covered too. Only for a moment: once a session's turn has waited AFFINITY_MS in the
+// queue, it goes to whoever is free, so a warm worker that died, hangs or is slow to ask delays
+// its sessions' turns by at most that (plus one poll), never more.
 import { LIVE_LEASE } from "./lease.js";
 import type { FleetStore } from "./store.js";
 
@@ -15,24 +17,50 @@ export function sessionFlag(sessionId: string): string {
 }
 
 /**
- * The flags of the sessions `worker` should leave to another worker now: each has a turn queued
- * less than {@link AFFINITY_MS} ago, and keeps its codex warm on another worker whose lease is
- * live and that runs no turn. On any error, none (the queue's own fetch reports the database).
+ * The flags of the sessions `worker` should leave to another worker now: each is warm on (or has
+ * its turn running on) another worker whose lease is live and that runs no other session's turn,
+ * and has no turn queued for {@link AFFINITY_MS} or longer. On any error, none (the queue's own
+ * fetch reports the database).
  */
 export async function warmElsewhere(store: FleetStore, worker: string): Promise<string[]> {
   try {
     const { rows } = await store.pool.query(
-      `SELECT DISTINCT r.session_id FROM codex_harness_fleet_runs r
-       JOIN codex_harness_fleet_sessions s ON s.session_id = r.session_id
-       JOIN codex_harness_fleet_workers w ON w.name = s.warm_worker
-       WHERE r.status = 'queued' AND r.created_at > now() - $2 * interval '1 millisecond'
-         AND s.warm_worker <> $1 AND ${LIVE_LEASE}
+      `WITH kept (session_id, worker) AS (
+         SELECT session_id, warm_worker FROM codex_harness_fleet_sessions
+         WHERE warm_worker IS NOT NULL AND warm_worker <> $1
+         UNION
+         SELECT session_id, worker FROM codex_harness_fleet_runs
+         WHERE status = 'running' AND worker <> $1)
+       SELECT DISTINCT k.session_id FROM kept k
+       JOIN codex_harness_fleet_workers w ON w.name = k.worker
+       WHERE ${LIVE_LEASE}
          AND NOT EXISTS (SELECT 1 FROM codex_harness_fleet_runs busy
-                         WHERE busy.worker = s.warm_worker AND busy.status = 'running')`,
+                         WHERE busy.worker = k.worker AND busy.status = 'running'
+                           AND busy.session_id <> k.session_id)
+         AND NOT EXISTS (SELECT 1 FROM codex_harness_fleet_runs waited
+                         WHERE waited.session_id = k.session_id AND waited.status = 'queued'
+                           AND waited.created_at <= now() - $2 * interval '1 millisecond')`,
       [worker, AFFINITY_MS],
     );
     return rows.map((row) => sessionFlag(row.session_id as string));
   } catch {
     return [];
   }
+}
+
+/**
+ * Says in the store that `worker` no longer keeps `sessionId` warm (every session it names, without
+ * one: a worker starting keeps none), so that the list above stays as short as what is warm. Only
+ * rows that still name `worker` change; rejects on a database error.
+ */
+export async function forgetWarm(
+  store: FleetStore,
+  worker: string,
+  sessionId?: string,
+): Promise<void> {
+  await store.pool.query(
+    `UPDATE codex_harness_fleet_sessions SET warm_worker = NULL
+     WHERE warm_worker = $1 AND ($2::text IS NULL OR session_id = $2)`,
+    [worker, sessionId ?? null],
+  );
 }

@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_sessions (
 );
 ALTER TABLE codex_harness_fleet_sessions ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 0;
 ALTER TABLE codex_harness_fleet_sessions ADD COLUMN IF NOT EXISTS warm_worker text;
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_sessions_warm ON codex_harness_fleet_sessions (warm_worker) WHERE warm_worker IS NOT NULL;
 CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_queued ON codex_harness_fleet_runs (created_at) WHERE status = 'queued';
 CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_running ON codex_harness_fleet_runs (worker) WHERE status = 'running';
 CREATE SEQUENCE IF NOT EXISTS codex_harness_fleet_lease_epochs;

@@ -24,10 +24,15 @@ export class WarmSessions {
   private readonly warm = new Map<string, { session: WarmSession; timer: NodeJS.Timeout }>();
   private closed = false;
 
+  /**
+   * @param forget told, after it is closed, of a session that left because it was idle or the
+   *   oldest (the store then stops naming this worker as its warm one); a failure is logged.
+   */
   constructor(
     private readonly max: number,
     private readonly idleMs: number,
     private readonly log: (line: string) => void,
+    private readonly forget: (sessionId: string) => Promise<void> = async () => undefined,
   ) {}
 
   /** Whether a session given to {@link keep} now is kept (not closed at once). */
@@ -75,20 +80,22 @@ export class WarmSessions {
   async keep(session: WarmSession): Promise<void> {
     if (this.closed || this.max === 0) return this.discard(session, "not kept");
     // The map changes before anything is awaited: a turn ending meanwhile sees it as it is.
-    const evicted = [this.remove(session.sessionId)];
+    const replaced = this.remove(session.sessionId);
+    const evicted: (WarmSession | undefined)[] = [];
     while (this.warm.size >= this.max) {
       evicted.push(this.remove(this.warm.keys().next().value as string));
     }
     const timer = setTimeout(() => {
       if (this.warm.get(session.sessionId)?.session !== session) return;
       this.remove(session.sessionId);
-      void this.discard(session, "idle");
+      void this.drop(session, "idle");
     }, this.idleMs);
     timer.unref();
     this.warm.set(session.sessionId, { session, timer });
-    await Promise.all(
-      evicted.map((old) => (old ? this.discard(old, "the oldest warm") : undefined)),
-    );
+    await Promise.all([
+      replaced ? this.discard(replaced, "replaced") : undefined,
+      ...evicted.map((old) => (old ? this.drop(old, "the oldest warm") : undefined)),
+    ]);
   }
 
   /** Closes every warm session; later ones are closed as they come. */
@@ -107,6 +114,14 @@ export class WarmSessions {
     this.warm.delete(sessionId);
     clearTimeout(entry.timer);
     return entry.session;
+  }
+
+  /** Closes a session that left the warm ones, and says so to {@link forget}. */
+  private async drop(session: WarmSession, why: string): Promise<void> {
+    await this.discard(session, why);
+    await this.forget(session.sessionId).catch((error: Error) =>
+      this.log(`forgetting session ${session.sessionId} as warm (${why}) failed: ${error.message}`),
+    );
   }
 
   /** Closes a session that is not (or no longer) kept; a close that fails is logged. */

@@ -12,7 +12,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
-import { warmElsewhere } from "./affinity.js";
+import { forgetWarm, warmElsewhere } from "./affinity.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
@@ -141,7 +141,9 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     // Remembered at once: a generation that fails to start after this may leave the row behind.
     leaseEpoch = lease.epoch;
     // A generation's own: what it kept warm is closed when it ends.
-    const warm = new WarmSessions(warmSessions, warmIdleMs, log);
+    const warm = new WarmSessions(warmSessions, warmIdleMs, log, (sessionId) =>
+      forgetWarm(store, name, sessionId),
+    );
     const context: AttemptContext = {
       name,
       project,
@@ -162,6 +164,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const concurrency = options.concurrency ?? 1;
     const queuePool = store.newPool(Math.max(QUEUE_POOL_SIZE, concurrency + 2));
     try {
+      // A generation starts with none warm: sessions the store still names as warm here are not.
+      await forgetWarm(store, name);
       stopListening = await store.listen("cancels", (runId) =>
         running.get(runId)?.abort(new RunCancelledSignal(runId)),
       );

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { AFFINITY_MS, forgetWarm, warmElsewhere } from "../../src/fleet/affinity.js";
 import { WorkerLease } from "../../src/fleet/lease.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
@@ -250,5 +251,72 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
       await testbed.stopWorkers();
       await model.close();
     }
+  });
+});
+
+describe("which sessions a worker leaves to the one that keeps them warm", {
+  skip: missing,
+}, () => {
+  const sql = (query: string, params: unknown[] = []) =>
+    fleetRows((postgres as TestPostgres).url, query, params);
+  /** The `aff-` sessions `worker` is to leave to another now. */
+  const leftAlone = async (worker: string) =>
+    (await warmElsewhere(store as FleetStore, worker))
+      .map((flag) => flag.replace("codex-harness-session:", ""))
+      .filter((session) => session.startsWith("aff-"))
+      .sort();
+  const run = (runId: string, session: string, status: string, worker: string | null, age = 0) =>
+    sql(
+      `INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, status, worker, created_at)
+       VALUES ($1, $2, '{}'::jsonb, $3, $4, now() - $5 * interval '1 millisecond')`,
+      [runId, session, status, worker, age],
+    );
+
+  it("names sessions, so a turn queued after it asked is covered; a turn that waited is not", async () => {
+    await machine("aff-warm", "/nowhere");
+    await machine("aff-me", "/nowhere");
+    await machine("aff-gone", "/nowhere");
+    await sql(
+      "UPDATE codex_harness_fleet_workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'aff-gone'",
+    );
+    for (const [session, worker] of [
+      ["aff-nothing-queued", "aff-warm"],
+      ["aff-young", "aff-warm"],
+      ["aff-waited", "aff-warm"],
+      ["aff-mine", "aff-me"],
+      ["aff-on-gone", "aff-gone"],
+    ]) {
+      await sql(
+        "INSERT INTO codex_harness_fleet_sessions (session_id, harness, warm_worker) VALUES ($1, 'codex', $2)",
+        [session, worker],
+      );
+    }
+    await run("aff-young-1", "aff-young", "queued", null, 100);
+    await run("aff-waited-1", "aff-waited", "queued", null, AFFINITY_MS + 500);
+    assert.deepEqual(await leftAlone("aff-me"), ["aff-nothing-queued", "aff-young"]);
+    assert.deepEqual(await leftAlone("aff-warm"), ["aff-mine"], "its own are its to take");
+
+    // A turn running on the warm worker: its session stays there; the warm worker's others go
+    // to whoever is free, as it is busy.
+    await run("aff-running-1", "aff-running", "running", "aff-warm");
+    assert.deepEqual(await leftAlone("aff-me"), ["aff-running"]);
+    await sql(
+      "UPDATE codex_harness_fleet_runs SET status = 'completed' WHERE run_id = 'aff-running-1'",
+    );
+
+    await forgetWarm(store as FleetStore, "aff-warm", "aff-nothing-queued");
+    assert.deepEqual(await leftAlone("aff-me"), ["aff-young"]);
+    await forgetWarm(store as FleetStore, "aff-me", "aff-young");
+    assert.deepEqual(
+      await leftAlone("aff-me"),
+      ["aff-young"],
+      "only rows naming the worker change",
+    );
+    await forgetWarm(store as FleetStore, "aff-warm");
+    assert.deepEqual(await leftAlone("aff-me"), []);
+    const [mine] = await sql(
+      "SELECT warm_worker FROM codex_harness_fleet_sessions WHERE session_id = 'aff-mine'",
+    );
+    assert.equal(mine?.warm_worker, "aff-me");
   });
 });

@@ -1,5 +1,6 @@
 // A worker's warm sessions: taken only for the state they are warm for, the oldest closed when
-// full, closed when idle or when the worker's generation ends; a close that fails is logged.
+// full, closed when idle or when the worker's generation ends; a close that fails is logged. Those
+// let go while the worker runs (idle, the oldest) are forgotten in the store too.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type WarmSession, WarmSessions } from "../../src/fleet/warm-sessions.js";
@@ -68,6 +69,36 @@ describe("WarmSessions", () => {
       /closing session idle's warm codex \(idle\) failed: codex would not stop/,
     );
     assert.equal(await sessions.take("idle", 1, "hash"), undefined);
+  });
+
+  it("tells the store of the sessions it let go when idle or the oldest, not of those taken, replaced or closed", async () => {
+    const closed: string[] = [];
+    const forgotten: string[] = [];
+    const logged: string[] = [];
+    const sessions = new WarmSessions(
+      2,
+      50,
+      (line) => logged.push(line),
+      async (sessionId) => {
+        forgotten.push(sessionId);
+        if (sessionId === "b") throw new Error("database gone");
+      },
+    );
+    await sessions.keep(warm("a", closed));
+    await sessions.take("a", 1, "hash");
+    await sessions.keep(warm("a", closed));
+    await sessions.keep(warm("a", closed));
+    assert.deepEqual(closed, ["a codex", "a home"], "the replaced one is closed");
+    assert.deepEqual(forgotten, [], "taken or replaced: still warm here");
+    await sessions.keep(warm("b", closed));
+    await sessions.keep(warm("c", closed));
+    assert.deepEqual(forgotten, ["a"], "the oldest");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.deepEqual(forgotten.slice(1).sort(), ["b", "c"], "idle");
+    assert.match(logged.join("\n"), /forgetting session b as warm \(idle\) failed: database gone/);
+    await sessions.keep(warm("d", closed));
+    await sessions.close();
+    assert.deepEqual(forgotten.slice(3), [], "closing: the worker's lease ends with it");
   });
 
   it("keeps none with 0", async () => {
