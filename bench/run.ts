@@ -89,7 +89,7 @@ const BENCHES: Bench[] = [
     table: "main",
     run: () => benchAcp(rounds, events),
   },
-  { key: "fleet", title: "fleet on PostgreSQL", table: "main", run: () => benchFleet() },
+  { key: "fleet", title: "fleet on PostgreSQL", table: "main", run: () => benchFleet(rounds) },
   {
     key: "big-output",
     title: `big command output (${bigOutputMb} MB)`,
