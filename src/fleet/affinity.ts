@@ -5,11 +5,19 @@
 // between is covered too. Only for a moment: once a session's turn has waited AFFINITY_MS in the
 // queue, it goes to whoever is free, so a warm worker that died, hangs or is slow to ask delays
 // its sessions' turns by at most that (plus one poll), never more.
+//
+// And the other way round: a worker with a turn of a session it keeps warm waiting takes that turn
+// before other sessions' turns queued less than WARM_FIRST_MS ago (a warm turn costs codex a
+// quarter of a cold one's CPU). Turns that waited longer keep their place: none is passed over for
+// more than that.
 import { LIVE_LEASE } from "./lease.js";
 import type { FleetStore } from "./store.js";
 
 /** How long a queued turn is kept for the idle worker that keeps its session warm. */
 export const AFFINITY_MS = 500;
+
+/** How long a queued turn may be passed over by a worker taking a turn of a session it keeps warm. */
+export const WARM_FIRST_MS = 5_000;
 
 /** The graphile-worker flag of a session's jobs. */
 export function sessionFlag(sessionId: string): string {
@@ -17,10 +25,12 @@ export function sessionFlag(sessionId: string): string {
 }
 
 /**
- * The flags of the sessions `worker` should leave to another worker now: each is warm on (or has
- * its turn running on) another worker whose lease is live and that runs no other session's turn,
- * and has no turn queued for {@link AFFINITY_MS} or longer. On any error, none (the queue's own
- * fetch reports the database).
+ * The flags of the sessions `worker` should leave alone in its next fetch: those warm on (or with
+ * their turn running on) another worker whose lease is live and that runs no other session's
+ * turn, unless a turn of theirs was queued {@link AFFINITY_MS} ago or longer; and, while a turn of
+ * a session `worker` keeps warm is waiting (none of it running), every other session with a turn
+ * queued less than {@link WARM_FIRST_MS} ago. On any error, none (the queue's own fetch reports
+ * the database).
  */
 export async function warmElsewhere(store: FleetStore, worker: string): Promise<string[]> {
   try {
@@ -41,8 +51,20 @@ export async function warmElsewhere(store: FleetStore, worker: string): Promise<
                            AND busy.session_id <> k.session_id)
          AND NOT EXISTS (SELECT 1 FROM codex_harness_fleet_runs waited
                          WHERE waited.session_id = k.session_id AND waited.status = 'queued'
-                           AND waited.created_at <= now() - $2 * interval '1 millisecond')`,
-      values: [worker, AFFINITY_MS],
+                           AND waited.created_at <= now() - $2 * interval '1 millisecond')
+       UNION
+       SELECT r.session_id FROM codex_harness_fleet_runs r
+       WHERE r.status = 'queued' AND r.created_at > now() - $3 * interval '1 millisecond'
+         AND NOT EXISTS (SELECT 1 FROM codex_harness_fleet_sessions s
+                         WHERE s.session_id = r.session_id AND s.warm_worker = $1)
+         AND EXISTS (SELECT 1 FROM codex_harness_fleet_sessions mine
+                     JOIN codex_harness_fleet_runs next ON next.session_id = mine.session_id
+                       AND next.status = 'queued'
+                     WHERE mine.warm_worker = $1
+                       AND NOT EXISTS (SELECT 1 FROM codex_harness_fleet_runs ahead
+                                       WHERE ahead.session_id = mine.session_id
+                                         AND ahead.status = 'running'))`,
+      values: [worker, AFFINITY_MS, WARM_FIRST_MS],
     });
     return rows.map((row) => sessionFlag(row.session_id as string));
   } catch {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { AFFINITY_MS, forgetWarm, warmElsewhere } from "../../src/fleet/affinity.js";
+import { AFFINITY_MS, forgetWarm, WARM_FIRST_MS, warmElsewhere } from "../../src/fleet/affinity.js";
 import { WorkerLease } from "../../src/fleet/lease.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
@@ -259,11 +259,11 @@ describe("which sessions a worker leaves to the one that keeps them warm", {
 }, () => {
   const sql = (query: string, params: unknown[] = []) =>
     fleetRows((postgres as TestPostgres).url, query, params);
-  /** The `aff-` sessions `worker` is to leave to another now. */
-  const leftAlone = async (worker: string) =>
+  /** The sessions named `prefix`... that `worker` is to leave alone in its next fetch. */
+  const leftAlone = async (worker: string, prefix = "aff-") =>
     (await warmElsewhere(store as FleetStore, worker))
       .map((flag) => flag.replace("codex-harness-session:", ""))
-      .filter((session) => session.startsWith("aff-"))
+      .filter((session) => session.startsWith(prefix))
       .sort();
   const run = (runId: string, session: string, status: string, worker: string | null, age = 0) =>
     sql(
@@ -318,5 +318,23 @@ describe("which sessions a worker leaves to the one that keeps them warm", {
       "SELECT warm_worker FROM codex_harness_fleet_sessions WHERE session_id = 'aff-mine'",
     );
     assert.equal(mine?.warm_worker, "aff-me");
+  });
+
+  it("lets a worker take its warm session's waiting turn before other young ones, not old ones", async () => {
+    await machine("pref-me", "/nowhere");
+    await machine("pref-other", "/nowhere");
+    await sql(
+      "INSERT INTO codex_harness_fleet_sessions (session_id, harness, warm_worker) VALUES ('pref-mine', 'codex', 'pref-me')",
+    );
+    await run("pref-cold-1", "pref-cold", "queued", null, 100);
+    await run("pref-old-1", "pref-old", "queued", null, WARM_FIRST_MS + 1_000);
+    assert.deepEqual(await leftAlone("pref-me", "pref-"), [], "no turn of its own waits");
+    await run("pref-mine-2", "pref-mine", "queued", null);
+    assert.deepEqual(await leftAlone("pref-me", "pref-"), ["pref-cold"]);
+    assert.deepEqual(await leftAlone("pref-other", "pref-"), ["pref-mine"], "kept for pref-me");
+    // The session's turn before it runs elsewhere: the waiting one cannot be taken yet, so
+    // nothing else waits for it (and the session is now pref-other's to go on with).
+    await run("pref-mine-1", "pref-mine", "running", "pref-other");
+    assert.deepEqual(await leftAlone("pref-me", "pref-"), ["pref-mine"]);
   });
 });
