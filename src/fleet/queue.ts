@@ -1,6 +1,5 @@
 // The fleet's job queue on graphile-worker: one job per run, in one named queue per session (so a
 // session's turns run one at a time, in order), and its tables made once however many start at once.
-import type { PoolClient } from "pg";
 import { loadDriver } from "../channels/drivers.js";
 import { withClient } from "../channels/pg-pool.js";
 import { sessionFlag } from "./affinity.js";
@@ -17,20 +16,30 @@ export function sessionQueue(sessionId: string): string {
   return `codex-harness-session:${sessionId}`;
 }
 
-/** Queues the run's job inside the transaction that records the run. */
-export async function enqueueTurn(client: PoolClient, request: FleetTurnRequest): Promise<void> {
-  await client.query(
-    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $4, max_attempts => $5,
-       flags => ARRAY[$6::text])`,
-    [
-      TURN_TASK,
-      { runId: request.externalRunId },
-      sessionQueue(request.externalSessionId),
+/**
+ * Records the run and queues its job, in one statement (one round trip, atomic), unless the run id
+ * is known: then nothing is queued. Resolves whether the run is new.
+ */
+export async function queueRun(store: FleetStore, request: FleetTurnRequest): Promise<boolean> {
+  const { rowCount } = await store.pool.query({
+    name: "codex-harness-queue-run",
+    text: `WITH inserted AS (
+         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ($1, $2, $3)
+         ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
+       SELECT graphile_worker.add_job($4, json_build_object('runId', run_id), queue_name => $5,
+         job_key => run_id, max_attempts => $6, flags => ARRAY[$7::text])
+       FROM inserted`,
+    values: [
       request.externalRunId,
+      request.externalSessionId,
+      request,
+      TURN_TASK,
+      sessionQueue(request.externalSessionId),
       25,
       sessionFlag(request.externalSessionId),
     ],
-  );
+  });
+  return rowCount === 1;
 }
 
 /**

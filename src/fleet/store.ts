@@ -159,27 +159,6 @@ export class FleetStore {
     return new FleetStore(url, pool, pg);
   }
 
-  /**
-   * Records a run and queues its job (`enqueue`, in the same transaction) unless the run id is
-   * known: then nothing is queued and the existing run is returned (`created` false).
-   */
-  async addRun(
-    request: FleetTurnRequest,
-    enqueue: (client: PoolClient) => Promise<void>,
-  ): Promise<{ run: FleetRunRow; created: boolean }> {
-    return this.transaction(async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ($1, $2, $3)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
-        [request.externalRunId, request.externalSessionId, request],
-      );
-      const created = inserted.rowCount === 1;
-      if (created) await enqueue(client);
-      const run = await this.getRun(request.externalRunId, client);
-      return { run: run as FleetRunRow, created };
-    });
-  }
-
   async getRun(runId: string, client: Queryable = this.pool): Promise<FleetRunRow | undefined> {
     const { rows } = await client.query(
       `SELECT run_id, session_id, request, status, attempts, worker, lease_epoch,

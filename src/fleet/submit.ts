@@ -4,7 +4,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
 import { cancelFleetRun, type FleetCancelOutcome } from "./cancel.js";
 import { type OutageOptions, throughOutage } from "./outage.js";
-import { enqueueTurn, migrateQueue } from "./queue.js";
+import { migrateQueue, queueRun } from "./queue.js";
 import { checkRunId, checkTurnFields } from "./request-check.js";
 import { type FleetEvent, FleetStore, type FleetTurnRequest } from "./store.js";
 
@@ -71,7 +71,7 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
       store.queueReady = undefined;
       throw error;
     });
-    const { created } = await store.addRun(turn, (client) => enqueueTurn(client, turn));
+    const created = await queueRun(store, turn);
     return followRun(store, turn.externalRunId, created, owned, { outageGiveUpMs, onOutage });
   } catch (error) {
     if (owned) await store.close();
