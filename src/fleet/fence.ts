@@ -94,23 +94,25 @@ export async function startAttempt(
   worker: string,
   epoch: number,
 ): Promise<AttemptFence | undefined> {
-  return store.transaction(async (client) => {
-    const lease = await client.query(
-      `SELECT 1 FROM codex_harness_fleet_workers w WHERE w.name = $1 AND w.epoch = $2 AND ${LIVE_LEASE}
-       FOR SHARE OF w`,
-      [worker, epoch],
-    );
-    if (lease.rowCount !== 1) {
-      throw new FencedError({ runId, attempt: 0, worker, epoch }, "the worker's lease is not live");
-    }
-    const { rows } = await client.query(
-      `UPDATE codex_harness_fleet_runs SET status = 'running', attempts = attempts + 1,
-         worker = $2, lease_epoch = $3, started_at = now()
-       WHERE run_id = $1 AND status IN ('queued', 'running') RETURNING attempts`,
-      [runId, worker, epoch],
-    );
-    return rows[0] ? { runId, attempt: rows[0].attempts as number, worker, epoch } : undefined;
+  // One statement (one round trip): the lease row is held (FOR SHARE) until it commits.
+  const { rows } = await store.pool.query({
+    name: "codex-harness-start-attempt",
+    text: `WITH lease AS (
+         SELECT 1 FROM codex_harness_fleet_workers w WHERE w.name = $2 AND w.epoch = $3 AND ${LIVE_LEASE}
+         FOR SHARE OF w),
+       started AS (
+         UPDATE codex_harness_fleet_runs SET status = 'running', attempts = attempts + 1,
+           worker = $2, lease_epoch = $3, started_at = now()
+         WHERE run_id = $1 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM lease)
+         RETURNING attempts)
+       SELECT EXISTS (SELECT 1 FROM lease) AS live, (SELECT attempts FROM started) AS attempts`,
+    values: [runId, worker, epoch],
   });
+  if (!rows[0]?.live) {
+    throw new FencedError({ runId, attempt: 0, worker, epoch }, "the worker's lease is not live");
+  }
+  const attempts = rows[0].attempts as number | null;
+  return attempts === null ? undefined : { runId, attempt: attempts, worker, epoch };
 }
 
 /** Appends events of the attempt to its run, in order. Throws {@link FencedError} when refused. */

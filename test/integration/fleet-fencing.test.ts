@@ -1,7 +1,11 @@
 // Fencing on the real PostgreSQL and codex: a worker frozen (SIGSTOP) past its lease while it runs
 // a turn wakes up to find its writes refused; the session's history is the one the fleet recorded.
+// An attempt starts only under the worker's live lease, with the next attempt number.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { startAttempt } from "../../src/fleet/fence.js";
+import { WorkerLease } from "../../src/fleet/lease.js";
+import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { reply } from "../../src/testing/script.js";
@@ -122,6 +126,65 @@ describe("fencing", { skip: missing }, () => {
     } finally {
       await testbed.stopWorkers();
       await model.close();
+    }
+  });
+});
+
+describe("starting an attempt", { skip: missing }, () => {
+  it("numbers attempts under a live lease; refuses a lease that is not live; skips an ended run", async () => {
+    const url = (postgres as TestPostgres).url;
+    const store = await FleetStore.open(url);
+    const lease = await WorkerLease.start({
+      pool: store.pool,
+      name: "starter",
+      leaseMs: 60_000,
+      queueWorkerIds: () => [],
+      onLost: () => undefined,
+    });
+    try {
+      for (const [runId, status] of [
+        ["start-queued", "queued"],
+        ["start-ended", "completed"],
+      ]) {
+        await fleetRows(
+          url,
+          "INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, status) VALUES ($1, 'start', '{}'::jsonb, $2)",
+          [runId, status],
+        );
+      }
+      const first = await startAttempt(store, "start-queued", "starter", lease.epoch);
+      assert.deepEqual(first, {
+        runId: "start-queued",
+        attempt: 1,
+        worker: "starter",
+        epoch: lease.epoch,
+      });
+      const again = await startAttempt(store, "start-queued", "starter", lease.epoch);
+      assert.equal(again?.attempt, 2, "a retried job starts the next attempt");
+      assert.equal(await startAttempt(store, "start-ended", "starter", lease.epoch), undefined);
+      await assert.rejects(startAttempt(store, "start-queued", "starter", lease.epoch + 1), {
+        code: "fenced",
+        message: /lease is not live/,
+      });
+      await fleetRows(
+        url,
+        "UPDATE codex_harness_fleet_workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'starter'",
+      );
+      await assert.rejects(startAttempt(store, "start-queued", "starter", lease.epoch), {
+        code: "fenced",
+      });
+      const [row] = await fleetRows(
+        url,
+        "SELECT status, attempts, worker FROM codex_harness_fleet_runs WHERE run_id = 'start-queued'",
+      );
+      assert.deepEqual(
+        row,
+        { status: "running", attempts: 2, worker: "starter" },
+        "refusals change nothing",
+      );
+    } finally {
+      lease.stopTimers();
+      await store.close();
     }
   });
 });
