@@ -291,7 +291,8 @@ describe("which sessions a worker leaves to the one that keeps them warm", {
         [session, worker],
       );
     }
-    await run("aff-young-1", "aff-young", "queued", null, 100);
+    // Stamped a minute ahead: young for the whole test, however slow the machine is.
+    await run("aff-young-1", "aff-young", "queued", null, -60_000);
     await run("aff-waited-1", "aff-waited", "queued", null, AFFINITY_MS + 500);
     assert.deepEqual(await leftAlone("aff-me"), ["aff-nothing-queued", "aff-young"]);
     assert.deepEqual(await leftAlone("aff-warm"), ["aff-mine"], "its own are its to take");
