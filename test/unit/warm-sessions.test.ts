@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type WarmSession, WarmSessions } from "../../src/fleet/warm-sessions.js";
 import type { LiveSession } from "../../src/session/live-session.js";
+import { eventually } from "../support/eventually.js";
 
 /** A warm session whose closing is recorded in `closed` (and fails when `failing`). */
 function warm(sessionId: string, closed: string[], failing = false): WarmSession {
@@ -93,7 +94,9 @@ describe("WarmSessions", () => {
     await sessions.keep(warm("b", closed));
     await sessions.keep(warm("c", closed));
     assert.deepEqual(forgotten, ["a"], "the oldest");
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await eventually("b and c forgotten when idle", () => forgotten.length >= 3 || undefined, {
+      timeoutMs: 5_000,
+    });
     assert.deepEqual(forgotten.slice(1).sort(), ["b", "c"], "idle");
     assert.match(logged.join("\n"), /forgetting session b as warm \(idle\) failed: database gone/);
     await sessions.keep(warm("d", closed));
