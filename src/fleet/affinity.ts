@@ -32,11 +32,11 @@ export function sessionFlag(sessionId: string): string {
  * queued less than {@link WARM_FIRST_MS} ago. On any error, none (the queue's own fetch reports
  * the database).
  */
-export async function warmElsewhere(store: FleetStore, worker: string): Promise<string[]> {
+export async function sessionsToLeave(store: FleetStore, worker: string): Promise<string[]> {
   try {
     // Named: asked before every fetch, so each connection plans it once (0.3 ms a fetch here).
     const { rows } = await store.pool.query({
-      name: "codex-harness-warm-elsewhere",
+      name: "codex-harness-sessions-to-leave",
       text: `WITH kept (session_id, worker) AS (
          SELECT session_id, warm_worker FROM codex_harness_fleet_sessions
          WHERE warm_worker IS NOT NULL AND warm_worker <> $1

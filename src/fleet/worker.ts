@@ -12,7 +12,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
-import { forgetWarm, warmElsewhere } from "./affinity.js";
+import { forgetWarm, sessionsToLeave } from "./affinity.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
@@ -173,7 +173,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         pgPool: queuePool,
         concurrency,
         // Asked before each fetch: a session warm on another idle worker is left to it a moment.
-        forbiddenFlags: () => warmElsewhere(store, name),
+        forbiddenFlags: () => sessionsToLeave(store, name),
         noHandleSignals: true,
         pollInterval: 1_000,
         events,

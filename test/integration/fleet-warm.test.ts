@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { AFFINITY_MS, forgetWarm, WARM_FIRST_MS, warmElsewhere } from "../../src/fleet/affinity.js";
+import {
+  AFFINITY_MS,
+  forgetWarm,
+  sessionsToLeave,
+  WARM_FIRST_MS,
+} from "../../src/fleet/affinity.js";
 import { WorkerLease } from "../../src/fleet/lease.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
@@ -261,7 +266,7 @@ describe("which sessions a worker leaves to the one that keeps them warm", {
     fleetRows((postgres as TestPostgres).url, query, params);
   /** The sessions named `prefix`... that `worker` is to leave alone in its next fetch. */
   const leftAlone = async (worker: string, prefix = "aff-") =>
-    (await warmElsewhere(store as FleetStore, worker))
+    (await sessionsToLeave(store as FleetStore, worker))
       .map((flag) => flag.replace("codex-harness-session:", ""))
       .filter((session) => session.startsWith(prefix))
       .sort();
