@@ -5,8 +5,9 @@
 import type { PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
+import { FENCE } from "./fence-sql.js";
 import { LIVE_LEASE } from "./lease.js";
-import { type FleetSessionRow, type FleetStore, jsonForPostgres } from "./store.js";
+import { type FleetSessionRow, type FleetStore, jsonForPostgres, type Queryable } from "./store.js";
 
 /** One attempt of one run, as the worker running it knows it: the fencing token. */
 export interface AttemptFence {
@@ -30,13 +31,6 @@ export class FencedError extends CodexHarnessError {
     );
   }
 }
-
-const FENCE = `
-SELECT 1 FROM codex_harness_fleet_runs r
-JOIN codex_harness_fleet_workers w ON w.name = r.worker AND w.epoch = r.lease_epoch
-WHERE r.run_id = $1 AND r.attempts = $2 AND r.worker = $3 AND r.lease_epoch = $4
-  AND r.status = 'running' AND ${LIVE_LEASE}
-FOR UPDATE OF r FOR SHARE OF w`;
 
 /**
  * Runs `work` in a transaction that first checks (and locks, until it commits) that `fence` still
@@ -62,7 +56,7 @@ export function fenced<T>(
 }
 
 /** Says what took the run away from `fence`, for the worker's log. */
-async function whyFenced(client: PoolClient, fence: AttemptFence): Promise<string> {
+async function whyFenced(client: Queryable, fence: AttemptFence): Promise<string> {
   const { rows } = await client.query(
     `SELECT r.status, r.attempts, r.worker, r.lease_epoch, w.epoch AS live_epoch,
        EXTRACT(EPOCH FROM now() - w.heartbeat_at) * 1000 AS silent_ms, w.lease_ms
@@ -115,13 +109,18 @@ export async function startAttempt(
   return attempts === null ? undefined : { runId, attempt: attempts, worker, epoch };
 }
 
-/** Appends events of the attempt to its run, in order. Throws {@link FencedError} when refused. */
-export function appendFencedEvents(
+/**
+ * Appends events of the attempt to its run, in order, in one round trip. Throws
+ * {@link FencedError} (nothing written) when refused.
+ */
+export async function appendFencedEvents(
   store: FleetStore,
   fence: AttemptFence,
   events: object[],
 ): Promise<number[]> {
-  return fenced(store, fence, (client) => store.appendEvents(client, fence.runId, events));
+  const seqs = await store.appendFencedEvents(fence, events);
+  if (seqs === undefined) throw new FencedError(fence, await whyFenced(store.pool, fence));
+  return seqs;
 }
 
 /** How an attempt ended, recorded at once with {@link finishAttempt}. */

@@ -6,6 +6,7 @@ import { loadDriver, redactUrl } from "../channels/drivers.js";
 import { inTransaction, newPool, openPool } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
 import type { AgentEvent, RunResult } from "../session/agent-events.js";
+import { EVENT_FUNCTIONS } from "./fence-sql.js";
 
 const SCHEMA_LOCK = 4_317_016;
 // Idempotent, run under SCHEMA_LOCK; the ALTERs bring tables made by earlier releases up to date.
@@ -62,7 +63,7 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_installs (
   first_seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (target, manifest_hash)
 );
-`;
+${EVENT_FUNCTIONS}`;
 /** The channels this store NOTIFYs on: a run's new event, a run asked to stop. */
 const CHANNELS = { events: "codex_harness_fleet_events", cancels: "codex_harness_fleet_cancels" };
 export type FleetChannel = keyof typeof CHANNELS;
@@ -118,7 +119,7 @@ export interface FleetEvent {
   event: AgentEvent & { attempt?: number; worker?: string };
 }
 
-type Queryable = Pick<Pool, "query">;
+export type Queryable = Pick<Pool, "query">;
 
 /**
  * `value` as JSON PostgreSQL's jsonb takes: a NUL character (`\u0000`, which codex's output can
@@ -183,10 +184,11 @@ export class FleetStore {
 
   /** The run's events after `since`, in order. */
   async events(runId: string, since = 0): Promise<FleetEvent[]> {
-    const { rows } = await this.pool.query(
-      "SELECT seq, event FROM codex_harness_fleet_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
-      [runId, since],
-    );
+    const { rows } = await this.pool.query({
+      name: "codex-harness-run-events",
+      text: "SELECT seq, event FROM codex_harness_fleet_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+      values: [runId, since],
+    });
     return rows.map((row) => ({ seq: row.seq, event: row.event }));
   }
 
@@ -203,17 +205,36 @@ export class FleetStore {
    * and one notification; resolves with their sequences. The caller holds the run's row lock.
    */
   async appendEvents(client: Queryable, runId: string, events: object[]): Promise<number[]> {
-    const { rows } = await client.query(
-      `INSERT INTO codex_harness_fleet_events (run_id, seq, event)
-       SELECT $1, last.seq + e.n, e.event
-       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM codex_harness_fleet_events WHERE run_id = $1) last,
-            unnest($2::jsonb[]) WITH ORDINALITY AS e(event, n)
-       ORDER BY e.n
-       RETURNING seq`,
-      [runId, events.map(jsonForPostgres)],
-    );
-    await this.notify(client, "events", runId);
-    return rows.map((row) => row.seq as number).sort((a, b) => a - b);
+    const { rows } = await client.query({
+      name: "codex-harness-add-events",
+      text: "SELECT codex_harness_fleet_add_events($1, $2::jsonb[], $3) AS seqs",
+      values: [runId, events.map(jsonForPostgres), CHANNELS.events],
+    });
+    return rows[0].seqs as number[];
+  }
+
+  /**
+   * {@link appendEvents} as attempt `fence.attempt` of the run on `fence.worker` under lease epoch
+   * `fence.epoch`, in one round trip: undefined (nothing written) when that attempt no longer
+   * holds the run (see fence.ts).
+   */
+  async appendFencedEvents(
+    fence: { runId: string; attempt: number; worker: string; epoch: number },
+    events: object[],
+  ): Promise<number[] | undefined> {
+    const { rows } = await this.pool.query({
+      name: "codex-harness-append-fenced",
+      text: "SELECT codex_harness_fleet_append_fenced($1, $2, $3, $4, $5::jsonb[], $6) AS seqs",
+      values: [
+        fence.runId,
+        fence.attempt,
+        fence.worker,
+        fence.epoch,
+        events.map(jsonForPostgres),
+        CHANNELS.events,
+      ],
+    });
+    return (rows[0].seqs as number[] | null) ?? undefined;
   }
 
   /** NOTIFYs `channel` of `runId` (delivered when the transaction commits). */

@@ -131,14 +131,19 @@ function followRun(
           woken = false;
           // After an outage: listen again, then read what was missed meanwhile.
           await ride(() => store.listening());
-          for (const event of await ride(() => store.events(runId, last))) {
+          const fresh = await ride(() => store.events(runId, last));
+          for (const event of fresh) {
             last = event.seq;
             yield event;
             if (event.event.type === "complete") return;
           }
-          const recorded = await ride(() => store.getRun(runId));
-          if (recorded?.result && (await ride(() => store.events(runId, last))).length === 0) {
-            return;
+          // Every end appends a `complete` event; a run recorded ended without one (nothing new
+          // came) ends the stream all the same.
+          if (fresh.length === 0) {
+            const recorded = await ride(() => store.getRun(runId));
+            if (recorded?.result && (await ride(() => store.events(runId, last))).length === 0) {
+              return;
+            }
           }
           if (woken) continue;
           let timer: NodeJS.Timeout | undefined;

@@ -3,7 +3,7 @@
 // An attempt starts only under the worker's live lease, with the next attempt number.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startAttempt } from "../../src/fleet/fence.js";
+import { appendFencedEvents, startAttempt } from "../../src/fleet/fence.js";
 import { WorkerLease } from "../../src/fleet/lease.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
@@ -183,6 +183,76 @@ describe("starting an attempt", { skip: missing }, () => {
         "refusals change nothing",
       );
     } finally {
+      lease.stopTimers();
+      await store.close();
+    }
+  });
+});
+
+describe("appending an attempt's events", { skip: missing }, () => {
+  it("appends in order while the attempt holds the run; refuses, writing nothing, once it does not", async () => {
+    const url = (postgres as TestPostgres).url;
+    const store = await FleetStore.open(url);
+    const lease = await WorkerLease.start({
+      pool: store.pool,
+      name: "appender",
+      leaseMs: 60_000,
+      queueWorkerIds: () => [],
+      onLost: () => undefined,
+    });
+    const seen: string[] = [];
+    const stopListening = await store.listen("events", (runId) => seen.push(runId));
+    try {
+      await fleetRows(
+        url,
+        "INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ('append-run', 'append', '{}'::jsonb)",
+      );
+      const old = await startAttempt(store, "append-run", "appender", lease.epoch);
+      const fence = await startAttempt(store, "append-run", "appender", lease.epoch);
+      assert.ok(old && fence);
+      assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 1 }, { n: 2 }]), [1, 2]);
+      assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 3 }]), [3]);
+      await eventually("both appends notified", () => seen.length === 2);
+      assert.deepEqual(seen, ["append-run", "append-run"]);
+      await assert.rejects(appendFencedEvents(store, old, [{ n: "old" }]), {
+        code: "fenced",
+        message: /now attempt 2/,
+      });
+      await assert.rejects(
+        appendFencedEvents(store, { ...fence, epoch: lease.epoch + 1 }, [{ n: "epoch" }]),
+        { code: "fenced" },
+      );
+      await fleetRows(
+        url,
+        "UPDATE codex_harness_fleet_workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'appender'",
+      );
+      await assert.rejects(appendFencedEvents(store, fence, [{ n: "expired" }]), {
+        code: "fenced",
+        message: /lease ran out/,
+      });
+      await fleetRows(
+        url,
+        "UPDATE codex_harness_fleet_workers SET heartbeat_at = now() WHERE name = 'appender'",
+      );
+      await fleetRows(
+        url,
+        "UPDATE codex_harness_fleet_runs SET status = 'completed' WHERE run_id = 'append-run'",
+      );
+      await assert.rejects(appendFencedEvents(store, fence, [{ n: "ended" }]), {
+        code: "fenced",
+        message: /recorded completed/,
+      });
+      assert.deepEqual(
+        (await store.events("append-run")).map(({ seq, event }) => [seq, event]),
+        [
+          [1, { n: 1 }],
+          [2, { n: 2 }],
+          [3, { n: 3 }],
+        ],
+        "refusals write nothing",
+      );
+    } finally {
+      await stopListening();
       lease.stopTimers();
       await store.close();
     }
