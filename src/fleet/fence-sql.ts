@@ -14,8 +14,8 @@ FOR UPDATE OF r FOR SHARE OF w`;
 
 /**
  * `add_events(run, events, channel)`: appends `events` to `run` in order (their sequences follow
- * the run's last), NOTIFYs `channel` of it and returns their sequences; the caller holds the run's
- * row lock. `append_fenced(run, attempt, worker, epoch, events, channel)`: the same as one
+ * the run's last), NOTIFYs `channel` of it and returns their sequences (NULL, and no NOTIFY, for
+ * none); the caller holds the run's row lock. `append_fenced(run, attempt, worker, epoch, events, channel)`: the same as one
  * transaction behind {@link FENCE}, or NULL (nothing written) when the attempt no longer holds the
  * run. Each statement in them reads what committed before it, as separate statements would.
  */
@@ -32,7 +32,7 @@ BEGIN
     ORDER BY e.n
     RETURNING seq)
   SELECT array_agg(seq ORDER BY seq) INTO seqs FROM added;
-  PERFORM pg_notify($3, $1);
+  IF seqs IS NOT NULL THEN PERFORM pg_notify($3, $1); END IF;
   RETURN seqs;
 END $fn$;
 CREATE OR REPLACE FUNCTION codex_harness_fleet_append_fenced(text, integer, text, bigint, jsonb[], text)
@@ -40,6 +40,6 @@ RETURNS integer[] LANGUAGE plpgsql AS $fn$
 BEGIN
   ${FENCE.replace(/^SELECT 1/, "PERFORM 1")};
   IF NOT FOUND THEN RETURN NULL; END IF;
-  RETURN codex_harness_fleet_add_events($1, $5, $6);
+  RETURN COALESCE(codex_harness_fleet_add_events($1, $5, $6), '{}');
 END $fn$;
 `;

@@ -201,8 +201,9 @@ export class FleetStore {
   }
 
   /**
-   * Appends events to the run in order (their sequences follow the run's last) with one INSERT
-   * and one notification; resolves with their sequences. The caller holds the run's row lock.
+   * Appends events to the run in order (their sequences follow the run's last) and notifies
+   * listeners, in one round trip; resolves with their sequences. The caller holds the run's row
+   * lock.
    */
   async appendEvents(client: Queryable, runId: string, events: object[]): Promise<number[]> {
     const { rows } = await client.query({
@@ -210,7 +211,7 @@ export class FleetStore {
       text: "SELECT codex_harness_fleet_add_events($1, $2::jsonb[], $3) AS seqs",
       values: [runId, events.map(jsonForPostgres), CHANNELS.events],
     });
-    return rows[0].seqs as number[];
+    return (rows[0].seqs as number[] | null) ?? [];
   }
 
   /**

@@ -212,6 +212,11 @@ describe("appending an attempt's events", { skip: missing }, () => {
       assert.ok(old && fence);
       assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 1 }, { n: 2 }]), [1, 2]);
       assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 3 }]), [3]);
+      assert.deepEqual(
+        await appendFencedEvents(store, fence, []),
+        [],
+        "nothing to add is no refusal",
+      );
       await eventually("both appends notified", () => seen.length === 2);
       assert.deepEqual(seen, ["append-run", "append-run"]);
       await assert.rejects(appendFencedEvents(store, old, [{ n: "old" }]), {
