@@ -130,17 +130,25 @@ describe("fencing", { skip: missing }, () => {
   });
 });
 
+/** A store on the test server and a live lease of worker `name` (its timers stopped by the test). */
+async function storeWithLease(
+  name: string,
+): Promise<{ url: string; store: FleetStore; lease: WorkerLease }> {
+  const url = (postgres as TestPostgres).url;
+  const store = await FleetStore.open(url);
+  const lease = await WorkerLease.start({
+    pool: store.pool,
+    name,
+    leaseMs: 60_000,
+    queueWorkerIds: () => [],
+    onLost: () => undefined,
+  });
+  return { url, store, lease };
+}
+
 describe("starting an attempt", { skip: missing }, () => {
   it("numbers attempts under a live lease; refuses a lease that is not live; skips an ended run", async () => {
-    const url = (postgres as TestPostgres).url;
-    const store = await FleetStore.open(url);
-    const lease = await WorkerLease.start({
-      pool: store.pool,
-      name: "starter",
-      leaseMs: 60_000,
-      queueWorkerIds: () => [],
-      onLost: () => undefined,
-    });
+    const { url, store, lease } = await storeWithLease("starter");
     try {
       for (const [runId, status] of [
         ["start-queued", "queued"],
@@ -191,15 +199,7 @@ describe("starting an attempt", { skip: missing }, () => {
 
 describe("appending an attempt's events", { skip: missing }, () => {
   it("appends in order while the attempt holds the run; refuses, writing nothing, once it does not", async () => {
-    const url = (postgres as TestPostgres).url;
-    const store = await FleetStore.open(url);
-    const lease = await WorkerLease.start({
-      pool: store.pool,
-      name: "appender",
-      leaseMs: 60_000,
-      queueWorkerIds: () => [],
-      onLost: () => undefined,
-    });
+    const { url, store, lease } = await storeWithLease("appender");
     const seen: string[] = [];
     const stopListening = await store.listen("events", (runId) => seen.push(runId));
     try {
