@@ -7,9 +7,9 @@
 // its sessions' turns by at most that (plus one poll), never more.
 //
 // And the other way round: a worker with a turn of a session it keeps warm waiting takes that turn
-// before other sessions' turns queued less than WARM_FIRST_MS ago (a warm turn costs codex a
-// quarter of a cold one's CPU). Turns that waited longer keep their place: none is passed over for
-// more than that.
+// before other sessions' turns queued less than WARM_FIRST_MS ago (a warm turn costs codex about
+// a fifth of a cold one's CPU: no start, no shell snapshot). Turns that waited longer keep their
+// place: none is passed over for more than that.
 import { LIVE_LEASE } from "./lease.js";
 import type { FleetStore } from "./store.js";
 

@@ -3,21 +3,26 @@
 import { LIVE_LEASE } from "./lease.js";
 
 /**
- * Finds (and locks, until the transaction commits) the run `$1` while attempt `$2` on worker `$3`
- * under lease epoch `$4` holds it: the run row for update, the worker's lease row for share.
+ * The rows that say the run `$1` is held by attempt `$2` on worker `$3` under lease epoch `$4`,
+ * locked until the transaction commits: the run row for update, the worker's lease row for share.
+ * `SELECT 1` or `PERFORM 1` (PL/pgSQL) before it.
  */
-export const FENCE = `SELECT 1 FROM codex_harness_fleet_runs r
+const FENCED_ROWS = `FROM codex_harness_fleet_runs r
 JOIN codex_harness_fleet_workers w ON w.name = r.worker AND w.epoch = r.lease_epoch
 WHERE r.run_id = $1 AND r.attempts = $2 AND r.worker = $3 AND r.lease_epoch = $4
   AND r.status = 'running' AND ${LIVE_LEASE}
 FOR UPDATE OF r FOR SHARE OF w`;
 
+/** One row (and the locks) while the attempt holds the run; none once it does not. */
+export const FENCE = `SELECT 1 ${FENCED_ROWS}`;
+
 /**
  * `add_events(run, events, channel)`: appends `events` to `run` in order (their sequences follow
  * the run's last), NOTIFYs `channel` of it and returns their sequences (NULL, and no NOTIFY, for
- * none); the caller holds the run's row lock. `append_fenced(run, attempt, worker, epoch, events, channel)`: the same as one
- * transaction behind {@link FENCE}, or NULL (nothing written) when the attempt no longer holds the
- * run. Each statement in them reads what committed before it, as separate statements would.
+ * none); the caller holds the run's row lock. `append_fenced(run, attempt, worker, epoch, events,
+ * channel)`: the same as one transaction behind {@link FENCE}, or NULL (nothing written) when the
+ * attempt no longer holds the run. Each statement in them reads what committed before it, as
+ * separate statements would.
  */
 export const EVENT_FUNCTIONS = `
 CREATE OR REPLACE FUNCTION codex_harness_fleet_add_events(text, jsonb[], text)
@@ -38,7 +43,7 @@ END $fn$;
 CREATE OR REPLACE FUNCTION codex_harness_fleet_append_fenced(text, integer, text, bigint, jsonb[], text)
 RETURNS integer[] LANGUAGE plpgsql AS $fn$
 BEGIN
-  ${FENCE.replace(/^SELECT 1/, "PERFORM 1")};
+  PERFORM 1 ${FENCED_ROWS};
   IF NOT FOUND THEN RETURN NULL; END IF;
   RETURN COALESCE(codex_harness_fleet_add_events($1, $5, $6), '{}');
 END $fn$;

@@ -6,6 +6,7 @@ import { loadDriver, redactUrl } from "../channels/drivers.js";
 import { inTransaction, newPool, openPool } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
 import type { AgentEvent, RunResult } from "../session/agent-events.js";
+import type { AttemptFence } from "./fence.js";
 import { EVENT_FUNCTIONS } from "./fence-sql.js";
 
 const SCHEMA_LOCK = 4_317_016;
@@ -219,10 +220,7 @@ export class FleetStore {
    * `fence.epoch`, in one round trip: undefined (nothing written) when that attempt no longer
    * holds the run (see fence.ts).
    */
-  async appendFencedEvents(
-    fence: { runId: string; attempt: number; worker: string; epoch: number },
-    events: object[],
-  ): Promise<number[] | undefined> {
+  async appendFencedEvents(fence: AttemptFence, events: object[]): Promise<number[] | undefined> {
     const { rows } = await this.pool.query({
       name: "codex-harness-append-fenced",
       text: "SELECT codex_harness_fleet_append_fenced($1, $2, $3, $4, $5::jsonb[], $6) AS seqs",
