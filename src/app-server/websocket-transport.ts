@@ -4,6 +4,7 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import WebSocket from "ws";
 import { CodexHarnessError } from "../errors.js";
+import { DeltaLineReader } from "../protocol/delta-line.js";
 import { decodeLine, FramingError } from "../protocol/framing.js";
 import type { RpcMessage } from "../protocol/messages.js";
 import { RemoteDisconnectedError, RpcLocalError } from "../rpc/errors.js";
@@ -26,6 +27,8 @@ export class WebSocketTransport implements Transport {
   private tcp: Socket | undefined;
   private closing = false;
   private notified = false;
+  /** Reads the delta notifications of the text frames without JSON.parse. */
+  private readonly deltas = new DeltaLineReader();
   private heartbeat: NodeJS.Timeout | undefined;
   private awaitingPong = false;
   private keepingAlive = true;
@@ -183,6 +186,7 @@ export class WebSocketTransport implements Transport {
       text,
       (value) => this.onmessage?.(value),
       (error) => this.onerror?.(error),
+      this.deltas,
     );
   }
 

@@ -1,5 +1,6 @@
 // Newline-delimited JSON framing: splits a byte stream into JSON values, surviving noise and huge lines.
 import { StringDecoder } from "node:string_decoder";
+import { DELTA_LINE_MAX_CHARS, DeltaLineReader } from "./delta-line.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan, SHALLOW_TEXT_CHARS } from "./json-depth.js";
 
 /** The default largest line accepted, in bytes (codex sends whole diffs and outputs in one line). */
@@ -39,6 +40,9 @@ export class LineDecoder {
   /** The unfinished line carried over from earlier chunks. */
   private carry = "";
   private skipping = false;
+  private readonly deltas = new DeltaLineReader();
+  /** The longest line the delta reader may take: one that cannot be over the size limit. */
+  private readonly deltaLineMaxChars: number;
 
   constructor(options: { maxLineBytes?: number } = {}) {
     const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -46,6 +50,8 @@ export class LineDecoder {
       throw new RangeError(`maxLineBytes must be a positive integer, got ${String(max)}`);
     }
     this.maxLineBytes = max;
+    // UTF-8 needs at most 3 bytes per UTF-16 unit.
+    this.deltaLineMaxChars = Math.min(DELTA_LINE_MAX_CHARS, Math.floor(max / 3));
   }
 
   /** Feeds a chunk; returns the lines it completed. */
@@ -67,34 +73,33 @@ export class LineDecoder {
   ): void {
     const text = typeof chunk === "string" ? chunk : this.utf8.write(chunk);
     let start = 0;
-    if (!this.skipping) {
-      const last = text.lastIndexOf("\n");
-      if (last !== -1) {
-        const lines = this.carry === "" ? text.slice(0, last) : this.carry + text.slice(0, last);
-        if (parseLines(lines, this.maxLineBytes, onValue)) {
-          this.carry = "";
-          start = last + 1;
-        }
-      }
-    }
     for (;;) {
       const newline = text.indexOf("\n", start);
       if (newline === -1) {
         this.hold(text.slice(start), onError);
         return;
       }
-      let line = text.slice(start, newline);
+      const from = start;
       start = newline + 1;
-      if (this.carry !== "") {
-        line = this.carry + line;
-        this.carry = "";
-      }
       if (this.skipping) {
         this.skipping = false;
         continue;
       }
+      // The bulk of traffic: a whole delta line in this chunk, read without JSON.parse.
+      if (this.carry === "" && newline - from <= this.deltaLineMaxChars) {
+        const delta = this.deltas.read(text, from, newline);
+        if (delta !== undefined) {
+          onValue(delta);
+          continue;
+        }
+      }
+      let line = text.slice(from, newline);
+      if (this.carry !== "") {
+        line = this.carry + line;
+        this.carry = "";
+      }
       if (this.tooLong(line)) onError(tooLongError(line, this.maxLineBytes));
-      else decodeLine(line, onValue, onError);
+      else decodeLine(line, onValue, onError, this.deltas);
     }
   }
 
@@ -134,55 +139,25 @@ export class LineDecoder {
 }
 
 /**
- * The fast way through a run of whole lines, the bulk of traffic: one `JSON.parse` of them all as
- * an array. It is taken only when it means exactly what parsing each line means — as many values
- * as lines, each an object, no line long enough to be over the size limit or to nest past the
- * depth limit — and otherwise (a blank or broken line, a long one) nothing is delivered and the
- * caller reads line by line, reporting each problem as usual. Returns whether it delivered. (A
- * contrived run of broken lines can read as the objects it spells, e.g. `{"a":1},{"b":2}` then
- * `{"c":[1` and `2]}`; a sender could as well have sent those objects as lines.)
- */
-function parseLines(
-  lines: string,
-  maxLineBytes: number,
-  onValue: (value: unknown) => void,
-): boolean {
-  if (lines.length * 3 > maxLineBytes) return false;
-  let count = 1;
-  let start = 0;
-  for (let newline = lines.indexOf("\n"); newline !== -1; newline = lines.indexOf("\n", start)) {
-    if (newline - start > SHALLOW_TEXT_CHARS) return false;
-    count++;
-    start = newline + 1;
-  }
-  if (lines.length - start > SHALLOW_TEXT_CHARS) return false;
-  let values: unknown;
-  try {
-    values = JSON.parse(`[${lines.replaceAll("\n", ",")}]`);
-  } catch {
-    return false;
-  }
-  if (!Array.isArray(values) || values.length !== count) return false;
-  for (const value of values) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  }
-  for (const value of values) onValue(value);
-  return true;
-}
-
-/**
  * Parses one message's text (a line, or a WebSocket text frame) into `onValue`, or reports why it
- * is not one to `onError` (not JSON, nested too deep). Blank text is skipped.
+ * is not one to `onError` (not JSON, nested too deep). Blank text is skipped. `deltas`, if given,
+ * reads a delta notification without JSON.parse.
  */
 export function decodeLine(
   line: string,
   onValue: (value: unknown) => void,
   onError: (error: FramingError) => void,
+  deltas?: DeltaLineReader,
 ): void {
   const text =
     line.length > 0 && line.charCodeAt(line.length - 1) === CARRIAGE_RETURN
       ? line.slice(0, -1)
       : line;
+  const delta = deltas?.read(text, 0, text.length);
+  if (delta !== undefined) {
+    onValue(delta);
+    return;
+  }
   if (text === "") return;
   let value: unknown;
   try {
