@@ -41,21 +41,43 @@ const CAPTURE = {
 /** A `known` pattern has the method and ids written in: its captures start at the delta. */
 const KNOWN_SHIFT = -4;
 
+/** Whose deltas a line is: its method and ids, as strings of their own. */
+interface Ids {
+  readonly method: string;
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly itemId: string;
+}
+
+/** {@link DELTA_LINE} with one item's method and ids written in: it captures only the rest. */
+interface Known extends Ids {
+  readonly pattern: RegExp;
+  /** The number of the last line it read (see {@link DeltaLineReader.lines}). */
+  lastRead: number;
+}
+
+/**
+ * How many items' patterns are kept, and how many items' ids read without one are remembered:
+ * deltas of a few items (of threads running at once) may interleave.
+ */
+const KNOWN_ITEMS = 4;
+/** A pattern that read none of the last this many lines may be replaced by another item's. */
+const STALE_LINES = 64;
+
 /**
  * Reads delta notification lines, the bulk of a turn's traffic, several times faster than
  * JSON.parse: a line in codex's layout becomes the same object JSON.parse would make of it, and
  * {@link read} returns undefined for any other line (the caller parses it as usual). One per
- * connection: it keeps the method and ids of the last delta it read, and a pattern with them
- * written in, so a run of deltas of one item captures only their text.
+ * connection. The second time it reads a delta of an item without a pattern, it writes that item's
+ * method and ids into a pattern of their own, so the item's next deltas capture only their text.
  */
 export class DeltaLineReader {
   private readonly any = new RegExp(DELTA_LINE, "y");
-  /** {@link DELTA_LINE} with the last delta's method and ids as literals. */
-  private known: RegExp | undefined;
-  private method = "";
-  private threadId = "";
-  private turnId = "";
-  private itemId = "";
+  private readonly known: Known[] = [];
+  /** How many lines {@link read} was asked for. */
+  private lines = 0;
+  /** The ids of the last items read without a pattern, the latest last. */
+  private readonly recent: Ids[] = [];
 
   /**
    * The notification in `text` from `start` to `end` (a whole line without its newline), or
@@ -64,55 +86,100 @@ export class DeltaLineReader {
    */
   read(text: string, start: number, end: number): object | undefined {
     if (end - start > DELTA_LINE_MAX_CHARS) return undefined;
-    const known = this.known;
-    if (known !== undefined) {
-      known.lastIndex = start;
-      const match = known.exec(text);
-      if (match !== null && known.lastIndex === end) return this.notification(match, KNOWN_SHIFT);
+    const line = ++this.lines;
+    for (const known of this.known) {
+      const pattern = known.pattern;
+      pattern.lastIndex = start;
+      const match = pattern.exec(text);
+      if (match !== null && pattern.lastIndex === end) {
+        known.lastRead = line;
+        return notification(known, match, KNOWN_SHIFT);
+      }
     }
     const any = this.any;
     any.lastIndex = start;
     const match = any.exec(text);
     if (match === null || any.lastIndex !== end) return undefined;
-    this.remember(match);
-    return this.notification(match, 0);
-  }
-
-  /** Keeps the method and ids of `match` (strings of their own), and a pattern naming them. */
-  private remember(match: RegExpExecArray): void {
-    this.method = own(match[CAPTURE.method] as string);
-    this.threadId = own(match[CAPTURE.threadId] as string);
-    this.turnId = own(match[CAPTURE.turnId] as string);
-    this.itemId = own(match[CAPTURE.itemId] as string);
-    const literal = (text: string) => `"${text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")}"`;
-    this.known = new RegExp(
-      String.raw`\{"method":${literal(this.method)},"params":\{"threadId":${literal(this.threadId)},"turnId":${literal(this.turnId)},"itemId":${literal(this.itemId)},${REST}`,
-      "y",
-    );
+    return notification(this.remember(match), match, 0);
   }
 
   /**
-   * The object JSON.parse makes of the line: one literal per shape, keys in the line's order.
-   * `shift` moves the captures from where {@link DELTA_LINE} has them.
+   * The ids of `match`, as strings of their own. When they are a recent item's, that item gets a
+   * pattern.
    */
-  private notification(match: RegExpExecArray, shift: number): object {
-    const written = match[CAPTURE.delta + shift] as string;
-    // The patterns admit only JSON's escapes, so this parse cannot fail.
-    const delta = written.includes("\\") ? (JSON.parse(`"${written}"`) as string) : own(written);
-    const indexName = match[CAPTURE.indexName + shift];
-    const index = Number(match[CAPTURE.index + shift]);
-    const emittedAtMs = match[CAPTURE.emittedAtMs + shift];
-    const { threadId, turnId, itemId } = this;
-    const params =
-      indexName === undefined
-        ? { threadId, turnId, itemId, delta }
-        : indexName === "contentIndex"
-          ? { threadId, turnId, itemId, delta, contentIndex: index }
-          : { threadId, turnId, itemId, delta, summaryIndex: index };
-    return emittedAtMs === undefined
-      ? { method: this.method, params }
-      : { method: this.method, params, emittedAtMs: Number(emittedAtMs) };
+  private remember(match: RegExpExecArray): Ids {
+    const method = match[CAPTURE.method] as string;
+    const threadId = match[CAPTURE.threadId] as string;
+    const turnId = match[CAPTURE.turnId] as string;
+    const itemId = match[CAPTURE.itemId] as string;
+    const recent = this.recent;
+    const again = recent.findIndex(
+      (ids) =>
+        ids.itemId === itemId &&
+        ids.turnId === turnId &&
+        ids.threadId === threadId &&
+        ids.method === method,
+    );
+    if (again !== -1) {
+      const ids = recent[again] as Ids;
+      recent.splice(again, 1);
+      this.keep(ids);
+      return ids;
+    }
+    // The latest item's method, thread and turn are most likely this one's too.
+    const latest = recent.at(-1);
+    const ids: Ids = {
+      method: method === latest?.method ? latest.method : own(method),
+      threadId: threadId === latest?.threadId ? latest.threadId : own(threadId),
+      turnId: turnId === latest?.turnId ? latest.turnId : own(turnId),
+      itemId: own(itemId),
+    };
+    if (recent.push(ids) > KNOWN_ITEMS) recent.shift();
+    return ids;
   }
+
+  /**
+   * Makes the pattern of `ids`, in a free place or one whose item read none of the last
+   * {@link STALE_LINES} lines. When every pattern is in use (more items interleave than are kept),
+   * none is replaced: patterns made only to be replaced would cost more than they save.
+   */
+  private keep(ids: Ids): void {
+    const known = this.known;
+    const place =
+      known.length < KNOWN_ITEMS
+        ? known.length
+        : known.findIndex((k) => this.lines - k.lastRead > STALE_LINES);
+    if (place === -1) return;
+    const literal = (text: string) => `"${text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")}"`;
+    const pattern = new RegExp(
+      String.raw`\{"method":${literal(ids.method)},"params":\{"threadId":${literal(ids.threadId)},"turnId":${literal(ids.turnId)},"itemId":${literal(ids.itemId)},${REST}`,
+      "y",
+    );
+    known[place] = { ...ids, pattern, lastRead: this.lines };
+  }
+}
+
+/**
+ * The object JSON.parse makes of the line: one literal per shape, keys in the line's order.
+ * `shift` moves the captures from where {@link DELTA_LINE} has them.
+ */
+function notification(ids: Ids, match: RegExpExecArray, shift: number): object {
+  const written = match[CAPTURE.delta + shift] as string;
+  // The patterns admit only JSON's escapes, so this parse cannot fail.
+  const delta = written.includes("\\") ? (JSON.parse(`"${written}"`) as string) : own(written);
+  const indexName = match[CAPTURE.indexName + shift];
+  const index = Number(match[CAPTURE.index + shift]);
+  const emittedAtMs = match[CAPTURE.emittedAtMs + shift];
+  const { method, threadId, turnId, itemId } = ids;
+  const params =
+    indexName === undefined
+      ? { threadId, turnId, itemId, delta }
+      : indexName === "contentIndex"
+        ? { threadId, turnId, itemId, delta, contentIndex: index }
+        : { threadId, turnId, itemId, delta, summaryIndex: index };
+  return emittedAtMs === undefined
+    ? { method, params }
+    : { method, params, emittedAtMs: Number(emittedAtMs) };
 }
 
 /**

@@ -152,6 +152,26 @@ describe("DeltaLineReader", () => {
     });
   }
 
+  it("reads right while the deltas of several items interleave, in runs or line by line", () => {
+    const random = seededRandom(7);
+    for (const items of [1, 2, 3, 5, 8]) {
+      const reader = new DeltaLineReader();
+      const ids = Array.from({ length: items }, (_, n) => [
+        `thread-${n % 2}`,
+        `turn-${n}`,
+        `msg.${n}*`,
+      ]);
+      for (let n = 0; n < 600; n++) {
+        // Runs of one item, then round robin: both ways of taking turns at the patterns.
+        const item = n < 300 ? Math.floor(n / 30) % items : n % items;
+        const [threadId, turnId, itemId] = ids[item] as string[];
+        const params = { threadId, turnId, itemId, delta: fuzzText(random, 20) };
+        const line = JSON.stringify({ method: "item/agentMessage/delta", params, emittedAtMs: n });
+        assert.ok(readChecked(reader, line), line);
+      }
+    }
+  });
+
   it("reads a line only whole: not a prefix of it, nor one longer than the bound", () => {
     const reader = new DeltaLineReader();
     const line =
