@@ -1,7 +1,7 @@
 // Benchmark: the fleet on a real PostgreSQL (Debian's, started like the tests') — turns per second
 // with 1, 2, 4 and 8 worker processes on a model that takes a second per answer (as real ones do),
-// and what the queue itself adds to a turn: submit -> start, and result -> seen by submitTurn.
-import { readFileSync } from "node:fs";
+// and what the queue itself adds to a turn: submit -> start, and result -> seen by submitTurn. The
+// scaling's floor is the same burst with no queue at all (fleet-floor.ts), in the same rounds.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +14,8 @@ import { ScriptedModel } from "../src/testing/scripted-model.js";
 import { type StartedCli, startCli } from "../test/support/cli.js";
 import { postgresMissing, startPostgres } from "../test/support/postgres.js";
 import { scriptedProjectCopies } from "../test/support/scripted-project.js";
+import { floorPhase } from "./fleet-floor.js";
+import { type PhaseResult, timePhase } from "./phase.js";
 import type { Row, Section } from "./report.js";
 import { formatFactor, formatMs, formatRatio, median, pairedRatio, since } from "./stats.js";
 
@@ -22,6 +24,8 @@ const TURNS = 2;
 /** How long the scripted model takes to answer, as a real model does (seconds per response). */
 const MODEL_LATENCY_MS = 1_000;
 const WORKER_COUNTS = [1, 2, 4, 8];
+/** How many sessions at a time the floor runs (no queue: codex processes driven directly). */
+const FLOOR_LANES = [1, 4, 8];
 /** Targets: 4 workers >= 3.5x one, 8 >= 6x one; the queue's own overhead <= 20 ms at p99. */
 const SCALING_TARGETS = new Map([
   [4, 3.5],
@@ -53,25 +57,6 @@ async function stopWorkers(workers: StartedCli[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.closed));
 }
 
-/** The machine's CPU time so far, busy and in all (Linux /proc/stat; undefined elsewhere). */
-function cpuTimes(): { busy: number; total: number } | undefined {
-  try {
-    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1);
-    const ticks = (fields ?? []).map(Number);
-    const total = ticks.reduce((sum, tick) => sum + tick, 0);
-    // idle and iowait
-    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
-  } catch {
-    return undefined;
-  }
-}
-
-/** One phase: turns per second, and how busy the machine's CPUs were (0–1; undefined where unknown). */
-interface PhaseResult {
-  rate: number;
-  busy: number | undefined;
-}
-
 /**
  * SESSIONS x TURNS turns submitted at once: turns per second over `count` workers, and how busy
  * the machine's CPUs were meanwhile (0–1; undefined where unknown).
@@ -93,30 +78,23 @@ async function throughput(
   );
   const store = await FleetStore.open(url);
   try {
-    const cpuBefore = cpuTimes();
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: SESSIONS }, async (_, s) => {
-        for (let t = 0; t < TURNS; t++) {
-          const run = await submitTurn({
-            store,
-            externalSessionId: `${round}-s${s}`,
-            externalRunId: `${round}-s${s}-t${t}`,
-            target: "dev",
-            prompt: "go",
-          });
-          const result = await run.result();
-          if (!result.success) throw new Error(`fleet turn failed: ${result.error?.message}`);
-        }
-      }),
-    );
-    const rate = (SESSIONS * TURNS) / (since(start) / 1000);
-    const cpuAfter = cpuTimes();
-    const busy =
-      cpuBefore && cpuAfter
-        ? (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total)
-        : undefined;
-    return { rate, busy };
+    return await timePhase(SESSIONS * TURNS, async () => {
+      await Promise.all(
+        Array.from({ length: SESSIONS }, async (_, s) => {
+          for (let t = 0; t < TURNS; t++) {
+            const run = await submitTurn({
+              store,
+              externalSessionId: `${round}-s${s}`,
+              externalRunId: `${round}-s${s}-t${t}`,
+              target: "dev",
+              prompt: "go",
+            });
+            const result = await run.result();
+            if (!result.success) throw new Error(`fleet turn failed: ${result.error?.message}`);
+          }
+        }),
+      );
+    });
   } finally {
     await store.close();
     await stopWorkers(workers);
@@ -231,11 +209,18 @@ export async function benchFleet(rounds: number): Promise<Section> {
     // Each round runs every worker count once, in a rotated order: a phase of 16 turns is one
     // sample of a bursty schedule (which turns find their session warm), so one round says little.
     const rates = new Map(WORKER_COUNTS.map((count) => [count, [] as PhaseResult[]]));
+    const floor = new Map(FLOOR_LANES.map((lanes) => [lanes, [] as PhaseResult[]]));
+    const rotated = <T>(items: T[], round: number) => {
+      const shift = round % items.length;
+      return [...items.slice(shift), ...items.slice(0, shift)];
+    };
     for (let round = 0; round < rounds; round++) {
-      const shift = round % WORKER_COUNTS.length;
-      for (const count of [...WORKER_COUNTS.slice(shift), ...WORKER_COUNTS.slice(0, shift)]) {
+      for (const count of rotated(WORKER_COUNTS, round)) {
         const phase = await throughput(postgres.url, root, count, `r${count}-${round}`);
         rates.get(count)?.push(phase);
+      }
+      for (const lanes of rotated(FLOOR_LANES, round)) {
+        floor.get(lanes)?.push(await floorPhase(lanes, SESSIONS, TURNS, MODEL_LATENCY_MS));
       }
     }
     const { fleet, direct, queue, seen, idle } = await latency(
@@ -251,21 +236,43 @@ export async function benchFleet(rounds: number): Promise<Section> {
       reply(words.join(""), { deltas: words }),
     );
     const rateOf = (phases: PhaseResult[]) => phases.map((phase) => phase.rate);
+    const busyOf = (phases: PhaseResult[]) => {
+      const busy = phases.flatMap((phase) => (phase.busy === undefined ? [] : [phase.busy]));
+      return busy.length === 0 ? "" : `CPU ${Math.round(median(busy) * 100)}% busy`;
+    };
     const one = rateOf(rates.get(1) ?? []);
+    const floorOne = rateOf(floor.get(1) ?? []);
+    const benchmark = `fleet, ${SESSIONS} sessions x ${TURNS} turns, model ${MODEL_LATENCY_MS / 1000} s`;
     const rows: Row[] = [...rates].map(([count, phases]) => {
       const target = SCALING_TARGETS.get(count);
-      const busy = phases.flatMap((phase) => (phase.busy === undefined ? [] : [phase.busy]));
       const scaling = pairedRatio(rateOf(phases), one);
+      const lanes = floor.get(count);
+      const floorScaling = lanes
+        ? ` (no queue: ${formatFactor(pairedRatio(rateOf(lanes), floorOne))})`
+        : "";
       return {
-        benchmark: `fleet, ${SESSIONS} sessions x ${TURNS} turns, model ${MODEL_LATENCY_MS / 1000} s`,
+        benchmark,
         variant: `${count} worker${count === 1 ? "" : "s"}`,
         median: `${median(rateOf(phases)).toFixed(2)} turns/s`,
-        best: busy.length === 0 ? "" : `CPU ${Math.round(median(busy) * 100)}% busy`,
+        best: busyOf(phases),
         vsFloor: formatFactor(scaling),
-        target: target === undefined ? "" : `>= ${target}x one worker`,
+        target: target === undefined ? "" : `>= ${target}x one worker${floorScaling}`,
         pass: target === undefined ? undefined : scaling >= target,
       };
     });
+    rows.push(
+      ...[...floor].map(
+        ([lanes, phases]): Row => ({
+          benchmark,
+          variant: `no queue: ${lanes} session${lanes === 1 ? "" : "s"} at a time, codex driven directly (floor)`,
+          median: `${median(rateOf(phases)).toFixed(2)} turns/s`,
+          best: busyOf(phases),
+          vsFloor: formatFactor(pairedRatio(rateOf(phases), floorOne)),
+          target: "",
+          pass: undefined,
+        }),
+      ),
+    );
     const overhead = (name: string, samples: number[]): Row => ({
       benchmark: "fleet queue overhead",
       variant: name,
@@ -310,6 +317,7 @@ export async function benchFleet(rounds: number): Promise<Section> {
     const list = (samples: number[]) => samples.map((ms) => formatMs(ms)).join(", ");
     const notes = [
       `fleet: turns/s by round ${[...rates].map(([count, phases]) => `${count} workers ${phases.map((phase) => phase.rate.toFixed(2)).join(" / ")}`).join(", ")} (each answer takes the model ${MODEL_LATENCY_MS} ms)`,
+      `fleet floor (no queue): turns/s by round ${[...floor].map(([lanes, phases]) => `${lanes} at a time ${phases.map((phase) => phase.rate.toFixed(2)).join(" / ")}`).join(", ")}`,
       `fleet: one turn through the queue ${list(fleet)} ms; direct runTurn ${list(direct)} ms`,
       `fleet: submit -> start ${list(queue)} ms; result -> seen ${list(seen)} ms; after ${IDLE_MS / 1000} s idle ${list(idle)} ms`,
       `fleet: a ${STREAMED_DELTAS}-delta answer through the queue ${list(streamed.fleet)} ms; direct ${list(streamed.direct)} ms`,
