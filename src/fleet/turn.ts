@@ -313,8 +313,13 @@ async function turnHere(
         ...(context.approvals ? { approvals: context.approvals } : {}),
         callbacks: { onEvent: (event) => emit(event) },
       },
-      // Only the session's own home is kept warm (an attempt's own goes with the attempt).
-      { live: given, keep: context.warm !== undefined && claimed.aspHome === context.aspHome },
+      // Only the session's own home is kept warm (an attempt's own goes with the attempt). Its
+      // target was installed and its home prepared above, for this very turn.
+      {
+        live: given,
+        keep: context.warm !== undefined && claimed.aspHome === context.aspHome,
+        home,
+      },
     );
     const { response } = turn;
     live = turn.live;

@@ -106,7 +106,12 @@ export async function runTurn(request: RunTurnRequest): Promise<RunTurnResponse>
  */
 export async function runTurnKeeping(
   request: RunTurnRequest,
-  reuse: { live?: LiveSession | undefined; keep: boolean } = { keep: false },
+  reuse: {
+    live?: LiveSession | undefined;
+    keep: boolean;
+    /** The session home the caller prepared for this request just before: not prepared again. */
+    home?: string;
+  } = { keep: false },
 ): Promise<{ response: RunTurnResponse; live?: LiveSession }> {
   const emitter = new AgentEventEmitter(
     (event) => request.callbacks?.onEvent?.(event),
@@ -135,7 +140,7 @@ export async function runTurnKeeping(
 
     const cwd = path.resolve(request.cwd);
     const env = { ...definedEnv(), ...request.env };
-    const { home, homeModel, userHome } = await sessionHome(request, env);
+    const { home, homeModel, userHome } = await sessionHome(request, env, reuse.home);
     // A continued thread keeps the model codex last used unless told: the target's own model
     // (its session home's config) is told, so a reinstalled target's change reaches it.
     const model = request.model ?? (threadId ? homeModel : undefined);
@@ -276,30 +281,37 @@ async function readRecord(request: RunTurnRequest): Promise<SessionRecord | null
   return record;
 }
 
-/** Installs the spec's codex home (as the project has it now) and prepares the session's own home from it. */
+/**
+ * Installs the spec's codex home (as the project has it now) and prepares the session's own home
+ * from it, unless the caller `prepared` it for this request.
+ */
 async function sessionHome(
   request: RunTurnRequest,
   env: Record<string, string>,
+  prepared: string | undefined,
 ): Promise<{ home: string; homeModel: string | undefined; userHome: string }> {
   // Loaded on the first run, not at import: the package root does not load spaces' installer.
   const [{ installSpaces, installTarget }, { configuredModel, prepareSessionHome, userCodexHome }] =
     await Promise.all([import("../spaces/install.js"), import("../spaces/session-home.js")]);
   try {
-    const spec = request.spec;
-    // Installed on every run: an unchanged target costs no swap, a changed one reaches the session.
-    const { homeDir } =
-      "target" in spec
-        ? await installTarget(spec.target.targetDir, spec.target.targetName)
-        : await installSpaces(spec.spaces, {
-            projectDir: path.resolve(request.cwd),
-            installRoot: request.aspHome,
-          });
-    const { home } = await prepareSessionHome({
-      templateHome: homeDir,
-      aspHome: request.aspHome,
-      sessionId: request.externalSessionId,
-      env,
-    });
+    let home = prepared;
+    if (home === undefined) {
+      const spec = request.spec;
+      // Installed on every run: an unchanged target costs no swap, a changed one reaches the session.
+      const { homeDir } =
+        "target" in spec
+          ? await installTarget(spec.target.targetDir, spec.target.targetName)
+          : await installSpaces(spec.spaces, {
+              projectDir: path.resolve(request.cwd),
+              installRoot: request.aspHome,
+            });
+      ({ home } = await prepareSessionHome({
+        templateHome: homeDir,
+        aspHome: request.aspHome,
+        sessionId: request.externalSessionId,
+        env,
+      }));
+    }
     return { home, homeModel: await configuredModel(home), userHome: userCodexHome(env) };
   } catch (error) {
     throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
