@@ -62,8 +62,9 @@ export class DeltaLineReader {
   private method = { written: "", value: "" };
   /** The ids of the items read, by their text as written; the oldest first. */
   private readonly items = new Map<string, Ids>();
-  /** The ids of the last line read. */
+  /** The ids of the last line read, and of the last other item's (two threads may take turns). */
   private last = NO_IDS;
+  private previous = NO_IDS;
 
   /**
    * The notification in `text` from `start` to `end` (a whole line without its newline), or
@@ -77,9 +78,14 @@ export class DeltaLineReader {
     const match = pattern.exec(text);
     if (match === null || pattern.lastIndex !== end) return undefined;
     const writtenIds = match[CAPTURE.ids] as string;
-    const ids = writtenIds === this.last.written ? this.last : this.items.get(writtenIds);
-    if (ids === undefined) return this.first(text.slice(start, end));
-    this.last = ids;
+    let ids = this.last;
+    if (writtenIds !== ids.written) {
+      const previous = this.previous;
+      const found = writtenIds === previous.written ? previous : this.items.get(writtenIds);
+      if (found === undefined) return this.first(text.slice(start, end));
+      this.previous = ids;
+      this.last = ids = found;
+    }
     const writtenMethod = match[CAPTURE.method] as string;
     if (writtenMethod !== this.method.written) {
       const value = JSON.parse(writtenMethod) as string;
@@ -110,6 +116,7 @@ export class DeltaLineReader {
     // Written from the values (the same text, as they have no escapes): the match is a view of
     // its chunk, which a kept key would keep alive.
     const written = `"threadId":"${threadId}","turnId":"${turnId}","itemId":"${itemId}"`;
+    this.previous = this.last;
     this.last = { written, threadId, turnId, itemId };
     const items = this.items;
     items.set(written, this.last);
