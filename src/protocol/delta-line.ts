@@ -50,8 +50,8 @@ const KNOWN_ITEMS = 64;
 const NO_IDS: Ids = { written: "", threadId: "", turnId: "", itemId: "" };
 
 /**
- * Reads delta notification lines, the bulk of a turn's traffic, about twice as fast as JSON.parse:
- * a line in codex's layout becomes the same object JSON.parse would make of it, and {@link read}
+ * Reads delta notification lines, the bulk of a turn's traffic, up to twice as fast as JSON.parse
+ * (an item's short deltas, one after another): a line in codex's layout becomes the same object JSON.parse would make of it, and {@link read}
  * returns undefined for any other line (the caller parses it as usual). One per connection: it
  * keeps the last method and the ids of the last {@link KNOWN_ITEMS} items it read, as strings of
  * their own, so that an item's deltas share them; an item's first delta is parsed by JSON.parse.
@@ -60,7 +60,7 @@ export class DeltaLineReader {
   private readonly pattern = new RegExp(DELTA_LINE, "y");
   /** The last method read, as written (quoted) and as its value. */
   private method = { written: "", value: "" };
-  /** The ids of the items read, by their text as written; the oldest first. */
+  /** The ids of the items read, by their text as written, in the order they were first read. */
   private readonly items = new Map<string, Ids>();
   /** The ids of the last line read, and of the last other item's (two threads may take turns). */
   private last = NO_IDS;
