@@ -94,15 +94,14 @@ export class DeltaLineReader {
     const { threadId, turnId, itemId } = ids;
     const delta = own(match[CAPTURE.delta] as string);
     const indexName = match[CAPTURE.indexName];
-    const index = Number(match[CAPTURE.index]);
     const emittedAtMs = match[CAPTURE.emittedAtMs];
     // The object JSON.parse makes of the line: one literal per shape, keys in the line's order.
     const params =
       indexName === undefined
         ? { threadId, turnId, itemId, delta }
         : indexName === "contentIndex"
-          ? { threadId, turnId, itemId, delta, contentIndex: index }
-          : { threadId, turnId, itemId, delta, summaryIndex: index };
+          ? { threadId, turnId, itemId, delta, contentIndex: Number(match[CAPTURE.index]) }
+          : { threadId, turnId, itemId, delta, summaryIndex: Number(match[CAPTURE.index]) };
     const method = this.method.value;
     return emittedAtMs === undefined
       ? { method, params }

@@ -186,7 +186,7 @@ describe("DeltaLineReader", () => {
     assert.equal(reader.read(long, 0, long.length), undefined);
   });
 
-  it("is what the line decoder uses, across chunk boundaries and among other lines", () => {
+  it("leaves the line decoder reading codex's lines as JSON.parse does, wherever a chunk ends", () => {
     const lines = readFileSync(FIXTURE, "utf8").split("\n").filter(Boolean);
     const text = `${lines.join("\n")}\nnot json\n`;
     const expected = [...lines.map((line) => JSON.parse(line)), "error:invalid_json"];
