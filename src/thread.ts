@@ -12,6 +12,7 @@ import type { TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
+import { TurnStop } from "./turns/turn-stop.js";
 import type { TurnRequest, TurnTransport } from "./turns/turn-transport.js";
 
 /** The events a turn yields under an {@link EventsMode}. */
@@ -45,6 +46,8 @@ export class Thread<M extends EventsMode = "sdk"> {
   private threadId: string | null;
   private runningTurnId: string | undefined;
   private busy = false;
+  /** The stop of the turn running now (from its stream's first read to its end). */
+  private runningStop: TurnStop | undefined;
 
   /** @internal Created by `Codex.startThread()` / `Codex.resumeThread()`. */
   constructor(
@@ -119,15 +122,21 @@ export class Thread<M extends EventsMode = "sdk"> {
    * Two turns of two threads run side by side, each handle with only its own events.
    */
   async turn(input: Input, turnOptions: TurnOptions = {}): Promise<TurnHandle<M>> {
-    const [{ events }, { openTurnHandle }] = await Promise.all([
-      this.runStreamed(input, turnOptions),
-      import("./turn-handle.js"),
-    ]);
+    const { openTurnHandle } = await import("./turn-handle.js");
+    const stop = new TurnStop(turnOptions.signal);
+    const events = this.open(input, turnOptions, true, undefined, stop) as AsyncGenerator<
+      EventOf<M>
+    >;
+    const transport = this.transport();
     return openTurnHandle(events, this.mode, {
       threadId: () => this.threadId,
       turnId: () => this.runningTurnId,
       steer: (more) => this.steer(more),
-      interrupt: () => this.interrupt(),
+      // This turn's own stop, whichever turn the thread runs by then.
+      interrupt: () => {
+        if (transport.kind !== "app-server") throw unsupported("interrupt");
+        return stop.interrupt();
+      },
     });
   }
 
@@ -275,11 +284,22 @@ export class Thread<M extends EventsMode = "sdk"> {
     await transport.steer(threadId, turnId, normalizeInput(input, this.options.workingDirectory));
   }
 
-  /** Interrupts the running turn (app-server transport); its stream ends with status `interrupted`. */
+  /**
+   * Interrupts the running turn (app-server transport): resolves once codex ended it and every
+   * process it started is gone; its stream then ends with status `interrupted`. A turn whose stream
+   * is open but that codex has not started yet is never started. Rejects with `no_running_turn`
+   * when no turn runs, and with `interrupt_failed` or `turn_not_stopped` when codex would not stop.
+   */
   async interrupt(): Promise<void> {
-    const { transport, threadId, turnId } = this.running("interrupt");
-    if (!transport.interrupt) throw unsupported("interrupt");
-    await transport.interrupt(threadId, turnId);
+    if (this.transport().kind !== "app-server") throw unsupported("interrupt");
+    const stop = this.runningStop;
+    if (!stop) {
+      throw new CodexHarnessError(
+        "no_running_turn",
+        "Cannot interrupt: no turn is running on this thread.",
+      );
+    }
+    await stop.interrupt();
   }
 
   private open(
@@ -287,33 +307,38 @@ export class Thread<M extends EventsMode = "sdk"> {
     turnOptions: TurnOptions,
     interactive: boolean,
     instead?: { review: ReviewTarget } | { compact: true },
+    stop = new TurnStop(turnOptions.signal),
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent> | ThreadEvent> {
     const transport = this.transport();
     if (instead !== undefined && transport.kind !== "app-server") {
       throw unsupported("compact" in instead ? "compact" : "review");
     }
+    // The transport watches the stop's signal: the caller's, or interrupt().
+    const stopping = { ...turnOptions, signal: stop.signal };
     const turn =
       instead === undefined
-        ? { input: normalizeInput(input, this.options.workingDirectory), turnOptions }
+        ? { input: normalizeInput(input, this.options.workingDirectory), turnOptions: stopping }
         : "compact" in instead
-          ? { input: [], turnOptions, compact: true }
-          : { input: [], turnOptions, review: checkReviewTarget(instead.review) };
+          ? { input: [], turnOptions: stopping, compact: true }
+          : { input: [], turnOptions: stopping, review: checkReviewTarget(instead.review) };
     checkOutputSchema(turnOptions.outputSchema);
-    if (this.mode === "extended") return this.stream(transport, turn, interactive);
+    if (this.mode === "extended") return this.stream(transport, turn, interactive, stop);
     // Official events have no approval.requested to answer: unanswered requests decline at once.
-    return projectToSdk(this.stream(transport, turn, false), transport.kind);
+    return projectToSdk(this.stream(transport, turn, false, stop), transport.kind);
   }
 
   private stream(
     transport: TurnTransport,
     turn: Pick<TurnRequest, "input" | "turnOptions" | "review" | "compact">,
     interactive: boolean,
+    stop: TurnStop,
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
     return transport.runTurn({
       ...turn,
       threadId: this.threadId,
       threadOptions: this.options,
       interactive,
+      stop,
       observer: {
         onOpen: () => {
           if (this.busy) {
@@ -323,6 +348,7 @@ export class Thread<M extends EventsMode = "sdk"> {
             );
           }
           this.busy = true;
+          this.runningStop = stop;
         },
         onEvent: (event) => {
           if (event.type === "thread.started") this.threadId = event.thread_id;
@@ -331,6 +357,7 @@ export class Thread<M extends EventsMode = "sdk"> {
         },
         onEnd: () => {
           this.runningTurnId = undefined;
+          this.runningStop = undefined;
           this.busy = false;
         },
       },

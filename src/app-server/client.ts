@@ -261,6 +261,15 @@ export class AppServerClient {
   }
 
   /**
+   * Kills the processes codex started for `threadId` since `sinceMs` (`Date.now()` time) and
+   * resolves once they are gone, with their pids: a stopped turn's commands, found by the
+   * environment codex gives them (Linux). A remote codex's processes are out of reach: `[]`.
+   */
+  endThreadProcesses(threadId: string, sinceMs: number): Promise<number[]> {
+    return this.link.endThreadProcesses?.(threadId, sinceMs) ?? Promise.resolve([]);
+  }
+
+  /**
    * Resolves with the exit code/signal once the process has exited; for a remote codex, with
    * nulls once the connection has ended.
    */

@@ -49,7 +49,8 @@ export class CodexProcess {
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
     stderr: StderrTail,
-    mark: string,
+    /** The owner mark codex and everything it starts carry in their environment. */
+    readonly mark: string,
     watcher: OwnerWatcher | undefined,
   ) {
     this.stderr = stderr;

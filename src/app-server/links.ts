@@ -12,6 +12,7 @@ import { toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
 import { AppServerExitedError, type ProcessExit } from "./process-errors.js";
 import { ProcessTransport } from "./process-transport.js";
+import { endThreadProcesses } from "./thread-processes.js";
 import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
 
 /** A way to reach one codex app-server. */
@@ -28,6 +29,11 @@ export interface AppServerLink {
   keepAlive(on: boolean): void;
   /** Ends it at once, as a crash would (for a codex that stopped answering). */
   kill(): void;
+  /**
+   * Kills the processes codex started for `threadId` since `sinceMs` and waits until they are gone
+   * (see `endThreadProcesses`); absent where this program cannot see codex's processes (remote).
+   */
+  endThreadProcesses?(threadId: string, sinceMs: number): Promise<number[]>;
   /** The error to report for a failed start: what went wrong, said as well as this link can. */
   explainStartFailure(error: unknown): Promise<Error>;
 }
@@ -115,6 +121,7 @@ export async function spawnLink(options: AppServerClientOptions): Promise<AppSer
     ended: child.exited,
     keepAlive: (on) => child.keepAlive(on),
     kill: () => child.kill(),
+    endThreadProcesses: (threadId, sinceMs) => endThreadProcesses(child.mark, threadId, sinceMs),
     explainStartFailure: async (error) => {
       // A process that died by itself explains the failure better than the write that hit it.
       await Promise.race([child.exited, delay(200)]);

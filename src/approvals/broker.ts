@@ -78,7 +78,10 @@ export class ApprovalBroker {
 
   constructor(
     client: Pick<AppServerClient, "setRequestHandler" | "onNotification">,
-    private readonly targetOf: (threadId: string | null) => ApprovalTarget | undefined,
+    private readonly targetOf: (
+      threadId: string | null,
+      turnId: string | null,
+    ) => ApprovalTarget | undefined,
     private readonly fallback: () => Approvals | undefined,
   ) {
     for (const method of KIND_OF_METHOD.keys()) {
@@ -101,14 +104,14 @@ export class ApprovalBroker {
     params: unknown,
     context: ServerRequestContext,
   ): Promise<unknown> {
-    const p = (params ?? {}) as { threadId?: unknown; conversationId?: unknown };
+    const p = (params ?? {}) as { threadId?: unknown; conversationId?: unknown; turnId?: unknown };
     const threadId =
       typeof p.threadId === "string"
         ? p.threadId
         : typeof p.conversationId === "string"
           ? p.conversationId
           : null;
-    const target = this.targetOf(threadId);
+    const target = this.targetOf(threadId, typeof p.turnId === "string" ? p.turnId : null);
     const request = toApprovalRequest(
       method,
       context.id,
@@ -144,6 +147,9 @@ export class ApprovalBroker {
     this.pending.set(key(context.id), { clear });
     context.signal.addEventListener("abort", connectionClosed, { once: true });
     target?.answerable.addEventListener("abort", turnEnded, { once: true });
+    // Asked by a turn already stopping or over: declined, never handed to a handler.
+    if (context.signal.aborted) connectionClosed();
+    else if (target?.answerable.aborted) turnEnded();
     try {
       const outcome = await this.decide(request, target, cleared.signal);
       report(outcome);
@@ -161,6 +167,7 @@ export class ApprovalBroker {
     target: ApprovalTarget | undefined,
     cleared: AbortSignal,
   ): Promise<Outcome> {
+    if (cleared.aborted) return declined("cleared");
     const approvals = target ? target.approvals : this.fallback();
     const timeoutMs = timeoutOf(approvals, request.kind);
     const deadline = Date.now() + timeoutMs;

@@ -12,12 +12,22 @@ import { EventQueue } from "./event-queue.js";
 import { type RoutedTurn, TurnRoute, TurnRouter } from "./turn-route.js";
 
 /**
+ * How a turn is being stopped: its signal aborted (the stream throws), it was interrupted (the
+ * stream ends with the turn's end), or it was let go of (a reader that left, a timeout, a turn
+ * nobody asked for): nobody reads it.
+ */
+export type StopKind = "abort" | "interrupt" | "abandon";
+
+/**
  * One running turn: its event queue and mapper. Notifications that arrive before `turn/start`
  * answered (so before the turn id is known) are kept and replayed once it is.
  */
 export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   readonly events = new EventQueue<WithRaw<ExtendedThreadEvent>>();
   private readonly route: TurnRoute;
+  /** Aborts when codex said the turn ended (or its connection is gone): nothing of it runs there. */
+  private readonly codexEnd = new AbortController();
+  /** Aborts when we let go of the turn (its stream is done, its stop settled). */
   private readonly end = new AbortController();
   private readonly stopping = new AbortController();
   /** Notifications received so far; the watchdog notes when it last saw this change. */
@@ -28,10 +38,23 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   private readonly backlog: DeltaBacklog;
   private holds = 0;
   private watchdog: NodeJS.Timeout | undefined;
-  /** Set when the turn's signal aborted: the stream ends with it once codex has ended the turn. */
+  /** How the turn is being stopped, once a stop was asked for (the first one asked wins). */
+  private stopKind: StopKind | undefined;
+  /** The error an aborted turn's stream ends with once codex has ended the turn. */
   private abortError: Error | undefined;
-  /** Set when codex confirmed the stop (interrupt accepted, the turn's commands terminated). */
+  /** codex's end of a turn being stopped, held until the stop is confirmed. */
+  private readonly heldEnd: WithRaw<ExtendedThreadEvent>[] = [];
+  /** Set when the stop is confirmed (codex ended the turn, the turn's processes are gone). */
   private stopConfirmed = false;
+  /** When the turn was asked for (`Date.now()`): its processes started after this. */
+  readonly startedAt = Date.now();
+  /** Called when the idle watchdog gives the turn up: the transport stops it at codex. */
+  onGiveUp: (() => void) | undefined;
+  /**
+   * Called once nothing of the turn runs at codex any more (its stop's undo is over, or codex ended
+   * it), with the error when the undo failed: what waits for the stop (`interrupt()`) goes on.
+   */
+  onStopSettled: ((error?: unknown) => void) | undefined;
   /** Every command item this turn started. */
   readonly commandItemIds = new Set<string>();
   /** Every item this turn completed (a rejoined turn completes only the ones it missed). */
@@ -55,48 +78,73 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     this.events.onTake = (event, seq) => this.backlog.taken(event, seq);
   }
 
-  /** Aborts when the turn ended (codex said so, or its stream finished). */
-  get ended(): AbortSignal {
+  /** Aborts when codex ended the turn (it said so, or its connection is gone). */
+  get codexEnded(): AbortSignal {
+    return this.codexEnd.signal;
+  }
+
+  /** Aborts when we let go of the turn: its stream is done and its stop, if any, settled. */
+  get released(): AbortSignal {
     return this.end.signal;
   }
 
-  /** Aborts when the turn ended or its signal aborted it: its requests are declined from then on. */
+  /** Aborts when the turn ended or a stop was asked for: its requests are declined from then on. */
   get answerable(): AbortSignal {
     return this.stopping.signal;
   }
 
-  /** Whether the turn's signal aborted it. */
+  /** Whether the turn's signal aborted it (its stream ends with the abort error). */
   get aborted(): boolean {
-    return this.abortError !== undefined;
+    return this.stopKind === "abort";
+  }
+
+  /** How the turn is being stopped, if a stop was asked for. */
+  get stop(): StopKind | undefined {
+    return this.stopKind;
   }
 
   /**
-   * The turn's signal aborted: its events keep coming until codex ends the turn, then the stream
-   * throws `error` instead of yielding the turn's end.
+   * Asks for the turn to be stopped (the first ask wins; returns whether this was it): its
+   * requests are declined from now on, and its events keep coming until the stop is confirmed.
+   * Then an aborted turn's stream throws `error`, an interrupted one ends with codex's end of the
+   * turn, and an abandoned one (nobody reads it) just ends.
    */
-  abort(error: Error): void {
-    this.abortError ??= error;
+  requestStop(kind: StopKind, error?: Error): boolean {
+    if (this.stopKind !== undefined) return false;
+    this.stopKind = kind;
+    if (kind === "abort") this.abortError = error;
     this.stopping.abort();
-    if (this.mapper.outcome) this.events.fail(error);
+    return true;
   }
 
-  /** codex ended the aborted turn and none of its commands runs any more: the stream may throw. */
+  /** The turn is stopped: codex ended it and nothing it started runs. Its stream may end now. */
   confirmStopped(): void {
     this.stopConfirmed = true;
-    this.finishAbort();
+    this.finishStop();
   }
 
-  /** Ends an aborted turn's stream with its abort error once nothing of the turn runs at codex. */
-  private finishAbort(): void {
-    if (!this.abortError || !this.mapper.outcome || !this.stopConfirmed) return;
-    this.events.fail(this.abortError);
+  /** Ends a stopped turn's stream once codex ended the turn and the stop is confirmed. */
+  private finishStop(): void {
+    if (!this.stopConfirmed || !this.codexEnd.signal.aborted) return;
+    if (this.abortError) {
+      this.events.fail(this.abortError);
+      return;
+    }
+    for (const event of this.heldEnd.splice(0)) this.deliver(event);
+    this.events.end();
   }
 
-  /** Marks the turn as over: pending approvals of the turn are cleared. */
+  /** codex ended the turn (or cannot run it any more): what is pending of it is cleared first. */
+  private markCodexEnded(): void {
+    this.stopping.abort();
+    this.codexEnd.abort();
+  }
+
+  /** Marks the turn as let go of: pending approvals are cleared, the watchdog stops. */
   close(): void {
     clearInterval(this.watchdog);
-    this.end.abort();
     this.stopping.abort();
+    this.end.abort();
   }
 
   /**
@@ -111,17 +159,23 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
           this.lastActivity = Date.now();
         }
         if (this.holds > 0 || Date.now() - this.lastActivity < idleMs) return;
-        this.events.fail(
+        this.giveUp(
           new CodexHarnessError(
             "turn_idle_timeout",
             `codex sent nothing for this turn in ${idleMs} ms, so the turn was given up (and interrupted). Raise turnIdleTimeoutMs if turns may be quiet that long.`,
           ),
         );
-        this.close();
       },
       Math.max(10, Math.min(1_000, idleMs / 4)),
     );
     this.watchdog.unref();
+  }
+
+  /** Ends the stream with `error` and lets go of the turn: the transport stops it at codex. */
+  giveUp(error: Error): void {
+    clearInterval(this.watchdog);
+    this.events.fail(error);
+    this.onGiveUp?.();
   }
 
   /** Pauses the idle watchdog while an approval waits; call the result when it is answered. */
@@ -179,15 +233,24 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     }
     if (!events) return;
     // The turn is over: clear what is still pending first, so those reports precede its end.
-    if (this.mapper.outcome) this.close();
+    if (this.mapper.outcome) this.markCodexEnded();
     for (const event of events) {
       this.track(event);
-      if (this.abortError && (event.type === "turn.completed" || event.type === "turn.failed"))
+      if (this.stopKind !== undefined && (event.type === "turn.completed" || event.type === "turn.failed")) {
+        this.heldEnd.push(event);
         continue;
+      }
       this.deliver(event);
     }
-    if (this.abortError) this.finishAbort();
+    if (this.stopKind !== undefined) this.finishStop();
     else if (this.mapper.outcome) this.events.end();
+  }
+
+  /** The connection is gone: codex runs nothing of the turn any more; its stream ends with `error`. */
+  lost(error: Error): void {
+    this.markCodexEnded();
+    this.events.fail(error);
+    this.close();
   }
 
   /** Notes the command items the turn started (an aborted turn ends their processes). */
@@ -245,9 +308,6 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
 export class ActiveTurns extends TurnRouter<ActiveTurn> {
   /** Ends every running turn's stream with `error` (the connection is gone). */
   failAll(error: Error): void {
-    for (const turn of this.clear()) {
-      turn.events.fail(error);
-      turn.close();
-    }
+    for (const turn of this.clear()) turn.lost(error);
   }
 }

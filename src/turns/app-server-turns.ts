@@ -2,15 +2,16 @@
 import type { AppServerClient } from "../app-server/client.js";
 import { AppServerSupervisor } from "../app-server/supervisor.js";
 import { mergeApprovals } from "../approvals/merge.js";
+import type { ApprovalTarget } from "../approvals/broker.js";
 import { checkReviewerConflict } from "../approvals/reviewer.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
-import { threadStartedEvent } from "../events/turn-events.js";
+import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
-import { ActiveTurn, ActiveTurns } from "./active-turn.js";
+import { ActiveTurn, ActiveTurns, type StopKind } from "./active-turn.js";
 import { apiKeyOf, clientOptionsOf } from "./client-options.js";
 import type { EventQueue } from "./event-queue.js";
 import { checkGitRepo } from "./git-check.js";
@@ -25,7 +26,8 @@ import {
   toWireInput,
   turnStartParams,
 } from "./thread-params.js";
-import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
+import { stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
+import { isInterruption } from "./turn-stop.js";
 import { TurnStream } from "./turn-stream.js";
 import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
 import { applyValidationIssue } from "./validation-notices.js";
@@ -53,6 +55,8 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly supervisor: AppServerSupervisor;
   /** The connection each running turn is on (it changes when a dropped one is rejoined). */
   private readonly turnClients = new WeakMap<ActiveTurn, TurnClient>();
+  /** The ids of the last turns stopped here: a request codex still sends for one is declined. */
+  private readonly stoppedTurns = new RecentIds(256);
 
   /**
    * @param startInTurn pool members share one: their processes start one at a time (codex 0.163
@@ -106,7 +110,7 @@ export class AppServerTurnTransport implements TurnTransport {
     }
     new ApprovalBroker(
       client,
-      (threadId) => (threadId === null ? undefined : this.router.get(threadId)),
+      (threadId, turnId) => this.approvalTarget(threadId, turnId),
       () => this.options.approvals,
     );
     client.onValidationIssue((issue) => applyValidationIssue(this.router, issue));
@@ -131,6 +135,20 @@ export class AppServerTurnTransport implements TurnTransport {
     return client;
   }
 
+  /**
+   * Who answers a server request of `threadId`'s turn `turnId`: the running turn; a turn stopped
+   * here (its undo over) is no turn to answer for, so the request is declined; anything else goes
+   * to the Codex-level handlers.
+   */
+  private approvalTarget(threadId: string | null, turnId: string | null): ApprovalTarget | undefined {
+    if (threadId === null) return undefined;
+    const running = this.router.get(threadId);
+    if (running && (turnId === null || running.turnId === undefined || running.turnId === turnId)) {
+      return running;
+    }
+    return turnId !== null && this.stoppedTurns.has(turnId) ? STOPPED_TURN : running;
+  }
+
   /** What {@link rejoinTurns} needs of this transport. */
   private rejoinHost(): RejoinHost {
     return {
@@ -139,8 +157,8 @@ export class AppServerTurnTransport implements TurnTransport {
       attached: (turn, client) => {
         this.loadedThreads.set(turn.threadId, undefined);
         this.turnClients.get(turn)?.moveTo(client);
-        // Aborted while the connection was down: stop it at codex now.
-        if (turn.aborted) this.stop(client, turn);
+        // Asked to stop while the connection was down: stopped at codex now.
+        if (turn.stop !== undefined) this.undo(this.turnClients.get(turn) as TurnClient, turn);
       },
     };
   }
@@ -168,8 +186,12 @@ export class AppServerTurnTransport implements TurnTransport {
     EventQueue<WithRaw<ExtendedThreadEvent>> | undefined
   > {
     const { signal } = request.turnOptions;
-    // Aborted before codex started the turn: nothing runs, the stream throws at once.
-    throwIfAborted(signal);
+    const settle = (error?: unknown) => request.stop?.settle(error);
+    // Stopped before codex started the turn: nothing runs (an interrupted one just ends).
+    if (signal?.aborted) {
+      settle();
+      return yield* stoppedBeforeStart(signal.reason, request.threadId);
+    }
     // As codex exec does, before the thread is started or resumed (and before codex is started).
     this.checkGitRepo(request.threadOptions);
     // The process is in use until the turn's stream finishes (for idle shutdown).
@@ -182,13 +204,13 @@ export class AppServerTurnTransport implements TurnTransport {
       endUse();
     };
     let handedOff = false;
+    let threadId = request.threadId;
     try {
       const client = await this.connection();
       // A running turn keeps the program alive; an idle app-server does not.
       unhold = client.hold();
-      throwIfAborted(signal);
-      let threadId =
-        request.threadId ?? (await this.startThread(client, request.threadOptions)).threadId;
+      if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
+      threadId ??= (await this.startThread(client, request.threadOptions)).threadId;
       unlock = await this.lock(threadId, signal);
       const attached = await this.attach(client, threadId, request.threadOptions);
       if (attached.replaced) {
@@ -199,7 +221,7 @@ export class AppServerTurnTransport implements TurnTransport {
         );
       }
       yield threadStartedEvent(threadId);
-      throwIfAborted(signal);
+      if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
       const approvals = mergeApprovals(this.options.approvals, request.threadOptions.approvals);
       const reviewer = request.turnOptions.approvalsReviewer ?? this.loadedThreads.get(threadId);
       checkReviewerConflict(reviewer, approvals);
@@ -212,32 +234,46 @@ export class AppServerTurnTransport implements TurnTransport {
       const on = new TurnClient(client, unhold as () => void);
       unhold = () => on.release();
       this.turnClients.set(turn, on);
-      const onAbort = () => {
-        turn.abort(new TurnAbortedError(signal?.reason));
-        // Before turn/start answered there is no turn id yet: stopped once it is known (below).
-        if (turn.turnId !== undefined) this.stop(on.client, turn);
+      // Every way of stopping the turn comes here: its signal (abort or interrupt), a reader that
+      // leaves, the idle watchdog. Before turn/start answered it is applied once the id is known.
+      const stop = (kind: StopKind, error?: Error) => {
+        if (turn.requestStop(kind, error)) this.undo(on, turn);
       };
+      const onAbort = () =>
+        isInterruption(signal?.reason)
+          ? stop("interrupt")
+          : stop("abort", new TurnAbortedError(signal?.reason));
+      turn.onGiveUp = () => stop("abandon");
+      turn.onStopSettled = settle;
       this.router.add(turn);
       turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
       signal?.addEventListener("abort", onAbort, { once: true });
+      let settled = false;
       const finish = () => {
+        if (settled) return;
+        settled = true;
         signal?.removeEventListener("abort", onAbort);
-        // Left before codex ended the turn (break, idle timeout, process death): stop it there.
-        if (!turn.mapper.outcome && !turn.aborted && !on.client.closedReason) {
-          stopAtCodex(on.client, turn).catch((error: unknown) => warnNotStopped(error));
-        }
-        turn.close();
-        this.router.remove(turn);
-        release();
+        // Left before codex ended the turn (break, idle timeout): stop it there first. The thread
+        // stays locked, and its notifications routed to the turn, until nothing of it runs.
+        if (!turn.codexEnded.aborted && !on.client.closedReason) stop("abandon");
+        void this.undone(turn).then((error) => {
+          if (turn.stop !== undefined && turn.turnId !== undefined) {
+            this.stoppedTurns.add(turn.turnId);
+          }
+          turn.close();
+          this.router.remove(turn);
+          release();
+          settle(error);
+        });
       };
       try {
         // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
         const late = { onLateAnswer: undoLateTurnStart(client, this.router, threadId) };
         if (request.compact) {
           await client.request("thread/compact/start", { threadId });
-          // codex answers before it starts the compaction's turn: aborted, it is stopped then.
+          // codex answers before it starts the compaction's turn: stopped then, if asked to be.
           turn.adoptNextTurn(() => {
-            if (turn.aborted) this.stop(on.client, turn);
+            if (turn.stop !== undefined) this.undo(on, turn);
           });
         } else {
           const started = request.review
@@ -256,28 +292,56 @@ export class AppServerTurnTransport implements TurnTransport {
         handedOff = true;
         throw error;
       }
-      if (turn.aborted && turn.turnId !== undefined) this.stop(on.client, turn);
+      if (turn.stop !== undefined) this.undo(on, turn);
       turn.events.onFinish = finish;
       handedOff = true;
       return turn.events;
     } finally {
-      if (!handedOff) release();
+      if (!handedOff) {
+        release();
+        settle();
+      }
     }
   }
 
+  /** The undo of each turn being stopped, once started: settles with the error, if it failed. */
+  private readonly undoing = new WeakMap<ActiveTurn, Promise<unknown>>();
+
   /**
-   * Stops an aborted turn at codex. Its stream then ends with the abort error when codex reports
-   * the turn's end, or with `interrupt_failed` when codex cannot be made to stop it.
+   * The one undo of a turn asked to stop: once its id is known, it is interrupted at codex and
+   * every process it started is ended (see {@link stopAtCodex}). Its stream then ends as the stop
+   * asked (see `ActiveTurn.requestStop`), or with `interrupt_failed`/`turn_not_stopped` when codex
+   * would not stop it. A turn codex already ended has nothing to undo.
    */
-  private stop(client: AppServerClient, turn: ActiveTurn): void {
-    if (client.closedReason) return;
-    stopAtCodex(client, turn).then(
-      () => turn.confirmStopped(),
-      (error: unknown) => {
-        turn.events.fail(error);
-        turn.close();
-      },
+  private undo(on: TurnClient, turn: ActiveTurn): void {
+    if (this.undoing.has(turn) || turn.turnId === undefined) return;
+    if (turn.codexEnded.aborted || on.client.closedReason) {
+      turn.confirmStopped();
+      turn.onStopSettled?.();
+      this.undoing.set(turn, Promise.resolve(undefined));
+      return;
+    }
+    this.undoing.set(
+      turn,
+      stopAtCodex(on.client, turn).then(
+        () => {
+          turn.confirmStopped();
+          turn.onStopSettled?.();
+          return undefined;
+        },
+        (error: unknown) => {
+          turn.events.fail(error);
+          turn.onStopSettled?.(error);
+          if (turn.stop === "abandon") warnNotStopped(error);
+          return error;
+        },
+      ),
     );
+  }
+
+  /** Resolves once the turn's undo, if it has one, is over: with its error when it failed. */
+  private undone(turn: ActiveTurn): Promise<unknown> {
+    return this.undoing.get(turn) ?? Promise.resolve(undefined);
   }
 
   /**
@@ -343,15 +407,6 @@ export class AppServerTurnTransport implements TurnTransport {
     });
   }
 
-  async interrupt(threadId: string, turnId: string): Promise<void> {
-    const client = await this.connection();
-    const turn = this.router.get(threadId);
-    await interruptTurn(
-      client,
-      turn?.turnId === turnId ? turn : { threadId, turnId, ended: new AbortController().signal },
-    );
-  }
-
   async close(): Promise<void> {
     await this.supervisor.close();
   }
@@ -370,6 +425,29 @@ export class AppServerTurnTransport implements TurnTransport {
     });
     this.threadLocks.set(threadId, lock);
     return release;
+  }
+}
+
+/** The target of a request of a turn stopped here: nothing of it may be approved. */
+const STOPPED_TURN: ApprovalTarget = {
+  approvals: undefined,
+  interactive: false,
+  emit: () => undefined,
+  answerable: AbortSignal.abort(),
+  changesOf: () => [],
+};
+
+/** The last `size` ids added (the oldest forgotten first). */
+class RecentIds {
+  private readonly ids = new Set<string>();
+  constructor(private readonly size: number) {}
+  add(id: string): void {
+    this.ids.delete(id);
+    this.ids.add(id);
+    if (this.ids.size > this.size) this.ids.delete(this.ids.values().next().value as string);
+  }
+  has(id: string): boolean {
+    return this.ids.has(id);
   }
 }
 
@@ -404,9 +482,18 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
   return error;
 }
 
-/** Throws the abort error when `signal` has aborted (the turn never reached codex). */
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortedBeforeStart(signal.reason);
+/**
+ * A turn stopped before codex started it: an interrupted one ends at once (status `interrupted`),
+ * an aborted one throws its abort error.
+ */
+// biome-ignore lint/correctness/useYield: it yields only for an interruption.
+async function* stoppedBeforeStart(
+  reason: unknown,
+  threadId: string | null,
+): AsyncGenerator<WithRaw<ExtendedThreadEvent>, undefined> {
+  if (!isInterruption(reason)) throw abortedBeforeStart(reason);
+  yield interruptedTurnEvent(threadId ?? undefined);
+  return undefined;
 }
 
 function abortedBeforeStart(reason: unknown): TurnAbortedError {

@@ -168,6 +168,7 @@ export class ExecTurnTransport implements TurnTransport {
     execRunFor(request);
     const signal = request.turnOptions.signal;
     if (signal?.aborted) {
+      request.stop?.settle();
       throw new TurnAbortedError(
         signal.reason,
         "The turn was aborted by its signal before codex started it.",
@@ -209,6 +210,8 @@ export class ExecTurnTransport implements TurnTransport {
         await running.process.kill(this.killGraceMs);
         this.running.delete(running);
       }
+      // The process, and what it started, is gone.
+      request.stop?.settle();
       await schema?.cleanup();
     }
   }

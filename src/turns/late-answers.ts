@@ -1,7 +1,6 @@
 // Undoes what codex does for a request we gave up on (timed out) and answers later anyway: a turn
 // we reported as failed must not run, a thread nobody will use is unloaded.
 import type { AppServerClient } from "../app-server/client.js";
-import { CodexHarnessError } from "../errors.js";
 import { ActiveTurn, type ActiveTurns } from "./active-turn.js";
 import { interruptTurn, stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 
@@ -42,12 +41,7 @@ function stopLateTurn(
 ): void {
   const late = new ActiveTurn(threadId);
   late.start(turnId);
-  late.abort(
-    new CodexHarnessError(
-      "turn_abandoned",
-      `codex started turn ${turnId} after its turn/start was given up; it was stopped.`,
-    ),
-  );
+  late.requestStop("abandon");
   if (router.get(threadId)) {
     // Another turn of the thread runs now and owns its notifications: interrupt this one by id.
     interruptTurn(client, late).catch(warnNotStopped);

@@ -52,10 +52,6 @@ export class PoolTransport implements TurnTransport {
     return this.memberFor(threadId).steer(threadId, turnId, input);
   }
 
-  interrupt(threadId: string, turnId: string): Promise<void> {
-    return this.memberFor(threadId).interrupt(threadId, turnId);
-  }
-
   async close(): Promise<void> {
     await Promise.all(this.members.map((member) => member.close()));
   }

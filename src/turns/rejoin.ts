@@ -62,7 +62,8 @@ export async function rejoinTurns(host: RejoinHost, lost: RemoteDisconnectedErro
   });
   if (!client) return;
   for (const turn of turns) {
-    if (turn.ended.aborted && !turn.aborted) continue;
+    // Let go of, and not being stopped: nothing to rejoin.
+    if (turn.released.aborted && turn.stop === undefined) continue;
     try {
       const resumed = await client.request("thread/resume", { threadId: turn.threadId });
       const state = resumed.thread.turns.find((candidate) => candidate.id === turn.turnId);
@@ -136,8 +137,7 @@ function fail(
     { cause: why },
   );
   host.router.remove(turn);
-  turn.events.fail(error);
-  turn.close();
+  turn.lost(error);
 }
 
 function notice(turn: ActiveTurn, code: string, message: string): ExtendedThreadEvent {

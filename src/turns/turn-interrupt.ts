@@ -11,7 +11,7 @@ export const DEFAULT_INTERRUPT_TIMEOUT_MS = 10_000;
 export interface InterruptTarget {
   readonly threadId: string;
   readonly turnId: string | undefined;
-  readonly ended: AbortSignal;
+  readonly codexEnded: AbortSignal;
 }
 
 /**
@@ -27,14 +27,14 @@ export async function interruptTurn(
   timeoutMs = DEFAULT_INTERRUPT_TIMEOUT_MS,
 ): Promise<void> {
   const { threadId, turnId } = target;
-  if (turnId === undefined || target.ended.aborted) return;
+  if (turnId === undefined || target.codexEnded.aborted) return;
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
       await client.request("turn/interrupt", { threadId, turnId });
       return;
     } catch (error) {
-      if (target.ended.aborted) return;
+      if (target.codexEnded.aborted) return;
       if (!notActiveYet(error) || Date.now() >= deadline) {
         throw new CodexHarnessError(
           "interrupt_failed",
@@ -43,7 +43,7 @@ export async function interruptTurn(
         );
       }
     }
-    await delay(Math.min(100, 10 * (attempt + 1)), target.ended);
+    await delay(Math.min(100, 10 * (attempt + 1)), target.codexEnded);
   }
 }
 
@@ -73,22 +73,54 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 /** A turn to stop for good: also the command items it started (their processes are ended too). */
 export interface StopTarget extends InterruptTarget {
   readonly commandItemIds: ReadonlySet<string>;
+  /** When the turn was asked for (`Date.now()`): the thread's processes since then are its own. */
+  readonly startedAt: number;
 }
 
 /**
- * Interrupts a turn, waits for codex to report its end, then ends the commands it started (codex
- * leaves them running). Rejects when codex does not end the turn in time.
+ * The undo of a turn at codex: interrupts it, waits for codex to report its end, then ends every
+ * process it started — the commands codex leaves running as background terminals, and (codex on
+ * this machine) any process of the thread spawned since the turn began, found by its environment,
+ * which also catches a command codex spawns as it is interrupted, with no item for it. Resolves
+ * once none runs; rejects with `interrupt_failed` or `turn_not_stopped` when that cannot be made so.
  */
 export async function stopAtCodex(client: AppServerClient, turn: StopTarget): Promise<void> {
   await interruptTurn(client, turn);
-  await delay(DEFAULT_INTERRUPT_TIMEOUT_MS, turn.ended);
-  if (!turn.ended.aborted) {
+  await delay(DEFAULT_INTERRUPT_TIMEOUT_MS, turn.codexEnded);
+  if (!turn.codexEnded.aborted) {
     throw new CodexHarnessError(
       "turn_not_stopped",
       `codex accepted the interrupt of turn ${turn.turnId} but did not end it within ${DEFAULT_INTERRUPT_TIMEOUT_MS} ms. Close the Codex to end its process.`,
     );
   }
   await terminateCommands(client, turn.threadId, turn.commandItemIds);
+  await endProcessesOf(client, turn);
+}
+
+/**
+ * How long after codex reported an interrupted turn's end its processes are looked for again: a
+ * command codex was spawning as it was interrupted appears a few ms later.
+ */
+const LATE_SPAWN_WINDOW_MS = 60;
+
+/** Ends the turn's processes, looking again until {@link LATE_SPAWN_WINDOW_MS} passed with none. */
+async function endProcessesOf(client: AppServerClient, turn: StopTarget): Promise<void> {
+  // A remote codex's processes are on its machine: only its background terminals are ended.
+  if (client.pid === undefined) return;
+  const until = Date.now() + LATE_SPAWN_WINDOW_MS;
+  try {
+    for (;;) {
+      await client.endThreadProcesses(turn.threadId, turn.startedAt);
+      if (Date.now() >= until) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } catch (error) {
+    throw new CodexHarnessError(
+      "turn_not_stopped",
+      `the processes of interrupted turn ${turn.turnId} of thread ${turn.threadId} could not be ended: ${(error as Error).message}.`,
+      { cause: error },
+    );
+  }
 }
 
 /** An abandoned turn that codex would not stop: nobody reads its stream any more, so say it here. */

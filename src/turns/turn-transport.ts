@@ -3,6 +3,7 @@ import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
 import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
+import type { TurnStop } from "./turn-stop.js";
 import type { StreamObserver } from "./turn-stream.js";
 
 /** One turn to run. */
@@ -24,6 +25,11 @@ export interface TurnRequest {
   interactive?: boolean;
   /** Watches the stream: told when it opens (may refuse by throwing), of each event, and its end. */
   observer?: TurnObserver;
+  /**
+   * The turn's stop, whose signal is `turnOptions.signal`: the transport settles it once the turn
+   * is over and nothing it started runs (so `interrupt()` resolves then).
+   */
+  stop?: TurnStop;
 }
 
 /** What the Thread layer watches on a turn's stream. */
@@ -32,7 +38,7 @@ export type TurnObserver = StreamObserver<ExtendedThreadEvent>;
 /**
  * Runs turns. `runTurn` yields the turn's events: `thread.started` first (with the thread id),
  * then `turn.started`, items, and `turn.completed` or `turn.failed` last. Breaking out of the
- * iteration abandons the turn (the transport interrupts or kills it).
+ * iteration abandons the turn (the transport stops it at codex, or kills it).
  */
 export interface TurnTransport {
   readonly kind: "app-server" | "exec";
@@ -41,8 +47,6 @@ export interface TurnTransport {
   openThread?(threadId: string | null, options: ThreadOptions): Promise<OpenedThread>;
   /** Adds input to the running turn (app-server only). */
   steer?(threadId: string, turnId: string, input: UserInput[]): Promise<void>;
-  /** Interrupts the running turn (app-server only). */
-  interrupt?(threadId: string, turnId: string): Promise<void>;
   /** Ends every process the transport owns. */
   close(): Promise<void>;
 }

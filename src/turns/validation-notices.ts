@@ -12,8 +12,7 @@ export function applyValidationIssue(router: ActiveTurns, issue: ValidationIssue
   const turn = issue.threadId === undefined ? undefined : router.get(issue.threadId);
   if (!turn) return;
   if (issue.mode === "strict") {
-    turn.events.fail(issue.error);
-    turn.close();
+    turn.giveUp(issue.error);
     return;
   }
   turn.emit({

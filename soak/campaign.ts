@@ -1,0 +1,254 @@
+// The random-stop campaign: turns whose model never stops (every answer is another command, some
+// asking for approval), each stopped at a random moment by one path; then what ran on is counted.
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ConfigObject } from "../src/app-server/codex-config.js";
+import { inputTexts, type RecordedRequest } from "../src/testing/recorded.js";
+import { execCommand, response } from "../src/testing/script.js";
+import { ScriptedModel } from "../src/testing/scripted-model.js";
+import { commandProcesses } from "./processes.js";
+
+/** What a path needs to run its turns: the model, folders, and the turn's marker. */
+export interface CampaignWorld {
+  model: ScriptedModel;
+  /** Everything of the campaign lives under it (codex homes included). */
+  root: string;
+  codexHome: string;
+  workdir: string;
+  /** codex's config for the path: workspace-write, approvals on request. */
+  config: ConfigObject;
+}
+
+/** How one stop went, as the path saw it. */
+export interface StopResult {
+  /** The thread the turn ran on, when it had one. */
+  threadId?: string;
+  /** What the caller was told: stopped (aborted, interrupted, cancelled), or something else. */
+  told: "stopped" | "completed" | "failed";
+  detail?: string;
+}
+
+/** One way of stopping a turn. */
+export interface StopPath {
+  readonly name: string;
+  /** Starts what the path needs (a Codex, an agent, a worker). */
+  open(world: CampaignWorld): Promise<void>;
+  /**
+   * Runs turn `prompt` and stops it `offsetMs` after it was asked for; resolves once the caller
+   * was told it stopped (or ended otherwise).
+   */
+  stopOne(prompt: string, offsetMs: number): Promise<StopResult>;
+  close(): Promise<void>;
+}
+
+/** One stop's record. */
+export interface StopRecord extends StopResult {
+  turn: number;
+  offsetMs: number;
+  stoppedAt: number;
+  answeredAt: number;
+  /** Command processes of the campaign still alive when the stop was answered. */
+  aliveAtAnswer: number;
+}
+
+/** The campaign's findings for one path. */
+export interface CampaignReport {
+  path: string;
+  stops: number;
+  seed: number;
+  /** Stops the caller was not told about as stops (the turn completed or failed instead). */
+  notStopped: string[];
+  /** The model was asked again for a turn after its stop was answered. */
+  lostStops: string[];
+  /** Commands that wrote their first line after their turn's stop was answered. */
+  startedAfter: string[];
+  /** Commands that wrote their last line after their turn's stop was answered. */
+  finishedAfter: string[];
+  /** Stops answered while a command of the campaign was still alive. */
+  aliveAtAnswer: string[];
+  /** Stops not answered within the hang limit. */
+  hangs: string[];
+  /** Command processes left when the path was closed. */
+  orphans: number;
+  unhandledRejections: string[];
+  /** Stop -> answer, in ms. */
+  latency: { p50: number; p95: number; max: number };
+  durationMs: number;
+}
+
+/** A stop not answered within this long is a hang. */
+const HANG_MS = 30_000;
+
+/** The command every answer runs: marks its start and its end in the turn's log. */
+function command(log: string): string {
+  return `echo s $(date +%s%3N) >> ${log}; sleep 0.3; echo e $(date +%s%3N) >> ${log}`;
+}
+
+/** The model's endless script: each answer one command, every third asking for approval. */
+function endless(workdir: string) {
+  let step = 0;
+  return (request: RecordedRequest) => {
+    step++;
+    const turn = /soak-(\d+)/.exec(inputTexts(request).join(" "))?.[1] ?? "x";
+    const cmd = command(path.join(workdir, `soak-${turn}.log`));
+    const escalated = step % 3 === 0;
+    return response(
+      [execCommand(cmd, escalated ? { escalated: true, justification: "log" } : {})],
+      { delayMs: step % 2 === 0 ? 40 : 0 },
+    );
+  };
+}
+
+/** A seeded random number generator (mulberry32): the same seed, the same offsets. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs `stops` random stops on `stopPath` and reports what ran on after them. */
+export async function runCampaign(
+  stopPath: StopPath,
+  options: { stops: number; seed: number; maxOffsetMs?: number },
+): Promise<CampaignReport> {
+  const began = Date.now();
+  const random = seeded(options.seed);
+  const maxOffset = options.maxOffsetMs ?? 600;
+  const root = await mkdtemp(path.join(tmpdir(), `codex-harness-soak-${stopPath.name}-`));
+  const workdir = path.join(root, "work");
+  const codexHome = path.join(root, "home");
+  await mkdir(workdir, { recursive: true });
+  const model = await ScriptedModel.start();
+  const config: ConfigObject = { sandbox_mode: "workspace-write", approval_policy: "on-request" };
+  await model.writeCodexHome(codexHome, config);
+  const script = endless(workdir);
+  model.enqueue(...Array.from({ length: options.stops * 40 + 200 }, () => script));
+  const unhandled: string[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(String(reason));
+  process.on("unhandledRejection", onUnhandled);
+  const records: StopRecord[] = [];
+  const hangs: string[] = [];
+  let orphans = 0;
+  try {
+    await stopPath.open({ model, root, codexHome, workdir, config });
+    for (let turn = 0; turn < options.stops; turn++) {
+      const offsetMs = Math.floor(random() * maxOffset);
+      const prompt = `soak-${turn} go on forever`;
+      const stoppedAt = Date.now() + offsetMs;
+      const result = await Promise.race([
+        stopPath.stopOne(prompt, offsetMs),
+        sleep(HANG_MS + offsetMs).then(() => undefined),
+      ]);
+      const answeredAt = Date.now();
+      if (!result) {
+        hangs.push(`turn ${turn} (stop at +${offsetMs} ms)`);
+        break;
+      }
+      const alive = await commandProcesses(root);
+      records.push({
+        ...result,
+        turn,
+        offsetMs,
+        stoppedAt,
+        answeredAt,
+        aliveAtAnswer: alive.length,
+      });
+      // The processes of one turn do not count against the next.
+      if (alive.length > 0) await killAll(alive.map((entry) => entry.pid));
+    }
+    // Anything that ran on would show up meanwhile, as a request or a log line.
+    await sleep(1_000);
+  } finally {
+    await stopPath.close().catch(() => undefined);
+    const left = await commandProcesses(root);
+    orphans = left.length;
+    await killAll(left.map((entry) => entry.pid));
+    process.off("unhandledRejection", onUnhandled);
+  }
+  const report = await judge(stopPath.name, options.seed, records, model, workdir);
+  await model.close();
+  await rm(root, { recursive: true, force: true }).catch(() => undefined);
+  return { ...report, hangs, orphans, unhandledRejections: unhandled, durationMs: Date.now() - began };
+}
+
+async function killAll(pids: number[]): Promise<void> {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+async function judge(
+  name: string,
+  seed: number,
+  records: StopRecord[],
+  model: ScriptedModel,
+  workdir: string,
+): Promise<Omit<CampaignReport, "hangs" | "orphans" | "unhandledRejections" | "durationMs">> {
+  const where = (record: StopRecord) => `turn ${record.turn} (stop at +${record.offsetMs} ms)`;
+  const marks = await readMarks(workdir);
+  const startedAfter: string[] = [];
+  const finishedAfter: string[] = [];
+  for (const record of records) {
+    for (const mark of marks.get(record.turn) ?? []) {
+      if (mark.at <= record.answeredAt) continue;
+      const line = `${where(record)}: +${mark.at - record.answeredAt} ms`;
+      (mark.kind === "s" ? startedAfter : finishedAfter).push(line);
+    }
+  }
+  const lostStops = records.flatMap((record) =>
+    model.requests
+      .filter(
+        (request) =>
+          request.receivedAt > record.answeredAt &&
+          inputTexts(request).some((text) => text.includes(`soak-${record.turn} `)),
+      )
+      .map((request) => `${where(record)}: asked +${request.receivedAt - record.answeredAt} ms`),
+  );
+  const latencies = records
+    .map((record) => record.answeredAt - Math.max(record.stoppedAt, 0))
+    .sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    path: name,
+    stops: records.length,
+    seed,
+    notStopped: records
+      .filter((record) => record.told !== "stopped")
+      .map((record) => `${where(record)}: ${record.told}${record.detail ? ` (${record.detail})` : ""}`),
+    lostStops,
+    startedAfter,
+    finishedAfter,
+    aliveAtAnswer: records
+      .filter((record) => record.aliveAtAnswer > 0)
+      .map((record) => `${where(record)}: ${record.aliveAtAnswer} alive`),
+    latency: { p50: at(0.5), p95: at(0.95), max: latencies.at(-1) ?? 0 },
+  };
+}
+
+/** Each turn's log lines: `s <ms>` when a command started, `e <ms>` when it ended. */
+async function readMarks(workdir: string): Promise<Map<number, { kind: string; at: number }[]>> {
+  const marks = new Map<number, { kind: string; at: number }[]>();
+  for (const name of await readdir(workdir)) {
+    const turn = /^soak-(\d+)\.log$/.exec(name)?.[1];
+    if (turn === undefined) continue;
+    const lines = (await readFile(path.join(workdir, name), "utf8")).trim().split("\n");
+    marks.set(
+      Number(turn),
+      lines
+        .map((line) => line.split(" "))
+        .map(([kind, at]) => ({ kind: kind ?? "", at: Number(at) })),
+    );
+  }
+  return marks;
+}

@@ -1,0 +1,103 @@
+// The processes a codex this program started runs for one thread: every command codex spawns
+// carries `CODEX_THREAD_ID` (and codex-harness's owner mark, inherited from codex), so a stopped
+// turn's commands are found and ended by their environment — also one that codex spawned without
+// an `item/started` as the turn was interrupted. Linux only (/proc); elsewhere nothing is found.
+import { readdir, readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { OWNER_ENV } from "./process-sweep.js";
+
+/** The kernel's clock ticks per second for /proc/<pid>/stat's start time (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** A process is taken as started at or after a moment when it started no earlier than this before. */
+const START_SLACK_MS = 20;
+
+/**
+ * The pids of the live processes that carry `OWNER_ENV=mark` and `CODEX_THREAD_ID=threadId` and
+ * started at or after `sinceMs` (`Date.now()` time; a thread's earlier commands, still running by
+ * codex's design, are left alone).
+ */
+export async function threadProcesses(
+  mark: string,
+  threadId: string,
+  sinceMs: number,
+): Promise<number[]> {
+  if (process.platform !== "linux") return [];
+  const owner = Buffer.from(`${OWNER_ENV}=${mark}\0`);
+  const thread = Buffer.from(`CODEX_THREAD_ID=${threadId}\0`);
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const clock = await bootClock();
+  const found: number[] = [];
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return;
+      const environ = await readFile(`/proc/${entry}/environ`).catch(() => undefined);
+      if (!environ || !carries(environ, owner) || !carries(environ, thread)) return;
+      const started = await startedAt(entry, clock);
+      if (started !== undefined && started >= sinceMs - START_SLACK_MS) found.push(Number(entry));
+    }),
+  );
+  return found;
+}
+
+/** How long the processes found are given to be gone after SIGKILL. */
+const GONE_WITHIN_MS = 2_000;
+
+/**
+ * Kills (SIGKILL) every process of {@link threadProcesses} and waits until none is left. Resolves
+ * with the pids killed; rejects when some outlive {@link GONE_WITHIN_MS}.
+ */
+export async function endThreadProcesses(
+  mark: string,
+  threadId: string,
+  sinceMs: number,
+): Promise<number[]> {
+  const killed: number[] = [];
+  const deadline = Date.now() + GONE_WITHIN_MS;
+  for (;;) {
+    const left = await threadProcesses(mark, threadId, sinceMs);
+    if (left.length === 0) return killed;
+    if (Date.now() > deadline) {
+      throw new Error(`processes ${left.join(", ")} of thread ${threadId} outlived SIGKILL`);
+    }
+    for (const pid of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+        if (!killed.includes(pid)) killed.push(pid);
+      } catch {
+        // Gone already.
+      }
+    }
+    await sleep(5);
+  }
+}
+
+/** Whether a process's environment (`K=V\0…`) has exactly the entry `needle` (`K=V\0`). */
+function carries(environ: Buffer, needle: Buffer): boolean {
+  for (let at = environ.indexOf(needle); at >= 0; at = environ.indexOf(needle, at + 1)) {
+    if (at === 0 || environ[at - 1] === 0) return true;
+  }
+  return false;
+}
+
+/** What turns a process's start (ticks since boot) into `Date.now()` time: now, and uptime. */
+interface BootClock {
+  nowMs: number;
+  uptimeMs: number;
+}
+
+async function bootClock(): Promise<BootClock> {
+  const uptime = await readFile("/proc/uptime", "utf8").catch(() => "0");
+  return { nowMs: Date.now(), uptimeMs: Number.parseFloat(uptime) * 1000 };
+}
+
+/** When a live process started (`Date.now()` time), or undefined for a zombie or a gone one. */
+async function startedAt(pid: string, clock: BootClock): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  // The fields after the command name, which is in parentheses and may hold anything.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields.length < 20 || fields[0] === "Z") return undefined;
+  // Field 22 of the whole line (starttime) is the 20th after the name.
+  const ticks = Number(fields[19]);
+  return clock.nowMs - (clock.uptimeMs - (ticks * 1000) / TICKS_PER_SECOND);
+}
