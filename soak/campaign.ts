@@ -175,7 +175,13 @@ export async function runCampaign(
   const report = await judge(stopPath.name, options.seed, records, model, workdir);
   await model.close();
   await rm(root, { recursive: true, force: true }).catch(() => undefined);
-  return { ...report, hangs, orphans, unhandledRejections: unhandled, durationMs: Date.now() - began };
+  return {
+    ...report,
+    hangs,
+    orphans,
+    unhandledRejections: unhandled,
+    durationMs: Date.now() - began,
+  };
 }
 
 async function killAll(pids: number[]): Promise<void> {
@@ -218,14 +224,17 @@ async function judge(
   const latencies = records
     .map((record) => record.answeredAt - Math.max(record.stoppedAt, 0))
     .sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     path: name,
     stops: records.length,
     seed,
     notStopped: records
       .filter((record) => record.told !== "stopped")
-      .map((record) => `${where(record)}: ${record.told}${record.detail ? ` (${record.detail})` : ""}`),
+      .map(
+        (record) => `${where(record)}: ${record.told}${record.detail ? ` (${record.detail})` : ""}`,
+      ),
     lostStops,
     startedAfter,
     finishedAfter,

@@ -29,7 +29,9 @@ export async function commandProcesses(root: string): Promise<CommandProcess[]> 
       const end = environ.indexOf(0, at);
       found.push({
         pid: Number(entry),
-        threadId: environ.subarray(at + "CODEX_THREAD_ID=".length, end < 0 ? undefined : end).toString(),
+        threadId: environ
+          .subarray(at + "CODEX_THREAD_ID=".length, end < 0 ? undefined : end)
+          .toString(),
       });
     }),
   );

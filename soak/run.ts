@@ -18,7 +18,9 @@ const { values } = parseArgs({
 const chosen = (values.path ?? "").split(",").filter(Boolean);
 const unknown = chosen.filter((name) => !(name in paths));
 if (unknown.length > 0) {
-  console.error(`soak: unknown path ${unknown.join(", ")}; the paths are ${Object.keys(paths).join(", ")}.`);
+  console.error(
+    `soak: unknown path ${unknown.join(", ")}; the paths are ${Object.keys(paths).join(", ")}.`,
+  );
   process.exit(2);
 }
 const stops = Number(values.aborts);
@@ -29,7 +31,10 @@ if (!Number.isInteger(stops) || stops < 1) {
 const seed = values.seed === undefined ? Date.now() % 100_000 : Number(values.seed);
 let broken = false;
 for (const name of chosen) {
-  const report = await runCampaign((paths[name] as () => import("./campaign.js").StopPath)(), { stops, seed });
+  const report = await runCampaign((paths[name] as () => import("./campaign.js").StopPath)(), {
+    stops,
+    seed,
+  });
   broken ||= !clean(report);
   console.log(values.json ? JSON.stringify(report) : describe(report));
 }

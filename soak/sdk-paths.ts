@@ -158,7 +158,11 @@ function idOf(thread: Thread<"extended">): { threadId?: string } {
 function interruptedOrNot(status: string | undefined, thread: Thread<"extended">): StopResult {
   return status === "interrupted"
     ? { told: "stopped", ...idOf(thread) }
-    : { told: status === "completed" ? "completed" : "failed", detail: `status ${status}`, ...idOf(thread) };
+    : {
+        told: status === "completed" ? "completed" : "failed",
+        detail: `status ${status}`,
+        ...idOf(thread),
+      };
 }
 
 /** The SDK's stop paths, by name. */

@@ -12,8 +12,8 @@ import { toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
 import { AppServerExitedError, type ProcessExit } from "./process-errors.js";
 import { ProcessTransport } from "./process-transport.js";
-import { endThreadProcesses } from "./thread-processes.js";
 import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
+import { endThreadProcesses } from "./thread-processes.js";
 
 /** A way to reach one codex app-server. */
 export interface AppServerLink {

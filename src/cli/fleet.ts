@@ -34,6 +34,12 @@ export function addFleetCommands(program: Command): void {
       wholeNumber(1000),
       30_000,
     )
+    .option(
+      "--drain-ms <ms>",
+      "on SIGTERM or Ctrl-C, how long running turns may finish before they are stopped at codex and go back to the queue",
+      wholeNumber(0),
+      30_000,
+    )
     .action(
       async (flags: {
         store: string;
@@ -42,6 +48,7 @@ export function addFleetCommands(program: Command): void {
         warmSessions: number;
         name?: string;
         leaseMs: number;
+        drainMs: number;
         channels?: string;
       }) => {
         // Loaded here: only the worker needs pg and graphile-worker.
@@ -69,6 +76,7 @@ export function addFleetCommands(program: Command): void {
           concurrency: flags.concurrency,
           warmSessions: flags.warmSessions,
           leaseMs: flags.leaseMs,
+          drainMs: flags.drainMs,
           ...(flags.name ? { name: flags.name } : {}),
           ...(approvals ? { approvals } : {}),
           onLog: (line) => console.error(line),

@@ -45,6 +45,16 @@ export class RunCancelledSignal extends CodexHarnessError {
   }
 }
 
+/** Why a turn's signal aborted when its worker stopped before the turn finished: it is retried. */
+export class WorkerStoppingSignal extends CodexHarnessError {
+  constructor(worker: string, runId: string) {
+    super(
+      "worker_stopping",
+      `worker ${worker} stopped while fleet run ${runId} ran: the turn was stopped at codex and the run goes back to the queue.`,
+    );
+  }
+}
+
 /** A run whose session has an earlier turn that has not ended: its job is retried after that one. */
 export class RunWaitsError extends CodexHarnessError {
   constructor(runId: string, earlier: string) {
@@ -172,6 +182,8 @@ export async function runFleetAttempt(
       outcome = failed(stamp, (error as Error).message);
     }
     await events.drain();
+    // Stopped because this worker stops: nothing recorded, the job fails and is retried elsewhere.
+    if (turn.signal.reason instanceof WorkerStoppingSignal) throw turn.signal.reason;
     if (refused && !isFencing(refused, context)) {
       // PostgreSQL refused what the turn produced (not the attempt): the run fails, once.
       outcome = failed(stamp, `the run's events could not be stored: ${refused.message}`);

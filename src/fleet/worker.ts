@@ -16,7 +16,12 @@ import { forgetWarm, sessionsToLeave } from "./affinity.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
-import { type AttemptContext, RunCancelledSignal, runFleetAttempt } from "./turn.js";
+import {
+  type AttemptContext,
+  RunCancelledSignal,
+  runFleetAttempt,
+  WorkerStoppingSignal,
+} from "./turn.js";
 import { DEFAULT_WARM, WarmSessions } from "./warm-sessions.js";
 
 /** How long a silent worker keeps its turns, by default. */
@@ -52,6 +57,11 @@ export interface FleetWorkerOptions {
   warmSessions?: number;
   /** How long a warm session's codex stays open unused (ms, default 120 000). */
   warmIdleMs?: number;
+  /**
+   * How long `stop()` lets running turns finish before it stops them at codex (ms, default
+   * 30 000). A turn stopped so is not recorded: its run is retried on another worker.
+   */
+  drainMs?: number;
   /** Receives a line for each turn taken and ended, and for each outage (default: nothing). */
   onLog?: (line: string) => void;
 }
@@ -59,7 +69,10 @@ export interface FleetWorkerOptions {
 /** A running worker. */
 export interface FleetWorker {
   readonly name: string;
-  /** Stops taking turns, lets running ones finish, and closes its connections. */
+  /**
+   * Stops taking turns, lets running ones finish for `drainMs`, stops those still running at codex
+   * (their runs go back to the queue), and closes its connections.
+   */
   stop(): Promise<void>;
   /**
    * Resolves when the worker stopped by `stop()`; rejects when it cannot go on (e.g. another live
@@ -80,6 +93,9 @@ const QUEUE_POOL_SIZE = 10;
 /** How long a queue runner in trouble is given to stop (its database may be gone). */
 const STOP_MS = 15_000;
 
+/** How long a stopping worker lets its running turns finish, by default. */
+export const DEFAULT_DRAIN_MS = 30_000;
+
 const RECONNECT = { maxRetries: Number.POSITIVE_INFINITY, initialDelayMs: 500, maxDelayMs: 10_000 };
 
 /**
@@ -96,6 +112,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
   const project = path.resolve(options.project);
   const log = options.onLog ?? (() => undefined);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const running = new Map<string, AbortController>();
   let requestStop: () => void = () => undefined;
   const stopRequested = new Promise<Ending>((resolve) => {
@@ -203,9 +220,13 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const ended = (async () => {
       const ending = await Promise.race([troubled, stopRequested]);
       if (ending.kind === "trouble") leaseLost.abort(ending.error);
-      // Graceful on stop (running turns finish); bounded otherwise: the database may be gone.
-      if (ending.kind === "stop") await queue.stop().catch(() => undefined);
-      else await settlesWithin(queue.stop(), STOP_MS);
+      // Graceful on stop (running turns finish, for drainMs; then they are stopped at codex and
+      // their runs go back to the queue); bounded otherwise: the database may be gone.
+      const stopped = queue.stop();
+      if (ending.kind === "stop" && !(await settlesWithin(stopped, drainMs))) {
+        for (const [runId, turn] of running) turn.abort(new WorkerStoppingSignal(name, runId));
+      }
+      await settlesWithin(stopped, STOP_MS);
       await settlesWithin(queuePool.end(), STOP_MS);
       await warm.close();
       await stopListening();

@@ -90,6 +90,8 @@ export class CodexSession implements UnifiedSession {
   private codex: Codex<EventsMode> | undefined;
   private thread: Thread<"extended"> | undefined;
   private turnAbort: AbortController | undefined;
+  /** Settles when the running sendPrompt is done (its turn stopped at codex, if it was stopped). */
+  private turnDone: Promise<unknown> | undefined;
   private unsubscribe: (() => void) | undefined;
   private info: { threadId?: string; model?: string } = {};
   private result: ExtendedRunResult | undefined;
@@ -190,8 +192,17 @@ export class CodexSession implements UnifiedSession {
       throw new CodexHarnessError("invalid_input", "sendPrompt needs the prompt text as a string.");
     }
     this.move("streaming");
+    const done = this.runPrompt(text, options);
+    this.turnDone = done.catch(() => undefined);
+    return done;
+  }
+
+  private async runPrompt(text: string, options: PromptOptions): Promise<void> {
+    // Made before anything else: an interrupt() from now on (or the caller's signal) stops the
+    // turn, or keeps it from starting.
     const abort = new AbortController();
     this.turnAbort = abort;
+    const signal = options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal;
     const state: UnifiedTurnState = {};
     const builder = new RunResultBuilder("extended");
     try {
@@ -199,9 +210,7 @@ export class CodexSession implements UnifiedSession {
         cwd: this.options.cwd,
         ...(this.options.maxImageBytes ? { maxImageBytes: this.options.maxImageBytes } : {}),
       });
-      const { events } = await (this.thread as Thread<"extended">).runStreamed(input, {
-        signal: abort.signal,
-      });
+      const { events } = await (this.thread as Thread<"extended">).runStreamed(input, { signal });
       for await (const event of events) {
         builder.add(event);
         for (const unified of toUnifiedEvents(event, state)) this.emit(unified);
@@ -240,11 +249,15 @@ export class CodexSession implements UnifiedSession {
     this.result = builder.finish();
   }
 
-  /** Interrupts the running turn; `sendPrompt` then resolves (turn status `interrupted`). */
+  /**
+   * Interrupts the running turn and resolves once codex stopped it and nothing it started runs;
+   * `sendPrompt` then resolves (turn status `interrupted`).
+   */
   async interrupt(): Promise<void> {
     this.turnAbort?.abort(
       new CodexHarnessError("interrupted", "The session interrupted the turn."),
     );
+    await this.turnDone;
   }
 
   /** Stops the session: interrupts a running turn, emits `agent_end`, closes its codex. */

@@ -185,17 +185,12 @@ export async function runTurnKeeping(
     if (current.model) response.model = current.model;
     await saveRecord(request, record, response);
 
-    const interrupt = () => void current.interrupt();
-    request.signal?.addEventListener("abort", interrupt, { once: true });
-    try {
-      if (request.signal?.aborted) interrupt();
-      await current.sendPrompt(request.prompt, {
-        runId: request.externalRunId,
-        ...(request.attachments ? { attachments: request.attachments.map(toRef) } : {}),
-      });
-    } finally {
-      request.signal?.removeEventListener("abort", interrupt);
-    }
+    // The signal goes down to the turn: aborted before it started, the turn never starts.
+    await current.sendPrompt(request.prompt, {
+      runId: request.externalRunId,
+      ...(request.attachments ? { attachments: request.attachments.map(toRef) } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
     await saveRecord(request, record, response);
     const finalOutput = current.lastResult?.finalResponse;
     response.result = { success: true, ...(finalOutput ? { finalOutput } : {}) };

@@ -162,6 +162,11 @@ export interface PromptOptions {
   attachments?: AttachmentRef[];
   runId?: string;
   metadata?: Record<string, unknown>;
+  /**
+   * Interrupts the turn when it aborts, as `interrupt()` does: already aborted, the turn is never
+   * started; `sendPrompt` resolves once codex stopped it and nothing it started runs.
+   */
+  signal?: AbortSignal;
 }
 
 /** What codex asks permission for. */

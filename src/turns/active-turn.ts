@@ -236,7 +236,10 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     if (this.mapper.outcome) this.markCodexEnded();
     for (const event of events) {
       this.track(event);
-      if (this.stopKind !== undefined && (event.type === "turn.completed" || event.type === "turn.failed")) {
+      if (
+        this.stopKind !== undefined &&
+        (event.type === "turn.completed" || event.type === "turn.failed")
+      ) {
         this.heldEnd.push(event);
         continue;
       }

@@ -1,8 +1,8 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import type { AppServerClient } from "../app-server/client.js";
 import { AppServerSupervisor } from "../app-server/supervisor.js";
-import { mergeApprovals } from "../approvals/merge.js";
 import type { ApprovalTarget } from "../approvals/broker.js";
+import { mergeApprovals } from "../approvals/merge.js";
 import { checkReviewerConflict } from "../approvals/reviewer.js";
 import { CodexHarnessError } from "../errors.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
@@ -140,7 +140,10 @@ export class AppServerTurnTransport implements TurnTransport {
    * here (its undo over) is no turn to answer for, so the request is declined; anything else goes
    * to the Codex-level handlers.
    */
-  private approvalTarget(threadId: string | null, turnId: string | null): ApprovalTarget | undefined {
+  private approvalTarget(
+    threadId: string | null,
+    turnId: string | null,
+  ): ApprovalTarget | undefined {
     if (threadId === null) return undefined;
     const running = this.router.get(threadId);
     if (running && (turnId === null || running.turnId === undefined || running.turnId === turnId)) {
@@ -486,7 +489,6 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
  * A turn stopped before codex started it: an interrupted one ends at once (status `interrupted`),
  * an aborted one throws its abort error.
  */
-// biome-ignore lint/correctness/useYield: it yields only for an interruption.
 async function* stoppedBeforeStart(
   reason: unknown,
   threadId: string | null,
