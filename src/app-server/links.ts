@@ -13,7 +13,7 @@ import { CodexProcess } from "./codex-process.js";
 import { AppServerExitedError, type ProcessExit } from "./process-errors.js";
 import { ProcessTransport } from "./process-transport.js";
 import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
-import { endThreadProcesses } from "./thread-processes.js";
+import { endProcessesCarrying, threadEntries } from "./thread-processes.js";
 
 /** A way to reach one codex app-server. */
 export interface AppServerLink {
@@ -121,7 +121,8 @@ export async function spawnLink(options: AppServerClientOptions): Promise<AppSer
     ended: child.exited,
     keepAlive: (on) => child.keepAlive(on),
     kill: () => child.kill(),
-    endThreadProcesses: (threadId, sinceMs) => endThreadProcesses(child.mark, threadId, sinceMs),
+    endThreadProcesses: (threadId, sinceMs) =>
+      endProcessesCarrying(threadEntries(child.mark, threadId), sinceMs),
     explainStartFailure: async (error) => {
       // A process that died by itself explains the failure better than the write that hit it.
       await Promise.race([child.exited, delay(200)]);

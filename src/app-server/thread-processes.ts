@@ -1,7 +1,7 @@
-// The processes a codex this program started runs for one thread: every command codex spawns
-// carries `CODEX_THREAD_ID` (and codex-harness's owner mark, inherited from codex), so a stopped
-// turn's commands are found and ended by their environment — also one that codex spawned without
-// an `item/started` as the turn was interrupted. Linux only (/proc); elsewhere nothing is found.
+// The processes a codex this program started runs, found by their environment: every command
+// codex spawns carries `CODEX_THREAD_ID` (and codex-harness's owner mark, inherited from codex), so
+// a stopped turn's commands are found and ended — also one that codex spawned without an
+// `item/started` as the turn was interrupted. Linux only (/proc); elsewhere nothing is found.
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { OWNER_ENV } from "./process-sweep.js";
@@ -12,27 +12,27 @@ const TICKS_PER_SECOND = 100;
 /** A process is taken as started at or after a moment when it started no earlier than this before. */
 const START_SLACK_MS = 20;
 
+/** The environment entries of the processes codex started for `threadId` (see {@link OWNER_ENV}). */
+export function threadEntries(mark: string, threadId: string): string[] {
+  return [`${OWNER_ENV}=${mark}`, `CODEX_THREAD_ID=${threadId}`];
+}
+
 /**
- * The pids of the live processes that carry `OWNER_ENV=mark` and `CODEX_THREAD_ID=threadId` and
- * started at or after `sinceMs` (`Date.now()` time; a thread's earlier commands, still running by
- * codex's design, are left alone).
+ * The pids of the live processes whose environment has every entry of `entries` (`NAME=value`)
+ * and that started at or after `sinceMs` (`Date.now()` time; for a thread, its earlier commands,
+ * still running by codex's design, are left alone).
  */
-export async function threadProcesses(
-  mark: string,
-  threadId: string,
-  sinceMs: number,
-): Promise<number[]> {
+export async function processesCarrying(entries: string[], sinceMs = 0): Promise<number[]> {
   if (process.platform !== "linux") return [];
-  const owner = Buffer.from(`${OWNER_ENV}=${mark}\0`);
-  const thread = Buffer.from(`CODEX_THREAD_ID=${threadId}\0`);
-  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const needles = entries.map((entry) => Buffer.from(`${entry}\0`));
+  const pids = await readdir("/proc").catch(() => [] as string[]);
   const clock = await bootClock();
   const found: number[] = [];
   await Promise.all(
-    entries.map(async (entry) => {
+    pids.map(async (entry) => {
       if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return;
       const environ = await readFile(`/proc/${entry}/environ`).catch(() => undefined);
-      if (!environ || !carries(environ, owner) || !carries(environ, thread)) return;
+      if (!environ || !needles.every((needle) => carries(environ, needle))) return;
       const started = await startedAt(entry, clock);
       if (started !== undefined && started >= sinceMs - START_SLACK_MS) found.push(Number(entry));
     }),
@@ -44,21 +44,17 @@ export async function threadProcesses(
 const GONE_WITHIN_MS = 2_000;
 
 /**
- * Kills (SIGKILL) every process of {@link threadProcesses} and waits until none is left. Resolves
+ * Kills (SIGKILL) every process of {@link processesCarrying} and waits until none is left. Resolves
  * with the pids killed; rejects when some outlive {@link GONE_WITHIN_MS}.
  */
-export async function endThreadProcesses(
-  mark: string,
-  threadId: string,
-  sinceMs: number,
-): Promise<number[]> {
+export async function endProcessesCarrying(entries: string[], sinceMs = 0): Promise<number[]> {
   const killed: number[] = [];
   const deadline = Date.now() + GONE_WITHIN_MS;
   for (;;) {
-    const left = await threadProcesses(mark, threadId, sinceMs);
+    const left = await processesCarrying(entries, sinceMs);
     if (left.length === 0) return killed;
     if (Date.now() > deadline) {
-      throw new Error(`processes ${left.join(", ")} of thread ${threadId} outlived SIGKILL`);
+      throw new Error(`processes ${left.join(", ")} (${entries.join(", ")}) outlived SIGKILL`);
     }
     for (const pid of left) {
       try {

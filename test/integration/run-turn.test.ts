@@ -168,6 +168,19 @@ describe("runTurn (real codex, ScriptedModel)", () => {
     assert.ok(body.includes(`Attached file: ${path.join(fixture.workdir, "notes.txt")}`));
   });
 
+  it("a signal already aborted: the turn is never started, its command never runs (issue 37)", async () => {
+    fixture = await startSessionProject([execCommand("echo ran > ran.txt"), reply("done")], {
+      sandbox_mode: "danger-full-access",
+      approval_policy: "never",
+    });
+    const request = fixture.request({ prompt: "go", signal: AbortSignal.abort() });
+    const result = await runTurn(request);
+    // agent-spaces' contract: an interrupted turn is a success with what was produced (nothing).
+    assert.deepEqual(result.result, { success: true });
+    assert.equal(existsSync(path.join(fixture.workdir, "ran.txt")), false);
+    assert.equal(fixture.model.modelRequests.length, 0, "codex never asked the model");
+  });
+
   it("a turn codex fails (error notification) gives success false with codex's message", async () => {
     fixture = await startSessionProject([failure("the model exploded", { code: "server_error" })]);
     const request = fixture.request({ prompt: "go" });

@@ -1,13 +1,16 @@
 // thread.turn(): a handle on a running turn (real codex, ScriptedModel) — its id, its own events,
 // steer, interrupt and result; per-turn overrides; skill input; and the result's timing and usage.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
-import { reply, response } from "../../src/testing/script.js";
+import { execCommand, reply, response } from "../../src/testing/script.js";
 import { fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
 
 const fixtureOf = fixturesClosedAfterAll();
 
@@ -79,6 +82,52 @@ describe("thread.turn(): a handle on a running turn (real codex, ScriptedModel)"
     await fixture.model.waitForRequest(3, { timeoutMs: 20_000 });
     await interrupted.interrupt();
     assert.equal((await interrupted.result()).status, "interrupted");
+  });
+
+  it("interrupt() resolves only once the turn's command is gone, and stops its own turn (issue 37)", async () => {
+    const fixture = await fixtureOf("app-server", [
+      execCommand("echo s > started.txt; sleep 1; echo late > late.txt"),
+      reply("never"),
+    ]);
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
+    const handle = await thread.turn("run the slow command");
+    await eventually("the command started", () =>
+      existsSync(path.join(fixture.workdir, "started.txt")),
+    );
+    await handle.interrupt();
+    // Nothing of the turn runs once interrupt() resolved: its command never writes.
+    await sleep(1_500);
+    assert.equal(existsSync(path.join(fixture.workdir, "late.txt")), false);
+    assert.equal((await handle.result()).status, "interrupted");
+  });
+
+  it("thread.interrupt() before codex started the turn: the turn is stopped all the same (issue 37)", async () => {
+    const fixture = await fixtureOf("app-server", [
+      execCommand("echo ran > ran.txt"),
+      reply("never"),
+    ]);
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
+    const { events } = await thread.runStreamed("go");
+    const reading = (async () => {
+      const seen: string[] = [];
+      for await (const event of events) {
+        seen.push(event.type === "turn.completed" ? `turn.completed ${event.status}` : event.type);
+      }
+      return seen;
+    })();
+    // At once, before the reader has seen turn.started (it threw no_running_turn before).
+    await new Promise((resolve) => setImmediate(resolve));
+    await thread.interrupt();
+    const seen = await reading;
+    assert.equal(seen.at(-1), "turn.completed interrupted", seen.join(", "));
+    await sleep(500);
+    assert.equal(existsSync(path.join(fixture.workdir, "ran.txt")), false);
   });
 
   it("per-turn effort, summary and cwd reach codex; a skill input brings its instructions", async () => {
