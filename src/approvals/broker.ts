@@ -47,6 +47,8 @@ export interface ApprovalTarget {
   changesOf(itemId: string): ExtendedFileUpdateChange[];
   /** Keeps the turn from counting as idle while the request waits; returns the release. */
   holdIdle?(): () => void;
+  /** A request of the turn was answered "cancel": codex interrupts the turn, which is stopped. */
+  cancelled?(): void;
 }
 
 /** A decision, who made it and why (in words). */
@@ -153,6 +155,8 @@ export class ApprovalBroker {
     try {
       const outcome = await this.decide(request, target, cleared.signal);
       report(outcome);
+      // codex interrupts the turn itself on "cancel": the turn's stop ends what it started.
+      if (outcome.decision === "cancel") target?.cancelled?.();
       return toWireResult(method, outcome.decision);
     } finally {
       releaseIdle?.();

@@ -171,6 +171,17 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     this.watchdog.unref();
   }
 
+  /**
+   * A request of the turn was answered "cancel", so codex interrupts the turn by itself: it is
+   * stopped as an interruption (what it started is ended before its stream ends).
+   */
+  cancelled(): void {
+    this.onInterrupted?.();
+  }
+
+  /** Called when the turn is to be stopped as an interruption (an approval answered "cancel"). */
+  onInterrupted: (() => void) | undefined;
+
   /** Ends the stream with `error` and lets go of the turn: the transport stops it at codex. */
   giveUp(error: Error): void {
     clearInterval(this.watchdog);

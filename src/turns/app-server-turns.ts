@@ -247,6 +247,7 @@ export class AppServerTurnTransport implements TurnTransport {
           ? stop("interrupt")
           : stop("abort", new TurnAbortedError(signal?.reason));
       turn.onGiveUp = () => stop("abandon");
+      turn.onInterrupted = () => stop("interrupt");
       turn.onStopSettled = settle;
       this.router.add(turn);
       turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);

@@ -130,6 +130,31 @@ describe("thread.turn(): a handle on a running turn (real codex, ScriptedModel)"
     assert.equal(existsSync(path.join(fixture.workdir, "ran.txt")), false);
   });
 
+  it("an approval answered cancel: codex interrupts the turn, and its earlier command is ended (issue 37)", async () => {
+    const fixture = await fixtureOf(
+      "app-server",
+      [
+        // Still running when its call yields: a background terminal of the turn.
+        execCommand("sleep 1.5; echo late > late.txt", { yieldTimeMs: 250 }),
+        execCommand("echo x > asked.txt", { escalated: true, justification: "ask" }),
+        reply("never"),
+      ],
+      {
+        config: { sandbox_mode: "workspace-write", approval_policy: "on-request" },
+        codex: { approvals: { commandExecution: () => "cancel" as const } },
+      },
+    );
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
+    const result = await thread.run("run and ask");
+    assert.equal(result.status, "interrupted");
+    await sleep(2_000);
+    assert.equal(existsSync(path.join(fixture.workdir, "late.txt")), false, "the command ran on");
+    assert.equal(existsSync(path.join(fixture.workdir, "asked.txt")), false);
+  });
+
   it("per-turn effort, summary and cwd reach codex; a skill input brings its instructions", async () => {
     const fixture = await fixtureOf("app-server", [reply("ok"), reply("ok")]);
     const elsewhere = path.join(fixture.workdir, "elsewhere");
