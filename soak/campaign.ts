@@ -5,16 +5,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConfigObject } from "../src/app-server/codex-config.js";
+import { endProcessesCarrying, processesCarrying } from "../src/app-server/process-environ.js";
 import { inputTexts, type RecordedRequest } from "../src/testing/recorded.js";
 import { execCommand, response } from "../src/testing/script.js";
 import { ScriptedModel } from "../src/testing/scripted-model.js";
-import { commandProcesses } from "./processes.js";
+import { seededRandom } from "../test/support/seeded-random.js";
 
 /** What a path needs to run its turns: the model, folders, and the turn's marker. */
 export interface CampaignWorld {
   model: ScriptedModel;
-  /** Everything of the campaign lives under it (codex homes included). */
-  root: string;
   codexHome: string;
   workdir: string;
   /** codex's config for the path: workspace-write, approvals on request. */
@@ -101,25 +100,13 @@ function endless(workdir: string) {
   };
 }
 
-/** A seeded random number generator (mulberry32): the same seed, the same offsets. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Runs `stops` random stops on `stopPath` and reports what ran on after them. */
 export async function runCampaign(
   stopPath: StopPath,
   options: { stops: number; seed: number; maxOffsetMs?: number },
 ): Promise<CampaignReport> {
   const began = Date.now();
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   const maxOffset = options.maxOffsetMs ?? 600;
   const root = await mkdtemp(path.join(tmpdir(), `codex-harness-soak-${stopPath.name}-`));
   const workdir = path.join(root, "work");
@@ -130,6 +117,8 @@ export async function runCampaign(
   await model.writeCodexHome(codexHome, config);
   const script = endless(workdir);
   model.enqueue(...Array.from({ length: options.stops * 40 + 200 }, () => script));
+  // The campaign's commands: what codex ran for a thread in the campaign's home (not codex itself).
+  const commands = [`CODEX_HOME=${codexHome}`, "CODEX_THREAD_ID"];
   const unhandled: string[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(String(reason));
   process.on("unhandledRejection", onUnhandled);
@@ -137,7 +126,7 @@ export async function runCampaign(
   const hangs: string[] = [];
   let orphans = 0;
   try {
-    await stopPath.open({ model, root, codexHome, workdir, config });
+    await stopPath.open({ model, codexHome, workdir, config });
     for (let turn = 0; turn < options.stops; turn++) {
       const offsetMs = Math.floor(random() * maxOffset);
       const prompt = `soak-${turn} go on forever`;
@@ -151,7 +140,7 @@ export async function runCampaign(
         hangs.push(`turn ${turn} (stop at +${offsetMs} ms)`);
         break;
       }
-      const alive = await commandProcesses(root);
+      const alive = await processesCarrying(commands);
       records.push({
         ...result,
         turn,
@@ -161,15 +150,14 @@ export async function runCampaign(
         aliveAtAnswer: alive.length,
       });
       // The processes of one turn do not count against the next.
-      if (alive.length > 0) await killAll(alive.map((entry) => entry.pid));
+      if (alive.length > 0) await endProcessesCarrying(commands);
     }
     // Anything that ran on would show up meanwhile, as a request or a log line.
     await sleep(1_000);
   } finally {
     await stopPath.close().catch(() => undefined);
-    const left = await commandProcesses(root);
-    orphans = left.length;
-    await killAll(left.map((entry) => entry.pid));
+    orphans = (await processesCarrying(commands)).length;
+    await endProcessesCarrying(commands).catch(() => undefined);
     process.off("unhandledRejection", onUnhandled);
   }
   const report = await judge(stopPath.name, options.seed, records, model, workdir);
@@ -182,16 +170,6 @@ export async function runCampaign(
     unhandledRejections: unhandled,
     durationMs: Date.now() - began,
   };
-}
-
-async function killAll(pids: number[]): Promise<void> {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-  }
 }
 
 async function judge(

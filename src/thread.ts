@@ -133,9 +133,9 @@ export class Thread<M extends EventsMode = "sdk"> {
       turnId: () => this.runningTurnId,
       steer: (more) => this.steer(more),
       // This turn's own stop, whichever turn the thread runs by then.
-      interrupt: () => {
+      interrupt: async () => {
         if (transport.kind !== "app-server") throw unsupported("interrupt");
-        return stop.interrupt();
+        await stop.interrupt();
       },
     });
   }

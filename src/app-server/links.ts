@@ -10,10 +10,11 @@ import type { AppServerClientOptions } from "./client.js";
 import { type CodexBinary, findCodexBinary } from "./codex-binary.js";
 import { toConfigOverrides } from "./codex-config.js";
 import { CodexProcess } from "./codex-process.js";
+import { endProcessesCarrying } from "./process-environ.js";
 import { AppServerExitedError, type ProcessExit } from "./process-errors.js";
+import { ownerEntries } from "./process-sweep.js";
 import { ProcessTransport } from "./process-transport.js";
 import { LOCAL_CODEX_OPTIONS, refuseLocalOptions, resolveRemote } from "./remote.js";
-import { endProcessesCarrying, threadEntries } from "./thread-processes.js";
 
 /** A way to reach one codex app-server. */
 export interface AppServerLink {
@@ -122,7 +123,7 @@ export async function spawnLink(options: AppServerClientOptions): Promise<AppSer
     keepAlive: (on) => child.keepAlive(on),
     kill: () => child.kill(),
     endThreadProcesses: (threadId, sinceMs) =>
-      endProcessesCarrying(threadEntries(child.mark, threadId), sinceMs),
+      endProcessesCarrying(ownerEntries(child.mark, threadId), sinceMs),
     explainStartFailure: async (error) => {
       // A process that died by itself explains the failure better than the write that hit it.
       await Promise.race([child.exited, delay(200)]);

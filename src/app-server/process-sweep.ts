@@ -5,9 +5,10 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RpcLocalError } from "../rpc/errors.js";
+import { endProcessesCarrying, pidCarries } from "./process-environ.js";
 
 /** The environment variable that marks a codex process, and all it starts, as one client's. */
 export const OWNER_ENV = "CODEX_HARNESS_OWNER";
@@ -17,30 +18,23 @@ export function newOwnerMark(): string {
   return randomUUID();
 }
 
+/** The environment entries of what codex started under `mark` (for one thread, when given). */
+export function ownerEntries(mark: string, threadId?: string): string[] {
+  return threadId === undefined
+    ? [`${OWNER_ENV}=${mark}`]
+    : [`${OWNER_ENV}=${mark}`, `CODEX_THREAD_ID=${threadId}`];
+}
+
 /**
- * Kills (SIGKILL) every process whose environment carries `OWNER_ENV=mark`: what a codex that is
- * gone left behind. Linux only (reads `/proc/<pid>/environ`); elsewhere it does nothing. A command
- * that cleared its environment (`env -i`), or a codex configured not to pass its environment on
- * (`shell_environment_policy.inherit = "none"`), is not found. Resolves with the pids it killed.
+ * Kills (SIGKILL) every process whose environment carries `OWNER_ENV=mark` and waits until they
+ * are gone: what a codex that is gone (or a stopped `codex exec`) left behind. Linux only (reads
+ * `/proc/<pid>/environ`); elsewhere it does nothing. A command that cleared its environment
+ * (`env -i`), or a codex configured not to pass its environment on
+ * (`shell_environment_policy.inherit = "none"`), is not found. Resolves with the pids it killed
+ * (never rejects: one that outlives SIGKILL is left).
  */
 export async function endMarkedProcesses(mark: string): Promise<number[]> {
-  if (process.platform !== "linux") return [];
-  const needle = Buffer.from(`${OWNER_ENV}=${mark}\0`);
-  const entries = await readdir("/proc").catch(() => [] as string[]);
-  const killed: number[] = [];
-  await Promise.all(
-    entries.map(async (entry) => {
-      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return;
-      if (!(await carries(entry, needle))) return;
-      try {
-        process.kill(Number(entry), "SIGKILL");
-        killed.push(Number(entry));
-      } catch {
-        // Gone already, or not ours to kill.
-      }
-    }),
-  );
-  return killed;
+  return endProcessesCarrying(ownerEntries(mark)).catch(() => []);
 }
 
 /** How long after a first look for a dead codex's leftovers a second one is made (commands it was starting). */
@@ -51,11 +45,6 @@ export async function endMarkedProcessesTwice(mark: string): Promise<number[]> {
   const first = await endMarkedProcesses(mark);
   await sleep(SECOND_SWEEP_MS);
   return [...first, ...(await endMarkedProcesses(mark))];
-}
-
-async function carries(pid: string, needle: Buffer): Promise<boolean> {
-  const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
-  return environ?.includes(needle) ?? false;
 }
 
 /** Whether a process is stopped (SIGSTOP, state `T`): it will not act on EOF or SIGTERM. */
@@ -160,12 +149,11 @@ export async function runOwnerWatcher(mark: string, graceMs: number): Promise<vo
       .once("error", () => resolve());
   });
   const pid = Number(/pid (\d+)/.exec(heard)?.[1] ?? 0);
-  const needle = Buffer.from(`${OWNER_ENV}=${mark}\0`);
   // On Linux only a process that carries the mark is signalled: never a later one given its pid.
   const ours =
     pid > 0 &&
     !heard.includes("exited") &&
-    (process.platform !== "linux" || (await carries(String(pid), needle)));
+    (process.platform !== "linux" || (await pidCarries(String(pid), ownerEntries(mark))));
   if (ours) {
     signal(pid, "SIGTERM");
     for (let waited = 0; waited < graceMs && (await isRunning(pid)); waited += 50) await sleep(50);

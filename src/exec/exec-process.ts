@@ -1,8 +1,7 @@
 // One `codex exec` child process: spawn, prompt on stdin, stdout as decoded JSONL lines, stderr tail, bounded kill.
 import { CodexProcess } from "../app-server/codex-process.js";
 import type { ProcessExit } from "../app-server/process-errors.js";
-import { OWNER_ENV } from "../app-server/process-sweep.js";
-import { endProcessesCarrying } from "../app-server/thread-processes.js";
+import { endMarkedProcesses } from "../app-server/process-sweep.js";
 import { type DecodedLine, LineDecoder } from "../protocol/framing.js";
 
 /** What {@link ExecProcess.start} needs. */
@@ -164,7 +163,7 @@ export class ExecProcess {
     child.stdout.destroy();
     this.endLines();
     // The commands it started live in sessions of their own: gone before the turn says it stopped.
-    await endProcessesCarrying([`${OWNER_ENV}=${this.process.mark}`]).catch(() => undefined);
+    await endMarkedProcesses(this.process.mark);
     return exit;
   }
 

@@ -51,6 +51,11 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   /** Called when the idle watchdog gives the turn up: the transport stops it at codex. */
   onGiveUp: (() => void) | undefined;
   /**
+   * Called when a request of the turn was answered "cancel", so codex interrupts the turn by
+   * itself: the transport stops it as an interruption (what it started is ended before it ends).
+   */
+  cancelled: (() => void) | undefined;
+  /**
    * Called once nothing of the turn runs at codex any more (its stop's undo is over, or codex ended
    * it), with the error when the undo failed: what waits for the stop (`interrupt()`) goes on.
    */
@@ -170,17 +175,6 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     );
     this.watchdog.unref();
   }
-
-  /**
-   * A request of the turn was answered "cancel", so codex interrupts the turn by itself: it is
-   * stopped as an interruption (what it started is ended before its stream ends).
-   */
-  cancelled(): void {
-    this.onInterrupted?.();
-  }
-
-  /** Called when the turn is to be stopped as an interruption (an approval answered "cancel"). */
-  onInterrupted: (() => void) | undefined;
 
   /** Ends the stream with `error` and lets go of the turn: the transport stops it at codex. */
   giveUp(error: Error): void {

@@ -57,6 +57,8 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly turnClients = new WeakMap<ActiveTurn, TurnClient>();
   /** The ids of the last turns stopped here: a request codex still sends for one is declined. */
   private readonly stoppedTurns = new RecentIds(256);
+  /** The undo of each turn being stopped, once started: settles with the error, if it failed. */
+  private readonly undoing = new WeakMap<ActiveTurn, Promise<unknown>>();
 
   /**
    * @param startInTurn pool members share one: their processes start one at a time (codex 0.163
@@ -247,7 +249,7 @@ export class AppServerTurnTransport implements TurnTransport {
           ? stop("interrupt")
           : stop("abort", new TurnAbortedError(signal?.reason));
       turn.onGiveUp = () => stop("abandon");
-      turn.onInterrupted = () => stop("interrupt");
+      turn.cancelled = () => stop("interrupt");
       turn.onStopSettled = settle;
       this.router.add(turn);
       turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
@@ -308,9 +310,6 @@ export class AppServerTurnTransport implements TurnTransport {
     }
   }
 
-  /** The undo of each turn being stopped, once started: settles with the error, if it failed. */
-  private readonly undoing = new WeakMap<ActiveTurn, Promise<unknown>>();
-
   /**
    * The one undo of a turn asked to stop: once its id is known, it is interrupted at codex and
    * every process it started is ended (see {@link stopAtCodex}). Its stream then ends as the stop
@@ -319,27 +318,27 @@ export class AppServerTurnTransport implements TurnTransport {
    */
   private undo(on: TurnClient, turn: ActiveTurn): void {
     if (this.undoing.has(turn) || turn.turnId === undefined) return;
-    if (turn.codexEnded.aborted || on.client.closedReason) {
-      turn.confirmStopped();
-      turn.onStopSettled?.();
-      this.undoing.set(turn, Promise.resolve(undefined));
-      return;
-    }
+    const atCodex =
+      turn.codexEnded.aborted || on.client.closedReason
+        ? Promise.resolve()
+        : stopAtCodex(on.client, turn);
+    const undone = atCodex.then(
+      () => {
+        turn.confirmStopped();
+        return undefined;
+      },
+      (error: unknown) => {
+        turn.events.fail(error);
+        if (turn.stop === "abandon") warnNotStopped(error);
+        return error;
+      },
+    );
     this.undoing.set(
       turn,
-      stopAtCodex(on.client, turn).then(
-        () => {
-          turn.confirmStopped();
-          turn.onStopSettled?.();
-          return undefined;
-        },
-        (error: unknown) => {
-          turn.events.fail(error);
-          turn.onStopSettled?.(error);
-          if (turn.stop === "abandon") warnNotStopped(error);
-          return error;
-        },
-      ),
+      undone.then((error) => {
+        turn.onStopSettled?.(error);
+        return error;
+      }),
     );
   }
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
 import { type FleetRun, followFleetRun, submitTurn } from "../../src/fleet/submit.js";
 import { inputItems, inputTexts } from "../../src/testing/recorded.js";
@@ -13,22 +13,9 @@ import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { runCli, startCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
-import { FleetTestbed, fleetRows, storedEvents } from "../support/fleet.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { fleetForFile, fleetRows, storedEvents } from "../support/fleet.js";
 
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
-const testbed = new FleetTestbed();
-const url = () => (postgres as TestPostgres).url;
-
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-
-after(async () => {
-  await testbed.close();
-  postgres?.stop();
-});
+const { missing, url, testbed } = fleetForFile();
 
 /** A turn of `session` submitted to the test's PostgreSQL. */
 function turn(session: string, runId: string, prompt: string): Promise<FleetRun> {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cancelFleetRun } from "../../src/fleet/cancel.js";
 import { FleetStore } from "../../src/fleet/store.js";
@@ -14,22 +14,9 @@ import { execCommand, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { StartedCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
-import { FleetTestbed, fleetRows } from "../support/fleet.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { fleetForFile, fleetRows } from "../support/fleet.js";
 
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
-const testbed = new FleetTestbed();
-const url = () => (postgres as TestPostgres).url;
-
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-
-after(async () => {
-  await testbed.close();
-  postgres?.stop();
-});
+const { missing, url, testbed } = fleetForFile();
 
 /** The model never stops: every answer is a command that logs its start and end for its run. */
 async function endlessModel(): Promise<ScriptedModel> {

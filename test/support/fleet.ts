@@ -3,11 +3,35 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import pg from "pg";
 import type { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { type StartedCli, startCli } from "./cli.js";
 import { eventually } from "./eventually.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "./postgres.js";
 import { scriptedProjectCopies } from "./scripted-project.js";
+
+/**
+ * A test file's fleet: a real PostgreSQL started before its tests (unless `missing` says why it
+ * cannot be) and a testbed, both ended after them. Call it at the top of the file.
+ */
+export function fleetForFile(): {
+  missing: string | undefined;
+  url(): string;
+  testbed: FleetTestbed;
+} {
+  const missing = postgresMissing();
+  let postgres: TestPostgres | undefined;
+  const testbed = new FleetTestbed();
+  before(async () => {
+    if (!missing) postgres = await startPostgres();
+  });
+  after(async () => {
+    await testbed.close();
+    postgres?.stop();
+  });
+  return { missing, url: () => (postgres as TestPostgres).url, testbed };
+}
 
 /** Worker processes and temp folders of one test file, all ended by {@link FleetTestbed.close}. */
 export class FleetTestbed {

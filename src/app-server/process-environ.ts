@@ -1,10 +1,9 @@
-// The processes a codex this program started runs, found by their environment: every command
-// codex spawns carries `CODEX_THREAD_ID` (and codex-harness's owner mark, inherited from codex), so
-// a stopped turn's commands are found and ended — also one that codex spawned without an
-// `item/started` as the turn was interrupted. Linux only (/proc); elsewhere nothing is found.
+// Processes found by their environment (/proc/<pid>/environ): what codex started carries
+// codex-harness's owner mark, and every command codex spawns its `CODEX_THREAD_ID`, so a stopped
+// turn's commands are found and ended — also one codex spawned with no `item/started` as the turn
+// was interrupted. Linux only; elsewhere nothing is found.
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { OWNER_ENV } from "./process-sweep.js";
 
 /** The kernel's clock ticks per second for /proc/<pid>/stat's start time (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -12,27 +11,21 @@ const TICKS_PER_SECOND = 100;
 /** A process is taken as started at or after a moment when it started no earlier than this before. */
 const START_SLACK_MS = 20;
 
-/** The environment entries of the processes codex started for `threadId` (see {@link OWNER_ENV}). */
-export function threadEntries(mark: string, threadId: string): string[] {
-  return [`${OWNER_ENV}=${mark}`, `CODEX_THREAD_ID=${threadId}`];
-}
-
 /**
- * The pids of the live processes whose environment has every entry of `entries` (`NAME=value`)
- * and that started at or after `sinceMs` (`Date.now()` time; for a thread, its earlier commands,
- * still running by codex's design, are left alone).
+ * The pids of the live processes (not zombies) whose environment has every entry of `entries` —
+ * `NAME=value` exactly, or `NAME` with any value — and that started at or after `sinceMs`
+ * (`Date.now()` time; for a thread, its earlier commands, still running by codex's design, are
+ * left alone). This process is never among them.
  */
 export async function processesCarrying(entries: string[], sinceMs = 0): Promise<number[]> {
   if (process.platform !== "linux") return [];
-  const needles = entries.map((entry) => Buffer.from(`${entry}\0`));
   const pids = await readdir("/proc").catch(() => [] as string[]);
   const clock = await bootClock();
   const found: number[] = [];
   await Promise.all(
     pids.map(async (entry) => {
       if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return;
-      const environ = await readFile(`/proc/${entry}/environ`).catch(() => undefined);
-      if (!environ || !needles.every((needle) => carries(environ, needle))) return;
+      if (!(await pidCarries(entry, entries))) return;
       const started = await startedAt(entry, clock);
       if (started !== undefined && started >= sinceMs - START_SLACK_MS) found.push(Number(entry));
     }),
@@ -68,9 +61,19 @@ export async function endProcessesCarrying(entries: string[], sinceMs = 0): Prom
   }
 }
 
-/** Whether a process's environment (`K=V\0…`) has exactly the entry `needle` (`K=V\0`). */
-function carries(environ: Buffer, needle: Buffer): boolean {
-  for (let at = environ.indexOf(needle); at >= 0; at = environ.indexOf(needle, at + 1)) {
+/** Whether process `pid`'s environment has every entry (as {@link processesCarrying} reads them). */
+export async function pidCarries(pid: string, entries: string[]): Promise<boolean> {
+  const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+  if (!environ) return false;
+  return entries.every((entry) =>
+    carries(environ, entry.includes("=") ? `${entry}\0` : `${entry}=`),
+  );
+}
+
+/** Whether an environment (`K=V\0…`) has an entry that starts with `needle`. */
+function carries(environ: Buffer, needle: string): boolean {
+  const bytes = Buffer.from(needle);
+  for (let at = environ.indexOf(bytes); at >= 0; at = environ.indexOf(bytes, at + 1)) {
     if (at === 0 || environ[at - 1] === 0) return true;
   }
   return false;
