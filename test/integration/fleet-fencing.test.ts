@@ -2,7 +2,7 @@
 // a turn wakes up to find its writes refused; the session's history is the one the fleet recorded.
 // An attempt starts only under the worker's live lease, with the next attempt number.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { appendFencedEvents, startAttempt } from "../../src/fleet/fence.js";
 import { WorkerLease } from "../../src/fleet/lease.js";
 import { FleetStore } from "../../src/fleet/store.js";
@@ -11,25 +11,13 @@ import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js"
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { eventually } from "../support/eventually.js";
-import { FleetTestbed, fleetRows, storedEvents } from "../support/fleet.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { fleetForFile, fleetRows, storedEvents } from "../support/fleet.js";
 
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
-const testbed = new FleetTestbed();
-
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-
-after(async () => {
-  await testbed.close();
-  postgres?.stop();
-});
+const { missing, url: postgresUrl, testbed } = fleetForFile();
 
 describe("fencing", { skip: missing }, () => {
   it("a worker frozen past its lease mid-turn: its late writes are refused, the history stays the fleet's", async () => {
-    const url = (postgres as TestPostgres).url;
+    const url = postgresUrl();
     // Every answer is numbered: the discarded one (the frozen worker's) is told apart.
     let answers = 0;
     const numbered = () => reply(`answer #${++answers}`);
@@ -134,7 +122,7 @@ describe("fencing", { skip: missing }, () => {
 async function storeWithLease(
   name: string,
 ): Promise<{ url: string; store: FleetStore; lease: WorkerLease }> {
-  const url = (postgres as TestPostgres).url;
+  const url = postgresUrl();
   const store = await FleetStore.open(url);
   const lease = await WorkerLease.start({
     pool: store.pool,
