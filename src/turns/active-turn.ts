@@ -229,7 +229,6 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
   /** Takes a notification of this thread; one of another turn is ignored. */
   receive(notification: RpcNotification): void {
     this.activity++;
-    if (this.events.closed) return;
     const events = this.route.take(notification);
     if (this.adopted && this.turnId !== undefined) {
       const started = this.adopted;
@@ -239,6 +238,8 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
     if (!events) return;
     // The turn is over: clear what is still pending first, so those reports precede its end.
     if (this.mapper.outcome) this.markCodexEnded();
+    // Nobody reads the stream any more (given up): only codex's end of the turn still matters.
+    if (this.events.closed) return;
     for (const event of events) {
       this.track(event);
       if (

@@ -76,4 +76,29 @@ describe("a turn we gave up on never runs at codex", () => {
     assert.equal(outcome.ran, false, "allowAll() must not approve a turn we gave up on");
     assert.deepEqual(outcome.statuses, ["interrupted"]);
   });
+
+  it("stops a turn the idle watchdog gave up at once: no warning, the thread free again", async () => {
+    fixture = await startCodexApi(
+      "app-server",
+      [response([reply("too late")], { delayMs: 8_000 }), reply("again")],
+      { codex: { turnIdleTimeoutMs: 400 } },
+    );
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(String(warning));
+    process.on("warning", onWarning);
+    try {
+      const thread = fixture.codex.startThread({
+        workingDirectory: fixture.workdir,
+        skipGitRepoCheck: true,
+      });
+      await assert.rejects(thread.run("be quiet"), { code: "turn_idle_timeout" });
+      // The next turn waits for the thread until codex ended the first: that takes no 10 s.
+      const started = Date.now();
+      assert.equal((await thread.run("again")).finalResponse, "again");
+      assert.ok(Date.now() - started < 4_000, `the next turn took ${Date.now() - started} ms`);
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
