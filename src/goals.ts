@@ -1,13 +1,12 @@
 // A thread's goal (codex's thread/goal/*, its `goals` feature): once set, codex works on it by
 // itself, turn after turn, until the model marks it complete or blocked, a budget runs out, or it
 // is paused. runGoal() sets one and follows those turns to the end, with a limit of its own.
-import type { AppServerClient } from "./app-server/client.js";
 import { CodexHarnessError } from "./errors.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
 import type { ThreadGoal } from "./protocol/generated/ts/v2/ThreadGoal.js";
 import type { RpcNotification } from "./protocol/messages.js";
 import { type ExtendedRunResult, RunResultBuilder } from "./turns/run-result.js";
-import { TurnRoute } from "./turns/turn-route.js";
+import type { FollowedThread, FollowedTurn } from "./turns/turn-transport.js";
 
 export type { ThreadGoal };
 
@@ -34,12 +33,14 @@ export interface GoalRun {
 }
 
 /**
- * Sets `objective` as thread `threadId`'s goal on `client` and follows the turns codex runs for it
- * until the goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused
- * (and so stops); an aborted signal pauses it, interrupts its running turn, and rejects.
+ * Sets `objective` as the goal of the thread `follow` holds (see `TurnTransport.followTurns`), and
+ * follows the turns codex runs for it — ordinary turns of the thread (its approvals, the idle watchdog, the one undo) — until the
+ * goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused (and so
+ * stops); an aborted signal or a failed turn pauses it, stops its running turn, and rejects.
+ * Either way nothing of the goal's turns runs when it settles.
  */
 export async function runGoal(
-  client: AppServerClient,
+  follow: (onTurn: (turn: FollowedTurn) => void) => Promise<FollowedThread>,
   threadId: string,
   objective: string,
   options: RunGoalOptions = {},
@@ -53,103 +54,92 @@ export async function runGoal(
   }
   options.signal?.throwIfAborted();
   const turns: ExtendedRunResult[] = [];
-  let running: { id: string; route: TurnRoute; result: RunResultBuilder } | undefined;
   let goal: ThreadGoal | undefined;
   let endedBy: GoalRun["endedBy"] = "goal";
-  /** A turn codex started after the limit was reached (interrupted, not counted). */
-  let late: string | undefined;
+  /** The goal's turns whose streams are being read. */
+  let reading = 0;
+  /** Why the goal is being stopped here (limit, abort, failure), once it is. */
+  let stopping: { paused: boolean; error?: unknown } | undefined;
   let finish!: (error?: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => {
     finish = (error) => (error === undefined ? resolve() : reject(error));
   });
-  /** The goal's pause and its late turn are handled: set when the limit or an abort stopped it. */
-  let stopped = false;
-  const maybeDone = () => {
-    // Aborted: the abort's own path ends the run (after the goal is paused, the turn stopped).
-    if (options.signal?.aborted) return;
-    if (endedBy === "max_turns" && !stopped) return;
-    if (goal && goal.status !== "active" && running === undefined) finish();
-  };
-  /**
-   * Stops codex working on the goal: pauses it, then interrupts the turn under way — the one seen
-   * starting, else one codex started as the pause came (thread/read). An error is the run's,
-   * never swallowed, unless the turn had ended meanwhile.
-   */
-  const stop = async () => {
-    await client.request("thread/goal/set", { threadId, status: "paused" });
-    const turnId = running?.id ?? (await inProgressTurn(client, threadId));
-    // None, or one already stopped as it started (below).
-    if (turnId === undefined || turnId === late) return;
-    if (endedBy === "max_turns") late = turnId;
-    await interrupt(turnId);
-  };
-  const interrupt = async (turnId: string) => {
-    try {
-      await client.request("turn/interrupt", { threadId, turnId });
-    } catch (error) {
-      if ((await inProgressTurn(client, threadId)) === turnId) throw error;
-    }
-  };
-  const off = client.onAnyNotification((notification: RpcNotification) => {
-    const params = (notification.params ?? {}) as { threadId?: unknown; goal?: ThreadGoal };
-    if (params.threadId !== threadId) return;
-    if (notification.method === "thread/goal/updated" && params.goal) {
-      goal = params.goal;
-      maybeDone();
+  const followed = await follow(followTurn);
+  const client = followed.client;
+  let setting: Promise<{ goal: ThreadGoal }> | undefined;
+  function maybeDone(): void {
+    if (reading > 0) return;
+    if (stopping) {
+      if (stopping.paused) finish(stopping.error);
       return;
     }
-    if (notification.method === "turn/started") {
-      const id = (params as { turn?: { id?: string } }).turn?.id;
-      if (typeof id !== "string") return;
-      running = { id, route: new TurnRoute(threadId), result: new RunResultBuilder() };
-      running.route.start(id);
-      // Started after the limit, and not yet stopped by stop(): stopped, and not counted.
-      if (endedBy === "max_turns" && late !== id) {
-        late = id;
-        interrupt(id).catch((error: unknown) => finish(error));
-      }
-    }
-    if (!running) return;
-    // (A notification of another turn of the thread is no event of this one.)
-    for (const event of running.route.take(notification) ?? []) {
-      running.result.add(event);
-      options.onEvent?.(event);
-    }
-    if (notification.method === "turn/completed") {
-      if (running.id !== late) turns.push(running.result.partial());
-      running = undefined;
-      if (turns.length >= maxTurns && goal?.status === "active" && endedBy !== "max_turns") {
-        endedBy = "max_turns";
-        stop().then(
-          () => {
-            stopped = true;
-            maybeDone();
-          },
-          (error: unknown) => finish(error),
-        );
-      }
-      maybeDone();
-    }
-  });
-  const setting = client.request("thread/goal/set", {
-    threadId,
-    objective,
-    status: "active",
-    ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
-  });
-  // An abort pauses the goal once it is set: a pause sent before would be undone by the set.
-  const onAbort = () => {
-    setting
-      .then(stop, () => undefined)
+    if (goal && goal.status !== "active") finish();
+  }
+  /**
+   * Stops codex working on the goal: its turns are stopped from now on (through their undo), and
+   * once the goal is set it is paused (a pause sent before would be undone by the set). The run
+   * then ends with `error`, if any, once no turn of it is read any more.
+   */
+  function stop(error?: unknown): void {
+    if (stopping) return;
+    const reason: { paused: boolean; error?: unknown } = { paused: false, error };
+    stopping = reason;
+    followed.stopTurns();
+    (setting ?? Promise.resolve())
+      .then(() => client.request("thread/goal/set", { threadId, status: "paused" }))
+      .then(async ({ goal: paused }) => {
+        goal = paused;
+        // One codex started as the pause came, not seen starting yet: stopped too.
+        await followed.adoptInProgress();
+      })
       .then(
-        () => finish(options.signal?.reason),
-        (error: unknown) => finish(error),
+        () => {
+          reason.paused = true;
+          maybeDone();
+        },
+        (failure: unknown) => finish(error ?? failure),
       );
-  };
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  }
+  /** Reads a turn codex started for the goal; one started once it is being stopped is not counted. */
+  function followTurn(turn: FollowedTurn): void {
+    const counted = stopping === undefined;
+    reading++;
+    readTurn(turn, options.onEvent).then(
+      (result) => {
+        reading--;
+        if (counted && stopping === undefined) turns.push(result);
+        if (turns.length >= maxTurns && goal?.status === "active" && stopping === undefined) {
+          endedBy = "max_turns";
+          stop();
+        }
+        maybeDone();
+      },
+      (error: unknown) => {
+        reading--;
+        // Stopped here: its stream's end is the stop's; anything else stops the goal with it.
+        stop(error);
+        maybeDone();
+      },
+    );
+  }
+  const off = client.onAnyNotification((notification: RpcNotification) => {
+    const params = (notification.params ?? {}) as { threadId?: unknown; goal?: ThreadGoal };
+    if (params.threadId !== threadId || notification.method !== "thread/goal/updated") return;
+    if (!params.goal) return;
+    goal = params.goal;
+    maybeDone();
+  });
+  const onAbort = () => stop(options.signal?.reason);
   // codex gone (crashed, closed): nothing more will come, so the run ends with why.
   const offClose = client.onClose((reason) => finish(reason));
   try {
+    setting = client.request("thread/goal/set", {
+      threadId,
+      objective,
+      status: "active",
+      ...(options.tokenBudget === undefined ? {} : { tokenBudget: options.tokenBudget }),
+    });
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     const set = await setting;
     await finished;
     return { goal: goal ?? set.goal, turns, endedBy };
@@ -157,14 +147,20 @@ export async function runGoal(
     options.signal?.removeEventListener("abort", onAbort);
     offClose();
     off();
+    // Nothing of the goal's turns runs once the run settles (an undo's failure is the run's).
+    await followed.close();
   }
 }
 
-/** The id of the thread's turn in progress at codex, if one is. */
-async function inProgressTurn(
-  client: AppServerClient,
-  threadId: string,
-): Promise<string | undefined> {
-  const { thread } = await client.request("thread/read", { threadId, includeTurns: true });
-  return thread.turns.find((turn) => turn.status === "inProgress")?.id;
+/** Reads one turn of the goal to its end: its result (its stream's error, if it failed). */
+async function readTurn(
+  turn: FollowedTurn,
+  onEvent: RunGoalOptions["onEvent"],
+): Promise<ExtendedRunResult> {
+  const result = new RunResultBuilder();
+  for await (const event of turn.events) {
+    result.add(event);
+    onEvent?.(event);
+  }
+  return result.partial();
 }

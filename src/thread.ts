@@ -236,7 +236,13 @@ export class Thread<M extends EventsMode = "sdk"> {
    * Sets `objective` as the goal and follows the turns codex runs for it until the goal is no
    * longer active (complete, blocked, a budget reached) — or `maxTurns` (default 10) turns ran,
    * when it is paused here. Resolves with the goal, each turn's result and how it ended; an
-   * aborted `signal` pauses the goal, interrupts its running turn, and rejects with the reason.
+   * aborted `signal` pauses the goal, stops its running turn, and rejects with the reason.
+   *
+   * The goal's turns are ordinary turns of this thread: the thread's `approvals` (over the Codex's)
+   * decide their requests, and what they leave is declined (nobody reads a stream to answer); the
+   * idle watchdog gives up a quiet one; and however the run ends — done, the limit, an abort, a
+   * failed turn — it settles only once codex ended every turn of the goal and each command they
+   * started is gone.
    */
   async runGoal(objective: string, options: RunGoalOptions = {}): Promise<GoalRun> {
     if (typeof objective !== "string" || objective.trim() === "") {
@@ -248,11 +254,19 @@ export class Thread<M extends EventsMode = "sdk"> {
         "A turn is already running on this thread: wait for it before running a goal.",
       );
     }
-    const { id, appServer } = await this.loaded("runGoal");
-    const [{ runGoal }, client] = await Promise.all([import("./goals.js"), appServer.client()]);
+    const { id } = await this.loaded("runGoal");
+    const transport = this.transport();
+    if (!transport.followTurns) throw unsupported("runGoal");
+    const follow = transport.followTurns.bind(transport);
+    const { runGoal } = await import("./goals.js");
     this.busy = true;
     try {
-      return await runGoal(client, id, objective, options);
+      return await runGoal(
+        (onTurn) => follow(id, this.options, onTurn, options.signal),
+        id,
+        objective,
+        options,
+      );
     } finally {
       this.busy = false;
     }

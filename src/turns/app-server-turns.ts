@@ -5,8 +5,9 @@ import type { ApprovalTarget } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { checkReviewerConflict } from "../approvals/reviewer.js";
 import { CodexHarnessError } from "../errors.js";
+import type { Approvals } from "../events/approval-types.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
-import { interruptedTurnEvent, threadStartedEvent } from "../events/turn-events.js";
+import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { RpcNotification } from "../protocol/messages.js";
@@ -14,12 +15,15 @@ import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/err
 import { ActiveTurn, ActiveTurns, type StopKind } from "./active-turn.js";
 import { apiKeyOf, clientOptionsOf } from "./client-options.js";
 import type { EventQueue } from "./event-queue.js";
+import { type OpenedTurn, ThreadFollower } from "./followed-thread.js";
 import { checkGitRepo } from "./git-check.js";
 import { undoLateThreadStart, undoLateTurnStart } from "./late-answers.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { type RejoinHost, rejoinTurns, TurnClient } from "./rejoin.js";
 import { TurnAbortedError } from "./run-result.js";
+import { RecentIds, STOPPED_TURN, stoppedBeforeStart } from "./stopped-turns.js";
 import { threadNotFound } from "./thread-errors.js";
+import { ThreadLocks } from "./thread-locks.js";
 import {
   threadResumeParams,
   threadStartParams,
@@ -29,7 +33,13 @@ import {
 import { stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 import { isInterruption } from "./turn-stop.js";
 import { TurnStream } from "./turn-stream.js";
-import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
+import type {
+  FollowedThread,
+  FollowedTurn,
+  OpenedThread,
+  TurnRequest,
+  TurnTransport,
+} from "./turn-transport.js";
 import { applyValidationIssue } from "./validation-notices.js";
 
 /** codex's notifications that a thread is no longer loaded in the app-server. */
@@ -50,13 +60,15 @@ export class AppServerTurnTransport implements TurnTransport {
   private readonly router = new ActiveTurns();
   /** The threads codex has loaded for this client, and the reviewer codex said each uses. */
   private readonly loadedThreads = new Map<string, ApprovalsReviewer | undefined>();
-  private readonly threadLocks = new Map<string, Promise<void>>();
+  private readonly threadLocks = new ThreadLocks();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
   private readonly supervisor: AppServerSupervisor;
   /** The connection each running turn is on (it changes when a dropped one is rejoined). */
   private readonly turnClients = new WeakMap<ActiveTurn, TurnClient>();
   /** The ids of the last turns stopped here: a request codex still sends for one is declined. */
   private readonly stoppedTurns = new RecentIds(256);
+  /** The threads whose turns codex starts by itself (a goal's), each with its follower. */
+  private readonly followers = new Map<string, ThreadFollower>();
   /** The undo of each turn being stopped, once started: settles with the error, if it failed. */
   private readonly undoing = new WeakMap<ActiveTurn, Promise<unknown>>();
 
@@ -122,6 +134,7 @@ export class AppServerTurnTransport implements TurnTransport {
         const { threadId } = (notification.params ?? {}) as { threadId?: unknown };
         if (typeof threadId === "string") this.loadedThreads.delete(threadId);
       }
+      if (notification.method === "turn/started") this.adoptStarted(notification);
       if (this.router.route(notification)) return;
       for (const listener of this.otherListeners) listener(notification);
     });
@@ -216,7 +229,7 @@ export class AppServerTurnTransport implements TurnTransport {
       unhold = client.hold();
       if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
       threadId ??= (await this.startThread(client, request.threadOptions)).threadId;
-      unlock = await this.lock(threadId, signal);
+      unlock = await this.threadLocks.lock(threadId, signal);
       const attached = await this.attach(client, threadId, request.threadOptions);
       if (attached.replaced) {
         threadId = attached.threadId;
@@ -230,48 +243,20 @@ export class AppServerTurnTransport implements TurnTransport {
       const approvals = mergeApprovals(this.options.approvals, request.threadOptions.approvals);
       const reviewer = request.turnOptions.approvalsReviewer ?? this.loadedThreads.get(threadId);
       checkReviewerConflict(reviewer, approvals);
-      const turn = new ActiveTurn(
+      const on = new TurnClient(client, unhold as () => void);
+      unhold = () => on.release();
+      const { turn, finish } = this.openTurn(
+        on,
         threadId,
         approvals,
         request.interactive ?? true,
-        this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
-      );
-      const on = new TurnClient(client, unhold as () => void);
-      unhold = () => on.release();
-      this.turnClients.set(turn, on);
-      // Every way of stopping the turn comes here: its signal (abort or interrupt), a reader that
-      // leaves, the idle watchdog. Before turn/start answered it is applied once the id is known.
-      const stop = (kind: StopKind, error?: Error) => {
-        if (turn.requestStop(kind, error)) this.undo(on, turn);
-      };
-      const onAbort = () =>
-        isInterruption(signal?.reason)
-          ? stop("interrupt")
-          : stop("abort", new TurnAbortedError(signal?.reason));
-      turn.onGiveUp = () => stop("abandon");
-      turn.cancelled = () => stop("interrupt");
-      turn.onStopSettled = settle;
-      this.router.add(turn);
-      turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      let settled = false;
-      const finish = () => {
-        if (settled) return;
-        settled = true;
-        signal?.removeEventListener("abort", onAbort);
-        // Left before codex ended the turn (break, idle timeout): stop it there first. The thread
-        // stays locked, and its notifications routed to the turn, until nothing of it runs.
-        if (!turn.codexEnded.aborted && !on.client.closedReason) stop("abandon");
-        void this.undone(turn).then((error) => {
-          if (turn.stop !== undefined && turn.turnId !== undefined) {
-            this.stoppedTurns.add(turn.turnId);
-          }
-          turn.close();
-          this.router.remove(turn);
+        signal,
+        (error) => {
           release();
           settle(error);
-        });
-      };
+        },
+      );
+      turn.onStopSettled = settle;
       try {
         // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
         const late = { onLateAnswer: undoLateTurnStart(client, this.router, threadId) };
@@ -311,6 +296,61 @@ export class AppServerTurnTransport implements TurnTransport {
   }
 
   /**
+   * Makes `threadId`'s running turn on `on` and routes its notifications to it: its approvals, its
+   * idle watchdog, and the one stop every way of stopping goes through — `signal` (an abort or an
+   * interruption), a reader that leaves, the watchdog, a request answered "cancel". Before its id
+   * is known a stop is only noted; whoever sets the id applies it (`undo`). `finish` lets go of the
+   * turn: one codex has not ended is stopped there first, and `done` is called once its undo, if
+   * any, is over (with the undo's error when it failed).
+   */
+  private openTurn(
+    on: TurnClient,
+    threadId: string,
+    approvals: Approvals | undefined,
+    interactive: boolean,
+    signal: AbortSignal | undefined,
+    done: (error?: unknown) => void,
+  ): OpenedTurn {
+    const turn = new ActiveTurn(
+      threadId,
+      approvals,
+      interactive,
+      this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
+    );
+    this.turnClients.set(turn, on);
+    const stop = (kind: StopKind, error?: Error) => {
+      if (turn.requestStop(kind, error)) this.undo(on, turn);
+    };
+    const onAbort = () =>
+      isInterruption(signal?.reason)
+        ? stop("interrupt")
+        : stop("abort", new TurnAbortedError(signal?.reason));
+    turn.onGiveUp = () => stop("abandon");
+    turn.cancelled = () => stop("interrupt");
+    this.router.add(turn);
+    turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      // Left before codex ended the turn (break, idle timeout): stop it there first. The thread
+      // stays locked, and its notifications routed to the turn, until nothing of it runs.
+      if (!turn.codexEnded.aborted && !on.client.closedReason) stop("abandon");
+      void this.undone(turn).then((error) => {
+        if (turn.stop !== undefined && turn.turnId !== undefined) {
+          this.stoppedTurns.add(turn.turnId);
+        }
+        turn.close();
+        this.router.remove(turn);
+        done(error);
+      });
+    };
+    return { turn, stop, finish };
+  }
+
+  /**
    * The one undo of a turn asked to stop: once its id is known, it is interrupted at codex and
    * every process it started is ended (see {@link stopAtCodex}). Its stream then ends as the stop
    * asked (see `ActiveTurn.requestStop`), or with `interrupt_failed`/`turn_not_stopped` when codex
@@ -345,6 +385,68 @@ export class AppServerTurnTransport implements TurnTransport {
   /** Resolves once the turn's undo, if it has one, is over: with its error when it failed. */
   private undone(turn: ActiveTurn): Promise<unknown> {
     return this.undoing.get(turn) ?? Promise.resolve(undefined);
+  }
+
+  async followTurns(
+    threadId: string,
+    options: ThreadOptions,
+    onTurn: (turn: FollowedTurn) => void,
+    signal?: AbortSignal,
+  ): Promise<FollowedThread> {
+    const endUse = this.supervisor.use();
+    let release = endUse;
+    try {
+      const client = await this.connection();
+      const on = new TurnClient(client, client.hold());
+      release = () => {
+        on.release();
+        endUse();
+      };
+      const unlock = await this.threadLocks.lock(threadId, signal);
+      const unfollow = release;
+      release = () => {
+        this.followers.delete(threadId);
+        unlock();
+        unfollow();
+      };
+      await this.attach(client, threadId, options);
+      const approvals = mergeApprovals(this.options.approvals, options.approvals);
+      const follower = new ThreadFollower(
+        () => on.client,
+        (turnId, done) => {
+          const opened = this.openTurn(on, threadId, approvals, false, undefined, done);
+          opened.turn.start(turnId);
+          opened.turn.events.onFinish = opened.finish;
+          return opened;
+        },
+        async () => {
+          const read = await on.client.request("thread/read", { threadId, includeTurns: true });
+          return read.thread.turns.find((turn) => turn.status === "inProgress")?.id;
+        },
+        onTurn,
+        release,
+      );
+      this.followers.set(threadId, follower);
+      return follower;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * A turn codex started by itself on a followed thread becomes the thread's running turn (the
+   * one before it may still be read, but codex has ended it).
+   */
+  private adoptStarted(notification: RpcNotification): void {
+    const { threadId, turn } = (notification.params ?? {}) as {
+      threadId?: unknown;
+      turn?: { id?: unknown };
+    };
+    if (typeof threadId !== "string" || typeof turn?.id !== "string") return;
+    const follower = this.followers.get(threadId);
+    const running = this.router.get(threadId);
+    if (follower && (running === undefined || running.codexEnded.aborted)) follower.adopt(turn.id);
   }
 
   /**
@@ -413,58 +515,6 @@ export class AppServerTurnTransport implements TurnTransport {
   async close(): Promise<void> {
     await this.supervisor.close();
   }
-
-  /** Waits until no other turn runs on `threadId`, then holds it until the returned release. */
-  private async lock(threadId: string, signal: AbortSignal | undefined): Promise<() => void> {
-    for (let held = this.threadLocks.get(threadId); held; held = this.threadLocks.get(threadId)) {
-      await waitOrAbort(held, signal);
-    }
-    let release!: () => void;
-    const lock = new Promise<void>((resolve) => {
-      release = () => {
-        if (this.threadLocks.get(threadId) === lock) this.threadLocks.delete(threadId);
-        resolve();
-      };
-    });
-    this.threadLocks.set(threadId, lock);
-    return release;
-  }
-}
-
-/** The target of a request of a turn stopped here: nothing of it may be approved. */
-const STOPPED_TURN: ApprovalTarget = {
-  approvals: undefined,
-  interactive: false,
-  emit: () => undefined,
-  answerable: AbortSignal.abort(),
-  changesOf: () => [],
-};
-
-/** The last `size` ids added (the oldest forgotten first). */
-class RecentIds {
-  private readonly ids = new Set<string>();
-  constructor(private readonly size: number) {}
-  add(id: string): void {
-    this.ids.delete(id);
-    this.ids.add(id);
-    if (this.ids.size > this.size) this.ids.delete(this.ids.values().next().value as string);
-  }
-  has(id: string): boolean {
-    return this.ids.has(id);
-  }
-}
-
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortedBeforeStart(signal.reason));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortedBeforeStart(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-  });
 }
 
 function replacedNotice(replaced: string, threadId: string): ExtendedThreadEvent {
@@ -483,24 +533,4 @@ function explainResumeFailure(threadId: string, error: unknown): unknown {
     return threadNotFound(threadId, error.message, error) ?? error;
   }
   return error;
-}
-
-/**
- * A turn stopped before codex started it: an interrupted one ends at once (status `interrupted`),
- * an aborted one throws its abort error.
- */
-async function* stoppedBeforeStart(
-  reason: unknown,
-  threadId: string | null,
-): AsyncGenerator<WithRaw<ExtendedThreadEvent>, undefined> {
-  if (!isInterruption(reason)) throw abortedBeforeStart(reason);
-  yield interruptedTurnEvent(threadId ?? undefined);
-  return undefined;
-}
-
-function abortedBeforeStart(reason: unknown): TurnAbortedError {
-  return new TurnAbortedError(
-    reason,
-    "The turn was aborted by its signal before codex started it.",
-  );
 }

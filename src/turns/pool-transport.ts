@@ -3,7 +3,13 @@ import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { AppServerTurnTransport } from "./app-server-turns.js";
 import type { ThreadOptions, UserInput } from "./options.js";
-import type { OpenedThread, TurnRequest, TurnTransport } from "./turn-transport.js";
+import type {
+  FollowedThread,
+  FollowedTurn,
+  OpenedThread,
+  TurnRequest,
+  TurnTransport,
+} from "./turn-transport.js";
 
 /**
  * A transport over N app-server transports. New threads go to the least busy process; a thread
@@ -46,6 +52,15 @@ export class PoolTransport implements TurnTransport {
     const opened = await member.openThread(threadId, options);
     this.affinity.set(opened.threadId, member);
     return opened;
+  }
+
+  followTurns(
+    threadId: string,
+    options: ThreadOptions,
+    onTurn: (turn: FollowedTurn) => void,
+    signal?: AbortSignal,
+  ): Promise<FollowedThread> {
+    return this.memberFor(threadId).followTurns(threadId, options, onTurn, signal);
   }
 
   steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {

@@ -1,4 +1,5 @@
 // The interface both transports (app-server, exec) implement for the Thread API.
+import type { AppServerClient } from "../app-server/client.js";
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
@@ -45,6 +46,17 @@ export interface TurnTransport {
   runTurn(request: TurnRequest): AsyncGenerator<WithRaw<ExtendedThreadEvent>>;
   /** Starts (`null`) or loads a thread before its first turn (app-server only). */
   openThread?(threadId: string | null, options: ThreadOptions): Promise<OpenedThread>;
+  /**
+   * Follows the turns codex starts by itself on `threadId` (app-server only): holds the thread (as
+   * a turn would, giving up the wait if `signal` aborts) and hands each turn to `onTurn` as it
+   * starts, until the result is closed.
+   */
+  followTurns?(
+    threadId: string,
+    options: ThreadOptions,
+    onTurn: (turn: FollowedTurn) => void,
+    signal?: AbortSignal,
+  ): Promise<FollowedThread>;
   /** Adds input to the running turn (app-server only). */
   steer?(threadId: string, turnId: string, input: UserInput[]): Promise<void>;
   /** Ends every process the transport owns. */
@@ -59,4 +71,36 @@ export interface OpenedThread {
   modelProvider?: string;
   /** Set when codex had lost the thread and a new one replaced it (`onLostThread: "startNew"`). */
   replaced?: { threadId: string; error: unknown };
+}
+
+/** A turn codex started by itself on a followed thread (see `TurnTransport.followTurns`). */
+export interface FollowedTurn {
+  id: string;
+  /** Its events, from `turn.started` to its end; read them to the end (or `return()`). */
+  events: AsyncIterableIterator<WithRaw<ExtendedThreadEvent>>;
+}
+
+/**
+ * A thread whose turns codex starts by itself (a goal's), held by its follower: each such turn is
+ * an ordinary turn of the thread — the thread's approvals, the idle watchdog, the one undo.
+ */
+export interface FollowedThread {
+  /** The connection the thread is on (for its `thread/goal/*` requests and notifications). */
+  readonly client: AppServerClient;
+  /**
+   * Stops the turn codex runs now and every one it starts from now on, each through its undo
+   * (interrupted at codex, what it started ended); their streams just end.
+   */
+  stopTurns(): void;
+  /**
+   * Takes in a turn codex has in progress on the thread but was not seen starting (codex can start
+   * one as a goal's pause lands, and say so after answering the pause): stopped too, if turns are
+   * being stopped. Reads the thread at codex.
+   */
+  adoptInProgress(): Promise<void>;
+  /**
+   * Lets go of the thread: a turn still running is stopped; resolves once nothing of any followed
+   * turn runs (rejects with the undo's error when codex would not stop one).
+   */
+  close(): Promise<void>;
 }

@@ -1,10 +1,14 @@
 // A thread's goal through the SDK (real codex with its goals feature, ScriptedModel): codex works
 // on it turn after turn; runGoal follows those turns to the goal's end, a turn limit, or an abort.
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
-import { functionCall, reply, response } from "../../src/testing/script.js";
+import { execCommand, functionCall, reply, response } from "../../src/testing/script.js";
+import type { CodexOptions, ThreadOptions } from "../../src/turns/options.js";
 import {
   FULL_ACCESS,
   fixturesClosedAfterAll,
@@ -13,14 +17,26 @@ import {
 
 const fixtureOf = fixturesClosedAfterAll();
 
-/** codex with its goals feature on, on a model playing `steps`, and a thread in its work folder. */
-async function goalThread(steps: Parameters<typeof startCodexApi>[1]) {
+/**
+ * codex with its goals feature on, on a model playing `steps`, and a thread in its work folder
+ * (full access unless `config` says otherwise; `codex` and `thread` options added).
+ */
+async function goalThread(
+  steps: Parameters<typeof startCodexApi>[1],
+  options: {
+    config?: ConfigObject;
+    codex?: CodexOptions<"extended">;
+    thread?: ThreadOptions<"extended">;
+  } = {},
+) {
   const fixture = await fixtureOf("app-server", steps, {
-    config: { ...FULL_ACCESS, features: { goals: true } },
+    config: { ...(options.config ?? FULL_ACCESS), features: { goals: true } },
+    ...(options.codex ? { codex: options.codex } : {}),
   });
   const thread = fixture.codex.startThread({
     workingDirectory: fixture.workdir,
     skipGitRepoCheck: true,
+    ...options.thread,
   });
   return { fixture, thread };
 }
@@ -94,6 +110,62 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
     await assert.rejects(exec.codex.startThread({ skipGitRepoCheck: true }).goal(), {
       code: "unsupported_operation",
     });
+  });
+
+  it("a goal's turns are the thread's: its approvals decide their requests", async () => {
+    const { fixture, thread } = await goalThread(
+      [
+        execCommand("echo yes > goal.txt", { escalated: true, justification: "for the goal" }),
+        reply("Wrote it."),
+        functionCall("update_goal", { status: "complete" }),
+        reply("Done."),
+      ],
+      {
+        // read-only + on-request: the escalated command asks. The Codex says no, the thread yes.
+        config: {},
+        codex: { approvals: { commandExecution: () => "decline" } },
+        thread: { approvals: { commandExecution: () => "accept" } },
+      },
+    );
+    const events: ExtendedThreadEvent[] = [];
+    const run = await thread.runGoal("write goal.txt", { onEvent: (e) => events.push(e) });
+    assert.equal(run.goal.status, "complete");
+    const resolved = events.filter((e) => e.type === "approval.resolved");
+    assert.equal(resolved.length, 1, JSON.stringify(resolved));
+    assert.equal(resolved[0]?.type === "approval.resolved" && resolved[0].decision, "accept");
+    assert.equal(readFileSync(path.join(fixture.workdir, "goal.txt"), "utf8").trim(), "yes");
+  });
+
+  it("an abort ends the goal's running turn and everything its command started", async () => {
+    const marker = "late-marker.txt";
+    const { fixture, thread } = await goalThread([
+      // A command that leaves a process of its own session behind, then waits.
+      execCommand(`setsid sh -c 'sleep 1.5; echo late > ${marker}' & sleep 30`),
+      reply("never"),
+    ]);
+    const controller = new AbortController();
+    const run = thread.runGoal("run the command", {
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "item.started" && event.item.type === "command_execution") {
+          setTimeout(() => controller.abort(new Error("stop the goal")), 200);
+        }
+      },
+    });
+    await assert.rejects(run, /stop the goal/);
+    assert.notEqual((await thread.goal())?.status, "active");
+    await sleep(2_500);
+    assert.equal(existsSync(path.join(fixture.workdir, marker)), false, "nothing ran on");
+  });
+
+  it("a quiet goal turn is given up by the idle watchdog, and the goal paused", async () => {
+    const { thread } = await goalThread([response([reply("too late")], { delayMs: 8_000 })], {
+      codex: { turnIdleTimeoutMs: 400 },
+    });
+    const started = Date.now();
+    await assert.rejects(thread.runGoal("a quiet goal"), { code: "turn_idle_timeout" });
+    assert.ok(Date.now() - started < 5_000, `gave up in ${Date.now() - started} ms`);
+    assert.equal((await thread.goal())?.status, "paused");
   });
 
   it("codex closing under a goal's run ends it with why, instead of waiting for ever", async () => {
