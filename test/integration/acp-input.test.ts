@@ -1,0 +1,54 @@
+// `codex-harness acp` given bad input (real codex, ScriptedModel): invalid JSON-RPC answered with
+// the request's id where it can be read, session folders that are not absolute existing folders,
+// and sessions the agent does not know, on every method that names one.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { responseTo, sendLines } from "../support/acp-editor.js";
+import { withAgent } from "../support/acp-session.js";
+
+/** The JSON-RPC error of a response (fails when it is not one). */
+const errorOf = (response: Record<string, unknown>) => {
+  const error = response.error as { code: number; message: string; data?: unknown } | undefined;
+  assert.ok(error, `an error: ${JSON.stringify(response)}`);
+  return error;
+};
+
+describe("codex-harness acp: bad input (real codex, ScriptedModel)", () => {
+  it("an invalid message is -32600 with its id where one can be read; unparseable is -32700, id null", async () => {
+    await withAgent([], async ({ agent }) => {
+      const initialize = { protocolVersion: PROTOCOL_VERSION };
+      sendLines(
+        agent,
+        JSON.stringify({ jsonrpc: "1.0", id: 11, method: "initialize", params: initialize }),
+        JSON.stringify({ id: 12, method: "initialize", params: initialize }),
+        JSON.stringify({ jsonrpc: "2.0", id: 13, method: 42 }),
+        JSON.stringify({ jsonrpc: "2.0", id: 14 }),
+        JSON.stringify({ jsonrpc: "2.0", id: "s-15", params: {} }),
+        "{ not json",
+      );
+      for (const id of [11, 12, 13, 14, "s-15"]) {
+        const error = errorOf(await responseTo(agent, id));
+        assert.equal(error.code, -32600, `${id}: ${error.message}`);
+      }
+      assert.match(errorOf(await responseTo(agent, 11)).message, /"jsonrpc" must be "2\.0"/);
+      assert.match(errorOf(await responseTo(agent, 13)).message, /"method" must be a string/);
+      assert.match(errorOf(await responseTo(agent, 14)).message, /no "method"/);
+      assert.equal(errorOf(await responseTo(agent, null)).code, -32700);
+      // An id that is not a string or a number cannot be answered with; a response is not answered.
+      sendLines(
+        agent,
+        JSON.stringify({ jsonrpc: "2.0", id: { no: 1 }, method: "initialize" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }),
+        JSON.stringify({ jsonrpc: "2.0", id: 16, method: "initialize", params: initialize }),
+      );
+      assert.ok((await responseTo(agent, 16)).result, "the connection goes on");
+      const unreadable = agent.sent.filter((message) => message.id === null);
+      assert.deepEqual(
+        unreadable.map((message) => errorOf(message).code),
+        [-32700, -32600],
+      );
+      assert.ok(!agent.sent.some((message) => message.id === 99), "a response gets no answer");
+    });
+  });
+});
