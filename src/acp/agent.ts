@@ -18,6 +18,7 @@ import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
+import { checkSessionFolders } from "./session-folders.js";
 import { replayUpdates } from "./session-updates.js";
 
 /** What the agent needs from the command that runs it. */
@@ -200,6 +201,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     client: acp.AgentContext,
     replay: boolean,
   ) => {
+    await checkSessionFolders(options.codex, params);
     await loggedIn();
     const { thread: saved } = await options.codex.appServer
       .readThread(params.sessionId, { includeTurns: replay })
@@ -255,6 +257,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         return {};
       })
       .onRequest("session/new", async ({ params, client }) => {
+        await checkSessionFolders(options.codex, params);
         await loggedIn();
         let id = "";
         const thread = options.codex.startThread({

@@ -2,10 +2,12 @@
 // the request's id where it can be read, session folders that are not absolute existing folders,
 // and sessions the agent does not know, on every method that names one.
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { responseTo, sendLines } from "../support/acp-editor.js";
-import { withAgent } from "../support/acp-session.js";
+import { allow, openSession, withAgent } from "../support/acp-session.js";
 
 /** The JSON-RPC error of a response (fails when it is not one). */
 const errorOf = (response: Record<string, unknown>) => {
@@ -13,6 +15,14 @@ const errorOf = (response: Record<string, unknown>) => {
   assert.ok(error, `an error: ${JSON.stringify(response)}`);
   return error;
 };
+
+/** A rejection that is a JSON-RPC error `code` whose message matches `message`. */
+const rpcError =
+  (code: number, message: RegExp) => (error: { code?: number; message?: string }) => {
+    assert.equal(error.code, code, String(error.message));
+    assert.match(String(error.message), message);
+    return true;
+  };
 
 describe("codex-harness acp: bad input (real codex, ScriptedModel)", () => {
   it("an invalid message is -32600 with its id where one can be read; unparseable is -32700, id null", async () => {
@@ -49,6 +59,40 @@ describe("codex-harness acp: bad input (real codex, ScriptedModel)", () => {
         [-32700, -32600],
       );
       assert.ok(!agent.sent.some((message) => message.id === 99), "a response gets no answer");
+    });
+  });
+
+  it("session/new, load and resume want an absolute, existing folder without NUL: -32602 saying so", async () => {
+    await withAgent([], async ({ agent, workspace }) => {
+      const { editor, sessionId } = await openSession(agent, workspace, allow("reject_once"));
+      const file = path.join(workspace, "notes.txt");
+      await writeFile(file, "not a folder\n");
+      const bad: [string, RegExp][] = [
+        ["workspace", /cwd must be an absolute path.*"workspace"/],
+        [path.join(workspace, "missing"), /cwd .*missing.* is not a folder codex can open/],
+        [file, /cwd .*notes\.txt.* is not a folder/],
+        [`${workspace}\u0000x`, /cwd must not contain a NUL character/],
+      ];
+      for (const [cwd, message] of bad) {
+        await assert.rejects(
+          editor.agent.request("session/new", { cwd, mcpServers: [] }),
+          rpcError(-32602, message),
+        );
+        for (const method of ["session/load", "session/resume"] as const) {
+          await assert.rejects(
+            editor.agent.request(method, { sessionId, cwd, mcpServers: [] }),
+            rpcError(-32602, message),
+          );
+        }
+      }
+      await assert.rejects(
+        editor.agent.request("session/new", {
+          cwd: workspace,
+          mcpServers: [],
+          additionalDirectories: ["../elsewhere"],
+        }),
+        rpcError(-32602, /additionalDirectories\[0\] must be an absolute path/),
+      );
     });
   });
 });
