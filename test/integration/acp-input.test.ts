@@ -95,4 +95,38 @@ describe("codex-harness acp: bad input (real codex, ScriptedModel)", () => {
       );
     });
   });
+
+  it("an unknown session is -32002 on every method that names one", async () => {
+    await withAgent([], async ({ agent, workspace }) => {
+      sendLines(
+        agent,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: PROTOCOL_VERSION },
+        }),
+      );
+      await responseTo(agent, 0);
+      const requests = (sessionId: string): [string, Record<string, unknown>][] => [
+        ["session/load", { sessionId, cwd: workspace, mcpServers: [] }],
+        ["session/resume", { sessionId, cwd: workspace, mcpServers: [] }],
+        ["session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }],
+        ["session/set_mode", { sessionId, modeId: "read-only" }],
+        ["session/set_config_option", { sessionId, configId: "model", value: "x" }],
+        ["session/close", { sessionId }],
+        ["session/delete", { sessionId }],
+      ];
+      let id = 100;
+      // Not a codex thread id at all, and one that could be but is not.
+      for (const sessionId of ["nope", "01a00000-0000-7000-8000-000000000000"]) {
+        for (const [method, params] of requests(sessionId)) {
+          sendLines(agent, JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }));
+          const error = errorOf(await responseTo(agent, id));
+          assert.equal(error.code, -32002, `${method} ${sessionId}: ${error.message}`);
+          assert.deepEqual(error.data, { sessionId }, method);
+        }
+      }
+    });
+  });
 });
