@@ -7,6 +7,7 @@ import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
 import type { Codex } from "../codex.js";
 import type { Approvals } from "../events/approval-types.js";
+import { RpcWireError } from "../rpc/errors.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
@@ -18,6 +19,7 @@ import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
+import { checkSessionFolders } from "./session-folders.js";
 import { replayUpdates } from "./session-updates.js";
 
 /** What the agent needs from the command that runs it. */
@@ -194,28 +196,37 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     sessions.delete(id);
   };
 
+  /** codex's answer about saved thread `id`: its refusal (no such thread) is ACP's not found. */
+  const saved = <T>(id: string, asked: Promise<T>): Promise<T> =>
+    asked.catch((error: unknown) => {
+      if (error instanceof RpcWireError && !error.overloaded) {
+        throw acp.RequestError.sessionNotFound(id);
+      }
+      throw error;
+    });
+
   /** A saved session opened again: its history replayed as updates when `replay`. */
   const reopen = async (
     params: acp.LoadSessionRequest | acp.ResumeSessionRequest,
     client: acp.AgentContext,
     replay: boolean,
   ) => {
+    await checkSessionFolders(options.codex, params);
     await loggedIn();
-    const { thread: saved } = await options.codex.appServer
-      .readThread(params.sessionId, { includeTurns: replay })
-      .catch(() => {
-        throw acp.RequestError.sessionNotFound(params.sessionId);
-      });
+    const { thread: history } = await saved(
+      params.sessionId,
+      options.codex.appServer.readThread(params.sessionId, { includeTurns: replay }),
+    );
     const thread = options.codex.resumeThread(
       params.sessionId,
       await threadOptions(params.cwd, () => params.sessionId, params),
     );
     if (replay) {
-      for (const update of replayUpdates(saved.turns ?? [])) {
+      for (const update of replayUpdates(history.turns ?? [])) {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
     }
-    const config = await open(params.sessionId, thread, params.cwd, client, saved.model);
+    const config = await open(params.sessionId, thread, params.cwd, client, history.model);
     return { modes: modeState(DEFAULT_MODE), configOptions: config };
   };
 
@@ -255,6 +266,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         return {};
       })
       .onRequest("session/new", async ({ params, client }) => {
+        await checkSessionFolders(options.codex, params);
         await loggedIn();
         let id = "";
         const thread = options.codex.startThread({
@@ -269,9 +281,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .onRequest("session/load", ({ params, client }) => reopen(params, client, true))
       .onRequest("session/resume", ({ params, client }) => reopen(params, client, false))
       .onRequest("session/delete", async ({ params }) => {
-        // Gone from codex's saved threads (and so from session/list).
+        // Gone from codex's saved threads (and so from session/list); not saved there: not found.
         forget(params.sessionId, "the session was deleted");
-        await options.codex.appServer.request("thread/delete", { threadId: params.sessionId });
+        await saved(
+          params.sessionId,
+          options.codex.appServer.request("thread/delete", { threadId: params.sessionId }),
+        );
         return {};
       })
       .onRequest("session/prompt", ({ params, client, signal }) =>
@@ -299,7 +314,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         };
       })
       .onRequest("session/close", async ({ params }) => {
-        // The thread stays saved, to load again.
+        // The thread stays saved, to load again; one not open here is not found.
+        sessionOf(sessions, params.sessionId);
         forget(params.sessionId, "the session was closed");
         return {};
       })
@@ -338,7 +354,10 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         return {};
       })
       .onNotification("session/cancel", async ({ params }) => {
-        sessions.get(params.sessionId)?.turn?.abort(new Error("cancelled by the editor"));
+        // A notification has no answer: an unknown session is only said on stderr.
+        const session = sessions.get(params.sessionId);
+        if (!session) options.log?.(`acp: session/cancel: no session ${params.sessionId} here`);
+        session?.turn?.abort(new Error("cancelled by the editor"));
       })
   );
 }

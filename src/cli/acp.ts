@@ -64,10 +64,12 @@ export function addAcpCommand(program: Command): void {
     // Loaded here: only this command needs the ACP SDK (an optional package).
     let acp: typeof import("@agentclientprotocol/sdk");
     let agentModule: typeof import("../acp/agent.js");
+    let gate: typeof import("../acp/message-gate.js");
     try {
-      [acp, agentModule] = await Promise.all([
+      [acp, agentModule, gate] = await Promise.all([
         import("@agentclientprotocol/sdk"),
         import("../acp/agent.js"),
+        import("../acp/message-gate.js"),
       ]);
     } catch (error) {
       throw new CodexHarnessError(
@@ -120,7 +122,8 @@ export function addAcpCommand(program: Command): void {
       Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
     );
-    const connection = app.connect(stream);
+    // Invalid requests are answered with their id, not `id: null` or not at all.
+    const connection = app.connect(gate.gateMessages(stream));
     const stop = () => connection.close();
     process.once("SIGTERM", stop);
     try {

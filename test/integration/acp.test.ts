@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { execCommand, failure, reply, response } from "../../src/testing/script.js";
-import { answerText, editorOf } from "../support/acp-editor.js";
+import { answerText, editorOf, responseTo, sendLines } from "../support/acp-editor.js";
 import { agentOn, allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
 import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
@@ -137,45 +137,28 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
   });
 
   it("a plain ndjson client: every stdout line is JSON-RPC; a broken line is a parse error", async () => {
-    const setup = await agentOn([reply("Plain.")]);
-    try {
-      const lines: Record<string, unknown>[] = [];
-      let pending = "";
-      setup.agent.child.stdout.on("data", (chunk: Buffer) => {
-        pending += chunk.toString("utf8");
-        const parts = pending.split("\n");
-        pending = parts.pop() ?? "";
-        for (const part of parts) lines.push(JSON.parse(part) as Record<string, unknown>);
-      });
-      const send = (message: object | string) =>
-        setup.agent.child.stdin.write(
-          `${typeof message === "string" ? message : JSON.stringify({ jsonrpc: "2.0", ...message })}\n`,
-        );
-      const answer = (id: number) =>
-        eventually(`the answer to ${id}`, async () => lines.find((line) => line.id === id));
+    await withAgent([reply("Plain.")], async ({ agent, workspace }) => {
+      const send = (message: object) =>
+        sendLines(agent, JSON.stringify({ jsonrpc: "2.0", ...message }));
       send({ id: 1, method: "initialize", params: { protocolVersion: 1 } });
-      assert.ok((await answer(1)).result);
-      send("{ not json");
-      const parseError = await eventually("the parse error", async () =>
-        lines.find((line) => (line.error as { code?: number } | undefined)?.code === -32700),
-      );
-      assert.equal(parseError.id, null);
-      send({ id: 2, method: "session/new", params: { cwd: setup.workspace, mcpServers: [] } });
-      const sessionId = ((await answer(2)).result as { sessionId: string }).sessionId;
+      assert.ok((await responseTo(agent, 1)).result);
+      sendLines(agent, "{ not json");
+      const parseError = await responseTo(agent, null);
+      assert.equal((parseError.error as { code?: number } | undefined)?.code, -32700);
+      send({ id: 2, method: "session/new", params: { cwd: workspace, mcpServers: [] } });
+      const sessionId = ((await responseTo(agent, 2)).result as { sessionId: string }).sessionId;
       send({
         id: 3,
         method: "session/prompt",
         params: { sessionId, prompt: [{ type: "text", text: "hi" }] },
       });
-      assert.deepEqual((await answer(3)).result, { stopReason: "end_turn" });
+      assert.deepEqual((await responseTo(agent, 3)).result, { stopReason: "end_turn" });
       assert.ok(
-        lines.every((line) => line.jsonrpc === "2.0"),
+        agent.sent.every((line) => line.jsonrpc === "2.0"),
         "stdout is the protocol only",
       );
-      assert.ok(lines.some((line) => line.method === "session/update"));
-    } finally {
-      await setup.close();
-    }
+      assert.ok(agent.sent.some((line) => line.method === "session/update"));
+    });
   });
 
   it("a failed turn is a JSON-RPC error with codex's message; a full context window is max_tokens; a policy refusal is refusal", async () => {

@@ -6,6 +6,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { bin } from "./cli.js";
+import { eventually } from "./eventually.js";
 
 const schema = createRequire(import.meta.url)("@agentclientprotocol/sdk/schema/v1/schema.json") as {
   $defs: Record<string, unknown>;
@@ -105,6 +106,21 @@ export function startAcpAgent(args: string[], env: NodeJS.ProcessEnv): AcpAgentP
   });
   const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
   return { child, stderr: () => stderr, sent, invalid, checked: () => checked, closed };
+}
+
+/** Writes each of `lines` to the agent's stdin as it is, a line each: a plain ndjson client. */
+export function sendLines(agent: AcpAgentProcess, ...lines: string[]): void {
+  for (const line of lines) agent.child.stdin.write(`${line}\n`);
+}
+
+/** The response the agent sent for request `id` (`null`: the first one with `id: null`), once sent. */
+export function responseTo(
+  agent: AcpAgentProcess,
+  id: string | number | null,
+): Promise<Record<string, unknown>> {
+  return eventually(`the answer to ${JSON.stringify(id)}`, async () =>
+    agent.sent.find((message) => message.id === id && !("method" in message)),
+  );
 }
 
 /** A schema problem of one message, undefined when it fits, null when there is nothing to check. */
