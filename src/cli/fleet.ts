@@ -128,7 +128,7 @@ export function addSubmitCommand(program: Command): void {
     .option("--json", "print the run's events as JSONL")
     .option(
       "--outage-timeout <s>",
-      "how long to wait for an unreachable database before giving up following (the run goes on)",
+      "how long to wait for an unreachable database before giving up, queueing the run or following it",
       wholeNumber(1),
       300,
     )
@@ -145,6 +145,7 @@ export function addSubmitCommand(program: Command): void {
         }
       }
       const { submitTurn } = await import("../fleet/submit.js");
+      const { outageReason } = await import("../fleet/outage.js");
       const run = await submitTurn({
         store: flags.store,
         externalSessionId: flags.session,
@@ -157,8 +158,8 @@ export function addSubmitCommand(program: Command): void {
         onOutage: (state, error) =>
           console.error(
             state === "waiting"
-              ? `waiting for the database (${error.message})…`
-              : "the database is back: following again.",
+              ? `waiting for the database (${outageReason(error)})…`
+              : "the database is back.",
           ),
       });
       // Ctrl-C stops following, never the run: say how to cancel it.

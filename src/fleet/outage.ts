@@ -37,6 +37,22 @@ export interface OutageOptions {
   signal?: AbortSignal;
   /** Called once when an outage starts, and once when it ends. */
   onOutage?: (state: "waiting" | "back", error: Error) => void;
+  /**
+   * What the `store_unreachable` error goes on to say: what to check and do next (default: the run
+   * goes on in the fleet, follow it again later).
+   */
+  advice?: string;
+}
+
+/** The deepest message in `error`'s causes: the connection's own words, not a wrapper's. */
+export function outageReason(error: Error): string {
+  let message = error.message;
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    const text = (current as { message?: unknown }).message;
+    if (typeof text === "string" && text !== "") message = text;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return message;
 }
 
 const BACKOFF = { maxRetries: Number.POSITIVE_INFINITY, initialDelayMs: 250, maxDelayMs: 5_000 };
@@ -62,7 +78,7 @@ export async function throughOutage<T>(work: () => Promise<T>, options: OutageOp
       if (Date.now() - since >= options.giveUpMs) {
         throw new CodexHarnessError(
           "store_unreachable",
-          `PostgreSQL was unreachable for ${Math.round((Date.now() - since) / 1000)} s (${lastError.message}); gave up. The run goes on in the fleet: follow it again later.`,
+          `PostgreSQL was unreachable for ${Math.round((Date.now() - since) / 1000)} s (${outageReason(lastError)}); gave up. ${options.advice ?? "The run goes on in the fleet: follow it again later."}`,
           { cause: lastError },
         );
       }

@@ -43,6 +43,18 @@ export async function queueRun(store: FleetStore, request: FleetTurnRequest): Pr
 }
 
 /**
+ * Whether the run is recorded with this very request: after a {@link queueRun} whose answer was
+ * lost (the connection dropped), whether that attempt committed.
+ */
+export async function queuedAs(store: FleetStore, request: FleetTurnRequest): Promise<boolean> {
+  const { rows } = await store.pool.query(
+    "SELECT request = $2::jsonb AS same FROM codex_harness_fleet_runs WHERE run_id = $1",
+    [request.externalRunId, request],
+  );
+  return rows[0]?.same === true;
+}
+
+/**
  * Creates or updates graphile-worker's tables (submitters and workers both need them), under an
  * advisory lock: graphile-worker's first step (`create schema if not exists`) fails with a
  * duplicate key when several processes run it at once on a fresh database. `forSubmits` also has

@@ -1,18 +1,20 @@
 // submitTurn: queue one turn for the fleet, and follow it from anywhere (events by sequence,
 // woken by NOTIFY; the result once recorded), riding out database outages on the way.
+import { redactUrl } from "../channels/drivers.js";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
 import { cancelFleetRun, type FleetCancelOutcome } from "./cancel.js";
-import { type OutageOptions, throughOutage } from "./outage.js";
-import { migrateQueue, queueRun } from "./queue.js";
+import { isConnectionError, type OutageOptions, throughOutage } from "./outage.js";
+import { migrateQueue, queuedAs, queueRun } from "./queue.js";
 import { checkRunId, checkTurnFields } from "./request-check.js";
 import { type FleetEvent, FleetStore, type FleetTurnRequest } from "./store.js";
 
-/** How a follower lives through a database outage. */
+/** How submitting and following live through a database outage. */
 export interface FollowOptions {
   /**
-   * How long a follower keeps reconnecting while PostgreSQL is unreachable before it gives up
-   * with `store_unreachable` (ms, default 300 000). The run itself goes on in the fleet.
+   * How long submitting, or a follower, keeps reconnecting while PostgreSQL is unreachable before
+   * it gives up with `store_unreachable` (ms, default 300 000). A run being followed goes on in the
+   * fleet; one being submitted may or may not be queued: submitting it again queues it at most once.
    */
   outageGiveUpMs?: number;
   /** Told once when an outage starts ("waiting") and once when it ends ("back"). */
@@ -56,25 +58,49 @@ const DEFAULT_GIVE_UP_MS = 300_000;
 /**
  * Queues a turn of `externalSessionId` for the fleet's workers (`codex-harness worker`) and
  * returns its handle. The session's turns run one at a time in submission order; a repeated
- * `externalRunId` is not queued again (the handle follows the recorded run). Throws
- * `invalid_input` for a malformed request (naming the field and the limit), `store_failed` when
- * PostgreSQL cannot be used.
+ * `externalRunId` is not queued again (the handle follows the recorded run). A database outage
+ * on the way (a connection dropped, the server restarting) is ridden out as a follower does (see
+ * {@link FollowOptions}): the run is queued once, also when an attempt committed but its answer
+ * was lost. Throws `invalid_input` for a malformed request (naming the field and the limit),
+ * `store_unreachable` when PostgreSQL stays unreachable for `outageGiveUpMs`, `store_failed` when
+ * it cannot be used otherwise (a bad URL, a refused login).
  */
 export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> {
   checkRequest(request);
   const { store: given, outageGiveUpMs, onOutage, ...turn } = request;
+  const follow = { outageGiveUpMs, onOutage };
   const owned = typeof given === "string";
-  const store = owned ? await FleetStore.open(given) : given;
+  const url = owned ? given : given.url;
+  let store = owned ? undefined : given;
+  // Set once a queueRun may have committed without this process hearing of it.
+  let unsure = false;
   try {
-    store.queueReady ??= migrateQueue(store, true);
-    await store.queueReady.catch((error) => {
-      store.queueReady = undefined;
-      throw error;
-    });
-    const created = await queueRun(store, turn);
-    return followRun(store, turn.externalRunId, created, owned, { outageGiveUpMs, onOutage });
+    const created = await throughOutage(
+      async () => {
+        store ??= await FleetStore.open(url);
+        const open = store;
+        open.queueReady ??= migrateQueue(open, true);
+        await open.queueReady.catch((error) => {
+          open.queueReady = undefined;
+          throw error;
+        });
+        try {
+          if (await queueRun(open, turn)) return true;
+        } catch (error) {
+          unsure ||= isConnectionError(error);
+          throw error;
+        }
+        // Known already: queued by this call's attempt whose answer was lost, or submitted before.
+        return unsure && (await queuedAs(open, turn));
+      },
+      {
+        ...outageOptions(follow),
+        advice: `Check that the server at ${redactUrl(url)} is up and reachable from here, then submit again with the same run id (--run-id ${turn.externalRunId}): it is queued at most once.`,
+      },
+    );
+    return followRun(store as FleetStore, turn.externalRunId, created, owned, follow);
   } catch (error) {
-    if (owned) await store.close();
+    if (owned) await store?.close();
     throw error;
   }
 }
@@ -104,11 +130,7 @@ function followRun(
   owned: boolean,
   follow: FollowOptions,
 ): FleetRun {
-  const outage = (signal?: AbortSignal): OutageOptions => ({
-    giveUpMs: follow.outageGiveUpMs ?? DEFAULT_GIVE_UP_MS,
-    ...(signal ? { signal } : {}),
-    ...(follow.onOutage ? { onOutage: follow.onOutage } : {}),
-  });
+  const outage = (signal?: AbortSignal) => outageOptions(follow, signal);
   const run: FleetRun = {
     runId,
     created,
@@ -179,6 +201,14 @@ function followRun(
     },
   };
   return run;
+}
+
+function outageOptions(follow: FollowOptions, signal?: AbortSignal): OutageOptions {
+  return {
+    giveUpMs: follow.outageGiveUpMs ?? DEFAULT_GIVE_UP_MS,
+    ...(signal ? { signal } : {}),
+    ...(follow.onOutage ? { onOutage: follow.onOutage } : {}),
+  };
 }
 
 function checkRequest(request: SubmitTurnRequest): void {

@@ -339,24 +339,38 @@ describe("the fleet", { skip: missing }, () => {
   });
 
   it("a bad store URL is a clear error with the password redacted", async () => {
+    const turn = { externalSessionId: "x", externalRunId: "x", target: "dev", prompt: "x" };
+    // Nothing listening: waited for as an outage, up to outageGiveUpMs.
     await assert.rejects(
       submitTurn({
+        ...turn,
         store: "postgres://fleet:s3cret-pass@127.0.0.1:1/db",
-        externalSessionId: "x",
-        externalRunId: "x",
-        target: "dev",
-        prompt: "x",
+        outageGiveUpMs: 500,
       }),
       (error: unknown) => {
         assert.ok(error instanceof CodexHarnessError, String(error));
-        assert.equal(error.code, "store_failed");
+        assert.equal(error.code, "store_unreachable");
         assert.match(
           error.message,
-          /Cannot use PostgreSQL at postgres:\/\/fleet:\*\*\*@127\.0\.0\.1:1\/db/,
+          /\(connect ECONNREFUSED 127\.0\.0\.1:1\); gave up\. Check that the server at postgres:\/\/fleet:\*\*\*@127\.0\.0\.1:1\/db is up/,
         );
         assert.ok(!error.message.includes("s3cret-pass"));
         return true;
       },
     );
+    // A server that refuses: at once.
+    const noDatabase = new URL((postgres as TestPostgres).url);
+    noDatabase.pathname = "/no_such_db";
+    noDatabase.password = "s3cret-pass";
+    await assert.rejects(submitTurn({ ...turn, store: noDatabase.href }), (error: unknown) => {
+      assert.ok(error instanceof CodexHarnessError, String(error));
+      assert.equal(error.code, "store_failed");
+      assert.match(
+        error.message,
+        /Cannot use PostgreSQL at postgres:\/\/postgres:\*\*\*@.*no_such_db/,
+      );
+      assert.ok(!error.message.includes("s3cret-pass"));
+      return true;
+    });
   });
 });

@@ -70,6 +70,17 @@ describe("isConnectionError", () => {
       ),
       (error: unknown) => error instanceof CodexHarnessError && error.code === "store_unreachable",
     );
+    // The give-up error quotes the connection's own words, then the caller's advice.
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), {
+      code: "ECONNREFUSED",
+    });
+    await assert.rejects(
+      throughOutage(
+        async () => Promise.reject(new Error("Cannot use PostgreSQL at …", { cause: refused })),
+        { giveUpMs: 0, advice: "Check the server." },
+      ),
+      /^CodexHarnessError: PostgreSQL was unreachable for 0 s \(connect ECONNREFUSED 127\.0\.0\.1:1\); gave up\. Check the server\.$/,
+    );
   });
 });
 
