@@ -1,5 +1,6 @@
 // PostgreSQL helpers the stores share: a pool whose tables are created under an advisory lock,
 // and work in one transaction.
+import { createHash } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
 import { redactUrl } from "./drivers.js";
@@ -71,7 +72,8 @@ export function newPool(pg: typeof import("pg"), url: string, max: number): Pool
 
 /**
  * A pool on `url` whose `schema` (idempotent DDL) has run under the advisory lock `lock`, so
- * concurrent starters do not race. Throws `store_failed` naming the URL without its password.
+ * concurrent starters do not race — once per schema: its digest is recorded, and a database that
+ * has it is used as it is. Throws `store_failed` naming the URL without its password.
  */
 export async function openPool(
   pg: typeof import("pg"),
@@ -80,11 +82,21 @@ export async function openPool(
   lock: number,
 ): Promise<Pool> {
   const pool = newPool(pg, url, 8);
+  const digest = createHash("sha256").update(schema).digest("hex");
   try {
-    await inTransaction(pool, async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [lock]);
-      await client.query(schema);
-    });
+    // Made already by this release: no DDL, whose table locks would wait for (and deadlock with)
+    // the transactions of those using the tables — a submit while workers run, say.
+    if ((await madeDigest(pool, lock)) !== digest) {
+      await inTransaction(pool, async (client) => {
+        await client.query("SELECT pg_advisory_xact_lock($1)", [lock]);
+        await client.query(schema);
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS codex_harness_schemas (lock bigint PRIMARY KEY, digest text NOT NULL);
+           INSERT INTO codex_harness_schemas (lock, digest) VALUES (${lock}, '${digest}')
+           ON CONFLICT (lock) DO UPDATE SET digest = EXCLUDED.digest`,
+        );
+      });
+    }
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw new CodexHarnessError(
@@ -94,4 +106,18 @@ export async function openPool(
     );
   }
   return pool;
+}
+
+/** The digest of the schema last made under `lock`, if the record of it exists. */
+async function madeDigest(pool: Pool, lock: number): Promise<string | undefined> {
+  try {
+    const { rows } = await pool.query("SELECT digest FROM codex_harness_schemas WHERE lock = $1", [
+      lock,
+    ]);
+    return rows[0]?.digest;
+  } catch (error) {
+    // 42P01: no such table yet (a database no release has used).
+    if ((error as { code?: unknown }).code === "42P01") return undefined;
+    throw error;
+  }
 }
