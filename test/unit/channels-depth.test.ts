@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CHAT_ROOMS } from "../../src/channels/chat/rooms.js";
 import { discordMessage } from "../../src/channels/discord/message.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { ChannelsRuntime } from "../../src/channels/runtime.js";
@@ -220,5 +221,28 @@ describe("the runtime refuses an accept from a platform that could not show the 
           /web inbox cannot show this elicitation_request in full \(payload\.params\.message is not the same as payload\.message\)/,
       },
     );
+  });
+});
+
+describe("what fits a platform's message is all there", () => {
+  it("a change as long as the room is shown uncut with Accept; one character more is not", () => {
+    for (const platform of Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[]) {
+      const room = CHAT_ROOMS[platform];
+      const length = room.max - (room.size("add f.txt") + 1) - (room.size("  +") + 1);
+      const change = (n: number) =>
+        interactionOf({
+          name: "Change f.txt",
+          kind: "approval_request",
+          payload: { changes: [{ path: "f.txt", kind: "add", diff: `+${"x".repeat(n)}` }] },
+          accept: { action: "accept" },
+        });
+      const fits = PLATFORMS[platform](change(length));
+      assert.doesNotMatch(fits.text, CANNOT, platform);
+      assert.ok(fits.text.includes(`+${"x".repeat(length)}\n`), platform);
+      assert.deepEqual(fits.accepts, ["Accept", "Accept for this session"], platform);
+      const over = PLATFORMS[platform](change(length + 1));
+      assert.match(over.text, /too long for a \w+ message/, platform);
+      assert.deepEqual(over.accepts, [], platform);
+    }
   });
 });

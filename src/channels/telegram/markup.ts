@@ -50,11 +50,12 @@ function hintOf(interaction: Interaction): string | undefined {
 export function messageText(interaction: Interaction): string {
   const message = chatMessage(interaction, "telegram");
   const lines = [`<b>${escapeHtml(clip(message.title, 300))}</b>`];
-  // Details that fit (CHAT_ROOMS.telegram) are all there; of others, the start, cut where the room ends.
+  // Details that fit (CHAT_ROOMS.telegram: each line and its break) are all there, uncut; of
+  // others, the start, cut where the room ends.
   let room = MAX_DETAILS;
   for (const detail of message.details) {
-    if (room < 2) break;
-    const line = clip(detail, room - 1);
+    if (room <= 0) break;
+    const line = detail.length < room ? detail : clip(detail, Math.max(room - 1, 1));
     room -= line.length + 1;
     lines.push(line.startsWith("$ ") ? `<code>${escapeHtml(line)}</code>` : escapeHtml(line));
   }
