@@ -2,8 +2,9 @@
 // loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure.
+
+import { WEB_INBOX } from "./check-response.js";
 import { INBOX_VIEW_JS } from "./inbox-view.js";
-import { WEB_INBOX } from "./normalize.js";
 
 const TITLE = "codex-harness inbox";
 

@@ -85,35 +85,37 @@ export const INBOX_VIEW_JS = String.raw`
     return el("pre", { class: "diff" }, lines.map((line) => [el("span", { class: kindOf(line) }, line), "\n"]));
   }
 
-  // Everything a request carries that matters to its answer (showable.ts lists what that is); the
-  // fields the page does not know, as JSON.
+  // Every field a request carries (showable.ts lists them, per kind): those its kind lays out, and
+  // the rest as JSON with their paths ("Also sent"), nested ones included.
   function details(interaction) {
     const p = interaction.payload || {};
+    const own = PAYLOAD_FIELDS.kinds[interaction.kind] || {};
+    const has = (name, type) => Object.hasOwn(own, name) && typeof p[name] === type && p[name] !== "";
     const parts = [];
     const line = (cls, ...children) => parts.push(el("p", { class: cls }, ...children));
-    if (p.approval_kind === "writeStdin") line("asks", "Send input to a running command:");
-    if (typeof p.command === "string") parts.push(el("pre", { class: "command" }, p.command));
-    const network = p.network_approval_context;
-    if (network && typeof network.host === "string") {
+    if (has("approval_kind", "string") && p.approval_kind === "writeStdin") line("asks", "Send input to a running command:");
+    if (has("command", "string")) parts.push(el("pre", { class: "command" }, p.command));
+    if (has("network_approval_context", "object") && p.network_approval_context) {
+      const network = p.network_approval_context;
       line("network", "Network access to ", el("code", {}, network.host), network.protocol ? " (" + network.protocol + ")" : "");
     }
-    if (typeof p.cwd === "string") line("cwd", "in ", el("code", {}, p.cwd));
-    if (typeof p.server_name === "string") line("server", "From the MCP server ", el("code", {}, p.server_name));
-    if (typeof p.reason === "string") line("reason", p.reason);
-    if (typeof p.message === "string") line("message", p.message);
-    if (typeof p.url === "string") line("url", "Open ", el("code", {}, p.url));
-    for (const change of Array.isArray(p.changes) ? p.changes : []) {
+    if (has("cwd", "string")) line("cwd", "in ", el("code", {}, p.cwd));
+    if (has("server_name", "string")) line("server", "From the MCP server ", el("code", {}, p.server_name));
+    if (has("reason", "string")) line("reason", p.reason);
+    if (has("message", "string")) line("message", p.message);
+    if (has("url", "string")) line("url", "Open ", el("code", {}, p.url));
+    for (const change of has("changes", "object") ? p.changes : []) {
       line("change", (change.kind || "change") + " ", el("code", {}, change.path), change.move_path ? [" to ", el("code", {}, change.move_path)] : null);
       if (change.diff) parts.push(diffBlock(change));
     }
-    if (interaction.kind === "approval_request" && typeof p.grant_root === "string") {
+    if (has("grant_root", "string")) {
       line("grant-root", "And write access under ", el("code", {}, p.grant_root), " for the rest of the session");
     }
-    if (p.permissions) parts.push(el("pre", { class: "permissions" }, JSON.stringify(p.permissions, null, 2)));
-    if (p.requested_schema) parts.push(el("pre", { class: "schema" }, JSON.stringify(p.requested_schema, null, 2)));
+    if (has("permissions", "object")) parts.push(el("pre", { class: "permissions" }, JSON.stringify(p.permissions, null, 2)));
+    if (has("requested_schema", "object") && p.requested_schema) parts.push(el("pre", { class: "schema" }, JSON.stringify(p.requested_schema, null, 2)));
     const unknown = unknownFields(interaction);
     if (Object.keys(unknown).length) {
-      line("unknown", "Also sent:");
+      line("unknown", parts.length ? "Also sent:" : "Sent:");
       parts.push(el("pre", { class: "unknown" }, JSON.stringify(unknown, null, 2)));
     }
     return parts;

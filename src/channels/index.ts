@@ -10,6 +10,7 @@ export {
   type RetryPolicy,
 } from "./backends.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./bridge.js";
+export { checkResponse } from "./check-response.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./client.js";
 export { ChannelsError } from "./errors.js";
 export {
@@ -25,7 +26,6 @@ export {
   type BridgedDecision,
   type BridgedKind,
   type BridgedRequest,
-  checkResponse,
   decisionFor,
   interactionFor,
 } from "./normalize.js";

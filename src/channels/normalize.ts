@@ -1,16 +1,16 @@
 // codex's requests (as codex-harness's approval requests) -> interactions, and responses back to
-// the decision each kind takes. Pure: the runtime checks responses with it, the bridge maps them.
+// the decision each kind takes. Pure: the runtime checks responses with it (check-response.ts),
+// the bridge maps them.
 import { CodexHarnessError } from "../errors.js";
 import type { ApprovalKind, ApprovalRequest, DecisionOf } from "../events/approval-types.js";
 import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js";
 import type {
-  Interaction,
   InteractionInput,
   InteractionKind,
   InteractionResponse,
   ResponseAction,
 } from "./interaction-types.js";
-import { fieldsProblem, listProblem, PAYLOAD_FIELDS, unshownReason } from "./showable.js";
+import { fieldsProblem, listProblem, PAYLOAD_FIELDS } from "./showable.js";
 import { titleOf } from "./titles.js";
 
 /** The request kinds a person answers through channels, and the interaction kind of each. */
@@ -70,57 +70,6 @@ export function interactionFor(
 /** The actions an interaction kind allows (its `actions` when created, else the kind's). */
 export function actionsOf(kind: InteractionKind): ResponseAction[] {
   return [...ACTIONS[kind]];
-}
-
-/** What the web inbox records as `metadata.via` on the answers it sends. */
-export const WEB_INBOX = "web-inbox";
-
-/**
- * The clients that show a request to a person themselves, by the `metadata.via` of the answers
- * they send (the web inbox, and the chat backends' buttons and replies), and what each is called
- * when an answer from it is refused.
- */
-const SHOWN_BY: Readonly<Record<string, string>> = {
-  [WEB_INBOX]: "the web inbox",
-  slack: "the Slack message",
-  telegram: "the Telegram message",
-  discord: "the Discord message",
-};
-
-/**
- * Checks a response against its interaction; throws `invalid_response` saying what to send
- * instead. Used by the runtime before storing, so a stored response always maps to a decision.
- * An answer from the web inbox (`metadata.via: "web-inbox"`) or a chat backend (`"slack"`,
- * `"telegram"`, `"discord"`) to a request they cannot show in full ({@link unshownReason}) may
- * only decline or interrupt: they offer nothing else there, and the runtime holds them to that
- * (a stale or forged button press included). Other clients read the payload themselves, and
- * answer as before.
- */
-export function checkResponse(
-  interaction: Pick<Interaction, "kind" | "actions" | "payload">,
-  response: Pick<InteractionResponse, "action" | "values" | "metadata">,
-): void {
-  if (!interaction.actions.includes(response.action)) {
-    throw invalidResponse(
-      `this ${interaction.kind} takes ${interaction.actions.map((a) => `"${a}"`).join(", ")}, not "${response.action}"`,
-    );
-  }
-  const via = response.metadata?.via;
-  const shownBy =
-    typeof via === "string" && Object.hasOwn(SHOWN_BY, via) ? SHOWN_BY[via] : undefined;
-  const unshown =
-    shownBy && response.action !== "decline" && response.action !== "cancel"
-      ? unshownReason(interaction)
-      : undefined;
-  if (unshown) {
-    throw invalidResponse(
-      `${shownBy} cannot show this ${interaction.kind} in full (${unshown}), so from there it takes only "decline" or "cancel", not "${response.action}"`,
-    );
-  }
-  const request = interaction.payload as Partial<ApprovalRequest>;
-  if (typeof request.kind === "string" && Object.hasOwn(BRIDGED_KINDS, request.kind)) {
-    decisionFor(request as BridgedRequest, response);
-  }
 }
 
 /** The decision a response stands for, for the request it answers. Throws `invalid_response`. */
@@ -236,6 +185,7 @@ function answersOf(
   );
 }
 
-function invalidResponse(message: string): CodexHarnessError {
+/** The `invalid_response` error, saying what is wrong with a response. */
+export function invalidResponse(message: string): CodexHarnessError {
   return new CodexHarnessError("invalid_response", `Invalid response: ${message}.`);
 }

@@ -1,6 +1,7 @@
 // The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
 // wait, and a stream of changes for SSE clients and backends.
 import { randomUUID } from "node:crypto";
+import { checkResponse } from "./check-response.js";
 import { ChannelsError } from "./errors.js";
 import {
   DEFAULT_INTERACTION_TIMEOUT_MS,
@@ -12,7 +13,7 @@ import {
   type InteractionResponseInput,
   type InteractionStatus,
 } from "./interaction-types.js";
-import { actionsOf, checkResponse } from "./normalize.js";
+import { actionsOf } from "./normalize.js";
 import type { InteractionStore } from "./store.js";
 import { titleOf } from "./titles.js";
 

@@ -1,15 +1,20 @@
-// What the web inbox can show in full, per kind of interaction: the payload fields it knows, the
-// types each may have, and what each kind must carry. A request it cannot show in full (a payload
-// of unknown shape, a field of the wrong type) gets its raw JSON and only the answers that accept
-// nothing (Decline, Interrupt the turn); the runtime refuses any other answer sent from the inbox.
-// Browser code too: `inbox-view.ts` embeds the table and these functions' source, so they use
-// nothing but each other.
+// What every surface that shows requests to people (the web inbox, the chat messages, the CLI) can
+// show in full, at every depth: one table of the payload fields known per kind, the types each may
+// have, and the parts (file changes, questions, options, …) they nest, walked by one recursive
+// function. A request with a field of the wrong type anywhere, or missing what its kind asks, cannot
+// be shown: it gets its raw JSON and only the answers that accept nothing (Decline, Interrupt the
+// turn), and the runtime refuses any other answer sent from such a surface. A field nobody knows,
+// at any depth, is shown as JSON with its path ("Also sent"). Browser code too: `inbox-view.ts`
+// embeds the table and these functions' source, so they use nothing but each other.
 
 /**
- * The payload fields the inbox knows, with the JSON types each may have ("string|null"; an absent
+ * The payload fields the surfaces know, with the types each may have ("string|null"; an absent
  * field is always fine): `common` to every kind (the bridge's ids, not shown), each kind's own
- * (laid out on the card, or deliberately not shown where noted), and the `parts` of lists and
- * objects inside a payload. Any other field is shown as JSON under "Also sent".
+ * (laid out, or deliberately not shown where noted), the `parts` nested in a payload, and the
+ * fields each part must carry (`required`). A type is a JSON type (`object` and `array` are shown
+ * whole, as JSON), a part (`change`: an object of that part's fields, walked) or a list of one
+ * (`change[]`), `=name` (the same value as the payload's `name`, so shown there), or `extra` (any
+ * value, shown as JSON with the fields nobody knows). Any field not listed is one nobody knows.
  */
 export const PAYLOAD_FIELDS = {
   common: {
@@ -26,26 +31,28 @@ export const PAYLOAD_FIELDS = {
       cwd: "string|null",
       reason: "string|null",
       approval_kind: "string",
-      network_approval_context: "object|null",
-      // codex's parse of the command, and rules to remember that no inbox answer takes: not shown.
+      network_approval_context: "network|null",
+      // codex's parse of the command, and rules to remember that no answer of any surface takes
+      // (what Accept does depends on none of them): not shown.
       command_actions: "array",
       proposed_execpolicy_amendment: "array|null",
       proposed_network_policy_amendments: "array",
-      changes: "array",
+      changes: "change[]",
       grant_root: "string|null",
     },
     permissions_request: { permissions: "object", cwd: "string|null", reason: "string|null" },
-    user_input_request: { questions: "array", is_blocking: "boolean" },
+    user_input_request: { questions: "question[]", is_blocking: "boolean" },
     elicitation_request: {
       server_name: "string",
       mode: "string",
       message: "string|null",
       requested_schema: "object|null",
       url: "string|null",
-      // codex's whole request again, for modes this version does not break out: not shown.
-      params: "object",
+      // codex's whole request again: what repeats a field above must equal it, the rest is shown.
+      params: "params",
     },
-    // An update's only answer is "Acknowledge", which tells codex nothing: any payload will do.
+    // An update's only answer is "Acknowledge", which tells codex nothing: every field it carries
+    // is shown as JSON, and no field makes it one that cannot be shown.
     progress_update: {},
   },
   parts: {
@@ -56,60 +63,157 @@ export const PAYLOAD_FIELDS = {
       id: "string",
       header: "string",
       question: "string",
-      options: "array|null",
+      options: "option[]|null",
       is_other: "boolean",
       is_secret: "boolean",
     },
     option: { label: "string", description: "string" },
+    params: {
+      threadId: "=thread_id",
+      turnId: "=turn_id",
+      serverName: "=server_name",
+      mode: "=mode",
+      message: "=message",
+      requestedSchema: "=requested_schema",
+      url: "=url",
+      elicitationId: "extra",
+      _meta: "null|extra",
+    },
+  },
+  required: {
+    change: ["path"],
+    network: ["host"],
+    question: ["id", "question"],
+    option: ["label"],
   },
 } as const;
 
 type Fields = Readonly<Record<string, string>>;
 type Payload = Record<string, unknown>;
 
+/**
+ * A walk through a payload: the payload itself (for `=name` types), and the fields found on the way
+ * that are shown as JSON (`extra` ones, and those nobody knows), each with its path.
+ */
+export interface PayloadWalk {
+  root: Payload;
+  extras: [string, unknown][];
+}
+
 /** A value's JSON type, as {@link PAYLOAD_FIELDS} names them: "string", "array", "null", … */
 export function jsonType(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }
 
+/** Whether two JSON values are the same, whatever the order of their objects' fields. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const type = jsonType(a);
+  if (type !== jsonType(b)) return false;
+  if (type === "array") {
+    const list = b as unknown[];
+    return (
+      (a as unknown[]).length === list.length &&
+      (a as unknown[]).every((x, n) => sameJson(x, list[n]))
+    );
+  }
+  if (type !== "object") return a === b;
+  const names = Object.keys(a as Payload);
+  return (
+    names.length === Object.keys(b as Payload).length &&
+    names.every(
+      (name) =>
+        Object.hasOwn(b as Payload, name) && sameJson((a as Payload)[name], (b as Payload)[name]),
+    )
+  );
+}
+
+/** A type of {@link PAYLOAD_FIELDS} in words: "a string", "an array" (a list of parts), "null". */
+export function typeWords(type: string): string {
+  const parts: Record<string, Fields> = PAYLOAD_FIELDS.parts;
+  const json = type.endsWith("[]") ? "array" : Object.hasOwn(parts, type) ? "object" : type;
+  return json === "null" ? "null" : /^[aeiou]/.test(json) ? `an ${json}` : `a ${json}`;
+}
+
 /**
- * What is wrong with `value` (called `where`) as an object of `fields`, in words, or undefined.
- * `required` fields must be there, and not be empty strings.
+ * What is wrong with `value` (called `where`) as a value of `type`, in words, or undefined; walks
+ * into parts, adding the fields shown as JSON to `walk.extras`.
+ */
+export function valueProblem(
+  value: unknown,
+  type: string,
+  where: string,
+  walk: PayloadWalk,
+): string | undefined {
+  const parts: Record<string, Fields> = PAYLOAD_FIELDS.parts;
+  const required: Record<string, readonly string[]> = PAYLOAD_FIELDS.required;
+  const actual = jsonType(value);
+  const alternatives = type.split("|");
+  for (const alternative of alternatives) {
+    if (alternative === actual) return undefined;
+    if (alternative === "extra") {
+      walk.extras.push([where, value]);
+      return undefined;
+    }
+    if (alternative.startsWith("=")) {
+      const twin = alternative.slice(1);
+      return sameJson(value, walk.root[twin])
+        ? undefined
+        : `${where} is not the same as payload.${twin}`;
+    }
+    const list = alternative.endsWith("[]");
+    const part = list ? alternative.slice(0, -2) : alternative;
+    if (!Object.hasOwn(parts, part) || actual !== (list ? "array" : "object")) continue;
+    const fields = parts[part] as Fields;
+    return list
+      ? listProblem(value, fields, where, required[part], walk)
+      : fieldsProblem(value, fields, where, required[part], walk);
+  }
+  return `${where} is ${typeWords(actual)}, not ${alternatives.map(typeWords).join(" or ")}`;
+}
+
+/**
+ * What is wrong with `value` (called `where`) as an object of `fields`, in words, or undefined, at
+ * every depth. `required` fields must be there, and not be empty strings. Fields not in `fields`
+ * go to `walk.extras`, to be shown as JSON.
  */
 export function fieldsProblem(
   value: unknown,
   fields: Fields,
   where: string,
   required: readonly string[] = [],
+  walk: PayloadWalk = { root: {}, extras: [] },
 ): string | undefined {
-  const words = (type: string) =>
-    type === "null" ? "null" : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
   if (value === undefined) return `${where} is missing`;
-  if (jsonType(value) !== "object") return `${where} is ${words(jsonType(value))}, not an object`;
-  for (const name of Object.keys(fields)) {
-    const field = (value as Payload)[name];
-    const allowed = String(fields[name]).split("|");
-    if (field === undefined) {
-      if (required.includes(name)) return `${where}.${name} is missing`;
-    } else if (!allowed.includes(jsonType(field))) {
-      return `${where}.${name} is ${words(jsonType(field))}, not ${allowed.map(words).join(" or ")}`;
-    } else if (required.includes(name) && typeof field === "string" && field.trim() === "") {
-      return `${where}.${name} is empty`;
+  if (jsonType(value) !== "object")
+    return `${where} is ${typeWords(jsonType(value))}, not an object`;
+  for (const [name, field] of Object.entries(value as Payload)) {
+    const path = `${where}.${name}`;
+    if (field === undefined) continue;
+    if (!Object.hasOwn(fields, name)) {
+      walk.extras.push([path, field]);
+      continue;
+    }
+    const problem = valueProblem(field, String(fields[name]), path, walk);
+    if (problem) return problem;
+    if (required.includes(name) && typeof field === "string" && field.trim() === "") {
+      return `${path} is empty`;
     }
   }
-  return undefined;
+  const missing = required.find((name) => (value as Payload)[name] === undefined);
+  return missing === undefined ? undefined : `${where}.${missing} is missing`;
 }
 
-/** What is wrong with an entry of `list` as an object of `fields`, or undefined. */
+/** What is wrong with an entry of `list` as an object of `fields`, or undefined, at every depth. */
 export function listProblem(
   list: unknown,
   fields: Fields,
   where: string,
   required: readonly string[] = [],
+  walk: PayloadWalk = { root: {}, extras: [] },
 ): string | undefined {
   const entries = Array.isArray(list) ? list : [];
   for (let index = 0; index < entries.length; index += 1) {
-    const problem = fieldsProblem(entries[index], fields, `${where}[${index}]`, required);
+    const problem = fieldsProblem(entries[index], fields, `${where}[${index}]`, required, walk);
     if (problem) return problem;
   }
   return undefined;
@@ -128,7 +232,6 @@ export function unknownValue(
 
 /** What is wrong with an approval: a command, or file changes (some, or a `grant_root`), not both. */
 export function approvalProblem(p: Payload): string | undefined {
-  const parts = PAYLOAD_FIELDS.parts;
   if (p.command !== undefined && p.changes !== undefined) {
     return "it asks both to run a command and to change files";
   }
@@ -140,15 +243,7 @@ export function approvalProblem(p: Payload): string | undefined {
         p.approval_kind,
         ["command", "humanCommand", "writeStdin"],
         "payload.approval_kind",
-      ) ||
-      (p.network_approval_context
-        ? fieldsProblem(
-            p.network_approval_context,
-            parts.network,
-            "payload.network_approval_context",
-            ["host"],
-          )
-        : undefined)
+      )
     );
   }
   if (p.changes === undefined) {
@@ -157,7 +252,6 @@ export function approvalProblem(p: Payload): string | undefined {
   const changes = p.changes as Payload[];
   return (
     unknownValue(p.kind, ["fileChange"], "payload.kind") ||
-    listProblem(changes, parts.change, "payload.changes", ["path"]) ||
     changes
       .map((change, n) =>
         unknownValue(change.kind, ["add", "delete", "update"], `payload.changes[${n}].kind`),
@@ -169,19 +263,11 @@ export function approvalProblem(p: Payload): string | undefined {
   );
 }
 
-/** What is wrong with a question request: questions, each with a unique id and its text. */
+/** What is wrong with a question request: questions, each with a unique id. */
 export function questionsProblem(p: Payload): string | undefined {
   const questions = Array.isArray(p.questions) ? (p.questions as Payload[]) : [];
   if (questions.length === 0) return "payload.questions lists no question";
-  const where = "payload.questions";
-  const problem =
-    unknownValue(p.kind, ["userInput"], "payload.kind") ||
-    listProblem(questions, PAYLOAD_FIELDS.parts.question, where, ["id", "question"]) ||
-    questions
-      .map((q, n) =>
-        listProblem(q.options, PAYLOAD_FIELDS.parts.option, `${where}[${n}].options`, ["label"]),
-      )
-      .find(Boolean);
+  const problem = unknownValue(p.kind, ["userInput"], "payload.kind");
   if (problem) return problem;
   const ids = questions.map((q) => q.id);
   return new Set(ids).size === ids.length ? undefined : "two questions have the same id";
@@ -199,31 +285,8 @@ export function formProblem(p: Payload): string | undefined {
   );
 }
 
-/**
- * Why the inbox cannot show an interaction in full, in words ("payload.command is a number, not a
- * string"), or undefined when it can. Besides the field types of {@link PAYLOAD_FIELDS}, a kind
- * must carry what it asks: an approval a command or file changes ({@link approvalProblem}), a
- * permissions request its `permissions`, a question request its questions
- * ({@link questionsProblem}), an MCP form a message, a schema or a URL ({@link formProblem}).
- * The bridge's `payload.kind`, when given, must be one the interaction's kind stands for. A
- * progress update can always be shown.
- */
-export function unshownReason(interaction: {
-  kind?: unknown;
-  payload?: unknown;
-}): string | undefined {
-  const kinds: Record<string, Fields> = PAYLOAD_FIELDS.kinds;
-  const kind = String(interaction.kind);
-  if (!Object.hasOwn(kinds, kind)) return `its kind ${JSON.stringify(interaction.kind)} is unknown`;
-  if (kind === "progress_update") return undefined;
-  const p = interaction.payload as Payload;
-  const problem =
-    fieldsProblem(p, PAYLOAD_FIELDS.common, "payload") ||
-    fieldsProblem(p, kinds[kind] as Fields, "payload");
-  if (problem) return problem;
-  if (kind === "approval_request") return approvalProblem(p);
-  if (kind === "user_input_request") return questionsProblem(p);
-  if (kind === "elicitation_request") return formProblem(p);
+/** What is wrong with a permissions request: what it asks to grant. */
+export function permissionsProblem(p: Payload): string | undefined {
   return (
     unknownValue(p.kind, ["permissions"], "payload.kind") ||
     fieldsProblem(p.permissions, PAYLOAD_FIELDS.parts.permissions, "payload.permissions")
@@ -231,33 +294,77 @@ export function unshownReason(interaction: {
 }
 
 /**
- * The payload fields the inbox does not know for the interaction's kind: shown as JSON on its
- * card ("Also sent"), so that nothing a person answers for is hidden. None for a progress update.
+ * Walks an interaction's payload at every depth against {@link PAYLOAD_FIELDS}: why it cannot be
+ * shown in full, or (when it can) the fields to show as JSON, each with its path
+ * (`payload.changes[0].mode`). Besides the field types, a kind must carry what it asks: an approval
+ * a command or file changes ({@link approvalProblem}), a permissions request its `permissions`
+ * ({@link permissionsProblem}), a question request its questions ({@link questionsProblem}), an MCP
+ * form a message, a schema or a URL ({@link formProblem}); the bridge's `payload.kind`, when given,
+ * must be one the interaction's kind stands for. Every field of a progress update is shown as JSON.
  */
-export function unknownFields(interaction: { kind?: unknown; payload?: unknown }): Payload {
+export function walkPayload(interaction: { kind?: unknown; payload?: unknown }): {
+  reason?: string;
+  extras: [string, unknown][];
+} {
   const kinds: Record<string, Fields> = PAYLOAD_FIELDS.kinds;
   const kind = String(interaction.kind);
-  const own = Object.hasOwn(kinds, kind) ? (kinds[kind] as Fields) : {};
-  const payload = interaction.payload;
-  const unknown: Payload = {};
-  if (kind === "progress_update" || jsonType(payload) !== "object") return unknown;
-  for (const [name, value] of Object.entries(payload as Payload)) {
-    if (!Object.hasOwn(PAYLOAD_FIELDS.common, name) && !Object.hasOwn(own, name)) {
-      unknown[name] = value;
-    }
+  if (!Object.hasOwn(kinds, kind)) {
+    return { reason: `its kind ${JSON.stringify(interaction.kind)} is unknown`, extras: [] };
   }
-  return unknown;
+  const p = interaction.payload as Payload;
+  const walk: PayloadWalk = { root: jsonType(p) === "object" ? p : {}, extras: [] };
+  if (kind === "progress_update") {
+    fieldsProblem(p, {}, "payload", [], walk);
+    return { extras: walk.extras };
+  }
+  const checks: Record<string, (p: Payload) => string | undefined> = {
+    approval_request: approvalProblem,
+    permissions_request: permissionsProblem,
+    user_input_request: questionsProblem,
+    elicitation_request: formProblem,
+  };
+  const fields = { ...PAYLOAD_FIELDS.common, ...kinds[kind] };
+  const reason = fieldsProblem(p, fields, "payload", [], walk) || checks[kind]?.(p);
+  return reason ? { reason, extras: [] } : { extras: walk.extras };
+}
+
+/**
+ * Why the surfaces cannot show an interaction in full, at any depth, in words ("payload.changes[0]
+ * .path is a number, not a string"), or undefined when they can ({@link walkPayload}).
+ */
+export function unshownReason(interaction: {
+  kind?: unknown;
+  payload?: unknown;
+}): string | undefined {
+  return walkPayload(interaction).reason;
+}
+
+/**
+ * The payload fields a surface shows as JSON ("Also sent"), by their path in the payload
+ * (`ticket`, `changes[0].mode`, `params._meta`): those nobody knows, at every depth, and the known
+ * ones shown that way (`extra` in {@link PAYLOAD_FIELDS}); every field of a progress update. So
+ * nothing a person answers for is hidden.
+ */
+export function unknownFields(interaction: { kind?: unknown; payload?: unknown }): Payload {
+  return Object.fromEntries(
+    walkPayload(interaction).extras.map(([path, value]) => [path.replace(/^payload\./, ""), value]),
+  );
 }
 
 /** The functions above as one piece of browser code (the table comes separately, as JSON). */
 export const SHOWABLE_JS = [
   jsonType,
+  sameJson,
+  typeWords,
+  valueProblem,
   fieldsProblem,
   listProblem,
   unknownValue,
   approvalProblem,
   questionsProblem,
   formProblem,
+  permissionsProblem,
+  walkPayload,
   unshownReason,
   unknownFields,
 ]

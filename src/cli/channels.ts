@@ -13,6 +13,8 @@ import {
   type InteractionResponseInput,
   type InteractionStatus,
 } from "../channels/interaction-types.js";
+import { requestLines } from "../channels/request-lines.js";
+import { unshownReason } from "../channels/showable.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
@@ -388,22 +390,16 @@ function formatFull(interaction: Interaction): string {
   ];
   if (interaction.codex?.threadId)
     lines.push(`  thread: ${interaction.codex.threadId}  turn: ${interaction.codex.turnId ?? "-"}`);
-  const payload = interaction.payload as Record<string, unknown>;
-  for (const key of ["command", "cwd", "reason", "message"]) {
-    if (typeof payload[key] === "string") lines.push(`  ${key}: ${payload[key]}`);
-  }
-  const questions = payload.questions as
-    | { id: string; question: string; options?: { label: string }[] | null }[]
-    | undefined;
-  for (const question of questions ?? []) {
-    const choices = question.options?.map((option) => option.label).join(" / ");
-    lines.push(`  question ${question.id}: ${question.question}${choices ? ` [${choices}]` : ""}`);
-  }
-  const changes = payload.changes as { path: string; kind: string; diff?: string }[] | undefined;
-  for (const change of changes ?? []) {
-    lines.push(`  ${change.kind} ${change.path}`);
-    if (change.diff) lines.push(...change.diff.split("\n").map((line) => `    ${line}`));
-  }
+  // Every field at every depth, as the chat messages write them; what no surface can show, as sent.
+  const unshown = unshownReason(interaction);
+  const body =
+    unshown === undefined
+      ? requestLines(interaction)
+      : [
+          `It cannot be shown in full (${unshown}); this is what was sent:`,
+          ...(JSON.stringify(interaction.payload, null, 2) ?? "").split("\n"),
+        ];
+  lines.push(...body.map((line) => `  ${line}`));
   const response = interaction.response;
   if (response) {
     const by = answeredBy(response);

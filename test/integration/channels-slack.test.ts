@@ -242,7 +242,7 @@ describe("Slack backend", () => {
     const created = await client.create({ ...approval, payload: { foo: "bar" } });
     const message = await posted(fake);
     assert.deepEqual([...buttonsOf(message).keys()], ["Decline", "Interrupt the turn"]);
-    const section = JSON.stringify(message.blocks[0]);
+    const section = JSON.stringify(message.blocks[1]);
     assert.match(section, /cannot show the request in full/);
     assert.match(section, /\\"foo\\": \\"bar\\"/);
     // The Accept a message of this request never had (it would be :0), clicked anyway.

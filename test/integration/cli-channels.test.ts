@@ -9,6 +9,7 @@ import { startChannelsServer } from "../../src/channels/http-server.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { bin, runCli, startCli } from "../support/cli.js";
+import { EVERY_FIELD, NESTED_UNKNOWN, textsOf } from "../support/deep-requests.js";
 import { eventually } from "../support/eventually.js";
 
 const dirs: string[] = [];
@@ -78,7 +79,7 @@ describe("codex-harness serve / interactions", () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`${one.id} +pending +approval_request +Run ls`));
     const shown = await runCli([...connect, "show", one.id]);
-    assert.match(shown.stdout, /command: ls\n {2}cwd: \/tmp/);
+    assert.match(shown.stdout, /\n {2}\$ ls\n {2}in \/tmp\n/);
     const accepted = await runCli([...connect, "respond", one.id, "--accept-session"]);
     assert.equal(accepted.code, 0, accepted.stderr);
     assert.deepEqual((await client.get(one.id)).response?.values, { scope: "session" });
@@ -148,6 +149,32 @@ describe("codex-harness serve / interactions", () => {
       assert.equal(oldCommand.code, 0, oldCommand.stderr);
       assert.match(oldCommand.stderr, /deprecated.*interactions decline <id>.*--interrupt/);
       assert.equal((await server.runtime.get(withdrawn.id)).status, "cancelled");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("codex-harness interactions show", () => {
+  it("prints every field of a request at every depth, nested fields nobody knows included", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-show-"));
+    dirs.push(dataDir);
+    const server = await startChannelsServer({ dataDir, port: 0 });
+    try {
+      const connect = ["interactions", "--url", server.url, "--token", server.token];
+      for (const request of [...NESTED_UNKNOWN, ...EVERY_FIELD]) {
+        const { id } = await server.runtime.create({
+          kind: request.kind,
+          source: { name: "test" },
+          title: request.name,
+          payload: request.payload,
+        });
+        const shown = await runCli([...connect, "show", id]);
+        assert.equal(shown.code, 0, shown.stderr);
+        for (const text of textsOf(request)) {
+          assert.ok(shown.stdout.includes(text), `${request.name}: show hides ${text}`);
+        }
+      }
     } finally {
       await server.close();
     }

@@ -25,7 +25,7 @@ const approval = {
 
 describe("chat messages", () => {
   it("shows what is asked and one button per choice, each answering as the inbox does", () => {
-    const message = chatMessage(approval);
+    const message = chatMessage(approval, "slack");
     assert.equal(message.title, "Run npm test");
     assert.deepEqual(message.details, ["$ npm test", "in /work/app", "why: run the tests"]);
     assert.deepEqual(
@@ -35,15 +35,15 @@ describe("chat messages", () => {
     const [accept, session, decline, interrupt] = message.buttons.map((b) => b.data);
     assert.ok(message.buttons.every((b) => Buffer.byteLength(b.data) <= 64));
     assert.equal(interactionIdOf(accept ?? ""), approval.id);
-    assert.deepEqual(answerOf(approval, accept ?? ""), { action: "accept", values: {} });
-    assert.deepEqual(answerOf(approval, session ?? ""), {
+    assert.deepEqual(answerOf(approval, accept ?? "", "slack"), { action: "accept", values: {} });
+    assert.deepEqual(answerOf(approval, session ?? "", "slack"), {
       action: "accept",
       values: { scope: "session" },
     });
-    assert.deepEqual(answerOf(approval, decline ?? ""), { action: "decline" });
-    assert.deepEqual(answerOf(approval, interrupt ?? ""), { action: "cancel" });
-    assert.equal(answerOf(approval, `${approval.id}:9`), undefined);
-    assert.equal(answerOf(approval, "int_other:0"), undefined);
+    assert.deepEqual(answerOf(approval, decline ?? "", "slack"), { action: "decline" });
+    assert.deepEqual(answerOf(approval, interrupt ?? "", "slack"), { action: "cancel" });
+    assert.equal(answerOf(approval, `${approval.id}:9`, "slack"), undefined);
+    assert.equal(answerOf(approval, "int_other:0", "slack"), undefined);
     assert.equal(interactionIdOf("<script>"), undefined);
   });
 
@@ -59,12 +59,12 @@ describe("chat messages", () => {
       },
       actions: ["text", "decline", "cancel"],
     } as unknown as Interaction;
-    const message = chatMessage(question);
+    const message = chatMessage(question, "slack");
     assert.deepEqual(
       message.buttons.map((b) => b.label),
       ["main", "dev", "Decline", "Interrupt the turn"],
     );
-    assert.deepEqual(answerOf(question, message.buttons[1]?.data ?? ""), {
+    assert.deepEqual(answerOf(question, message.buttons[1]?.data ?? "", "slack"), {
       action: "text",
       values: { text: "dev" },
     });
@@ -77,8 +77,8 @@ describe("chat messages", () => {
         respondedAt: interactionBase.createdAt,
       },
     } as unknown as Interaction;
-    assert.deepEqual(chatMessage(answered).buttons, []);
-    assert.equal(chatMessage(answered).outcome, "Declined by bob");
+    assert.deepEqual(chatMessage(answered, "slack").buttons, []);
+    assert.equal(chatMessage(answered, "slack").outcome, "Declined by bob");
   });
 });
 
@@ -88,7 +88,7 @@ describe("chat messages of a request that cannot be shown in full", () => {
 
   it("offer only Decline and Interrupt, show the raw JSON after a line saying why", () => {
     for (const payload of [{ foo: "bar" }, { command: 42 }, { command: "ls", cwd: 7 }]) {
-      const message = chatMessage(unshown(payload));
+      const message = chatMessage(unshown(payload), "slack");
       const label = JSON.stringify(payload);
       assert.deepEqual(
         message.buttons.map((b) => b.label),
@@ -109,17 +109,21 @@ describe("chat messages of a request that cannot be shown in full", () => {
       assert.deepEqual(JSON.parse(message.details.slice(1).join("\n")), payload, label);
     }
     assert.match(
-      chatMessage(unshown({ command: 42 })).details[0] ?? "",
+      chatMessage(unshown({ command: 42 }), "slack").details[0] ?? "",
       /payload\.command is a number, not a string/,
     );
   });
 
   it("take no Accept for it, stale or forged; its refusals still answer", () => {
     const request = unshown({ foo: "bar" });
-    assert.equal(answerOf(request, `${approval.id}:0`), undefined, "Accept");
-    assert.equal(answerOf(request, `${approval.id}:1`), undefined, "Accept for this session");
-    assert.deepEqual(answerOf(request, `${approval.id}:2`), { action: "decline" });
-    assert.deepEqual(answerOf(request, `${approval.id}:3`), { action: "cancel" });
+    assert.equal(answerOf(request, `${approval.id}:0`, "slack"), undefined, "Accept");
+    assert.equal(
+      answerOf(request, `${approval.id}:1`, "slack"),
+      undefined,
+      "Accept for this session",
+    );
+    assert.deepEqual(answerOf(request, `${approval.id}:2`, "slack"), { action: "decline" });
+    assert.deepEqual(answerOf(request, `${approval.id}:3`, "slack"), { action: "cancel" });
   });
 
   it("a question whose options are mistyped: no option buttons, nothing to type", () => {
@@ -136,18 +140,18 @@ describe("chat messages of a request that cannot be shown in full", () => {
       kind: "user_input_request",
       actions: ["text", "decline", "cancel"],
     } as unknown as Interaction;
-    const message = chatMessage(question);
+    const message = chatMessage(question, "slack");
     assert.deepEqual(
       message.buttons.map((b) => b.label),
       ["Decline", "Interrupt the turn"],
     );
-    assert.equal(needsTyping(question, message.buttons.length), false);
+    assert.equal(needsTyping(question, message.buttons.length, "slack"), false);
     assert.match(message.details[0] ?? "", /options\[1\]\.description is a number/);
-    assert.equal(answerOf(question, `${approval.id}:0`), undefined, "the option yes");
+    assert.equal(answerOf(question, `${approval.id}:0`, "slack"), undefined, "the option yes");
   });
 
   it("keeps a long payload's JSON under what any platform shows, cut with …", () => {
-    const message = chatMessage(unshown({ foo: "x".repeat(10_000) }));
+    const message = chatMessage(unshown({ foo: "x".repeat(10_000) }), "slack");
     const raw = message.details.slice(1).join("\n");
     assert.equal(raw.length, 3_000);
     assert.ok(raw.endsWith("…"));

@@ -67,14 +67,15 @@ describe("Discord messages", () => {
   });
 
   it("many options: rows of five, at most five rows; long text within Discord's limits", () => {
+    // A long label is cut on its button; the line listing the options has it whole.
     const options = Array.from({ length: 30 }, (_, i) => ({
-      label: `option ${i} ${"x".repeat(90)}`,
+      label: i < 5 ? `option ${i} ${"x".repeat(90)}` : `option ${i}`,
     }));
     const question = {
       ...interactionBase,
       kind: "user_input_request",
       title: "t".repeat(400),
-      payload: { questions: [{ id: "q", question: "q".repeat(3_000), options }] },
+      payload: { questions: [{ id: "q", question: "Which?", options }] },
       actions: ["text", "decline", "cancel"],
     } as unknown as Interaction;
     const message = discordMessage(question);
@@ -85,6 +86,33 @@ describe("Discord messages", () => {
     );
     assert.ok(message.content.length <= 2_000, `${message.content.length} characters`);
     assert.ok(message.content.startsWith(`**${"t".repeat(255)}…**`));
+    assert.ok(message.content.includes(`option 0 ${"x".repeat(90)}`));
+    // Too long for the message: said so, cut to its 2,000 characters, Decline and Interrupt only.
+    const long = {
+      ...question,
+      payload: { questions: [{ id: "q", question: "q".repeat(3_000) }] },
+    };
+    const cut = discordMessage(long as Interaction);
+    assert.ok(cut.content.length <= 2_000, `${cut.content.length} characters`);
+    assert.match(cut.content, /cannot show the request in full \(it is too long for a Discord/);
+    assert.deepEqual(
+      cut.components.flatMap((row) => row.components.map((b) => b.label)),
+      ["Decline", "Interrupt the turn"],
+    );
+  });
+
+  it("details that fit are never cut, whatever the title and the line on typing", () => {
+    const form = {
+      ...interactionBase,
+      kind: "elicitation_request",
+      title: "*".repeat(400),
+      payload: { server_name: "s", mode: "form", message: "_".repeat(600) },
+      actions: ["accept", "decline", "cancel"],
+    } as unknown as Interaction;
+    const message = discordMessage(form);
+    assert.match(message.content, /To type an answer/);
+    assert.ok(message.content.includes("\\_".repeat(600)), "the message whole, escaped");
+    assert.ok(message.content.length <= 2_000, `${message.content.length} characters`);
   });
 
   it("a question without options says where to type the answer", () => {

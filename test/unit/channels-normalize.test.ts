@@ -1,8 +1,9 @@
 // Unit tests of the channels normalization: codex requests -> interactions, responses -> decisions.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { checkResponse } from "../../src/channels/check-response.js";
 import type { InteractionResponse } from "../../src/channels/interaction-types.js";
-import { checkResponse, decisionFor, interactionFor } from "../../src/channels/normalize.js";
+import { decisionFor, interactionFor } from "../../src/channels/normalize.js";
 import { unknownFields, unshownReason } from "../../src/channels/showable.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type {

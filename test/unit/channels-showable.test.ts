@@ -38,6 +38,14 @@ describe("unshownReason", () => {
       [{ changes: [{ kind: "add" }] }, /payload\.changes\[0\]\.path is missing/],
       [{ changes: [{ path: "a", kind: "chmod" }] }, /changes\[0\]\.kind "chmod" is unknown/],
       [{ changes: [] }, /lists no file/],
+      [
+        { changes: [{ path: "a", move_path: 5 }] },
+        /^payload\.changes\[0\]\.move_path is a number, not a string or null$/,
+      ],
+      [
+        { command: "ls", network_approval_context: { host: "h", protocol: ["tcp"] } },
+        /^payload\.network_approval_context\.protocol is an array, not a string$/,
+      ],
       [{ changes: "a.txt" }, /payload\.changes is a string, not an array/],
     ];
     for (const [payload, reason] of cases) {
@@ -90,11 +98,84 @@ describe("unshownReason", () => {
 });
 
 describe("unknownFields", () => {
-  it("lists the payload fields the inbox does not lay out, to show them as JSON", () => {
+  it("lists the payload fields nobody knows, at every depth, by their path", () => {
     assert.deepEqual(
       unknownFields(approval({ command: "ls", request_id: 3, ticket: "OPS-1", env: { A: "1" } })),
       { ticket: "OPS-1", env: { A: "1" } },
     );
-    assert.deepEqual(unknownFields({ kind: "progress_update", payload: { event: "x" } }), {});
+    const nested = approval({
+      command: "curl x",
+      network_approval_context: { host: "x", port: 8443 },
+    });
+    assert.equal(unshownReason(nested), undefined);
+    assert.deepEqual(unknownFields(nested), { "network_approval_context.port": 8443 });
+    const changes = approval({
+      changes: [
+        { path: "a", kind: "add" },
+        { path: "b", kind: "update", mode: "0755", owners: { people: ["al"] } },
+      ],
+    });
+    assert.deepEqual(unknownFields(changes), {
+      "changes[1].mode": "0755",
+      "changes[1].owners": { people: ["al"] },
+    });
+    const asked = {
+      kind: "user_input_request",
+      payload: {
+        questions: [
+          { id: "q", question: "?", scope: "all", options: [{ label: "y", effect: "deploy" }] },
+        ],
+      },
+    };
+    assert.deepEqual(unknownFields(asked), {
+      "questions[0].scope": "all",
+      "questions[0].options[0].effect": "deploy",
+    });
+  });
+
+  it("keeps a field named __proto__ as a field, shown like any other", () => {
+    const payload = JSON.parse('{"command": "ls", "__proto__": {"sudo": true}}');
+    const shown = unknownFields(approval(payload));
+    assert.deepEqual(Object.keys(shown), ["__proto__"]);
+    assert.equal(JSON.stringify(shown), '{"__proto__":{"sudo":true}}');
+  });
+
+  it("shows an MCP form's params where they repeat its fields; the rest as JSON", () => {
+    const form = (params: Record<string, unknown>) => ({
+      kind: "elicitation_request",
+      payload: { server_name: "gh", mode: "form", message: "Repo?", thread_id: "t", params },
+    });
+    const same = { threadId: "t", serverName: "gh", mode: "form", message: "Repo?", _meta: null };
+    assert.equal(unshownReason(form(same)), undefined);
+    assert.deepEqual(unknownFields(form(same)), {});
+    assert.deepEqual(unknownFields(form({ ...same, _meta: { a: 1 }, elicitationId: "e1" })), {
+      "params._meta": { a: 1 },
+      "params.elicitationId": "e1",
+    });
+    assert.match(
+      String(unshownReason(form({ ...same, message: "Delete the repo?" }))),
+      /^payload\.params\.message is not the same as payload\.message$/,
+    );
+    assert.match(String(unshownReason(form({ ...same, threadId: "other" }))), /params\.threadId/);
+    // The same schema, its fields in another order (a store may keep JSON so), is the same.
+    const schema = { type: "object", properties: { a: { type: "string" } } };
+    const withSchema = {
+      kind: "elicitation_request",
+      payload: {
+        server_name: "gh",
+        requested_schema: schema,
+        params: { requestedSchema: { properties: { a: { type: "string" } }, type: "object" } },
+      },
+    };
+    assert.equal(unshownReason(withSchema), undefined);
+    withSchema.payload.params.requestedSchema.properties.a.type = "number";
+    assert.match(String(unshownReason(withSchema)), /params\.requestedSchema is not the same/);
+    assert.match(String(unshownReason(form([] as never))), /payload\.params is an array/);
+  });
+
+  it("shows every field of a progress update, whatever its type", () => {
+    const update = { kind: "progress_update", payload: { event: "x", exitCode: "0", n: [1] } };
+    assert.equal(unshownReason(update), undefined);
+    assert.deepEqual(unknownFields(update), { event: "x", exitCode: "0", n: [1] });
   });
 });

@@ -1,16 +1,20 @@
-// An interaction as a chat message: its title, what is asked in a few lines, its buttons (the
-// shared choices) and, once it ended, how. A request the inbox cannot show in full (showable.ts)
-// is its raw JSON here too, with only the buttons that accept nothing (Decline, Interrupt).
+// An interaction as a chat message: its title, every field of what is asked (request-lines.ts),
+// its buttons (the shared choices) and, once it ended, how. A request the surfaces cannot show in
+// full (showable.ts) is its raw JSON here too, and one too long for the platform's message says so
+// above what fits: both with only the buttons that accept nothing (Decline, Interrupt).
 import { type Choice, choicesOf, outcomeWords, refusalsOf } from "../choices.js";
 import type { Interaction } from "../interaction-types.js";
+import { requestLines } from "../request-lines.js";
 import { unshownReason } from "../showable.js";
+import { type ChatPlatform, roomProblem } from "./rooms.js";
 
 /** What a chat message shows; each backend lays it out in its own markup. */
 export interface ChatMessage {
   title: string;
   /**
-   * Plain lines: the command and its folder, the reason, the files, the questions; for a request
-   * that cannot be shown in full, a line saying so and why, then its payload's JSON.
+   * Plain lines: every field of the request ({@link requestLines}); for a request that cannot be
+   * shown in full, a line saying so and why, then its payload's JSON (or, when it is only too long
+   * for the platform, its lines).
    */
   details: string[];
   /** The buttons while it is open (a question's options first, then the kind's choices). */
@@ -32,11 +36,27 @@ export const TYPE_ELSEWHERE =
   "To type an answer, use the codex-harness inbox or `codex-harness interactions respond`.";
 
 /**
+ * Why `platform`'s message cannot show an interaction in full, in words, or undefined when it can:
+ * what no surface can show ({@link unshownReason}), or lines too long for the platform
+ * ({@link roomProblem}). The messages and the runtime (for answers sent as from `platform`) ask it.
+ */
+export function chatUnshownReason(
+  interaction: Pick<Interaction, "kind" | "payload">,
+  platform: ChatPlatform,
+): string | undefined {
+  return unshownReason(interaction) ?? roomProblem(requestLines(interaction), platform);
+}
+
+/**
  * Whether some answer needs typing besides `buttons` buttons: a form, or questions no option button
  * answers. Never for a request that cannot be shown in full: it takes nothing typed.
  */
-export function needsTyping(interaction: Interaction, buttons: number): boolean {
-  if (unshownReason(interaction) !== undefined) return false;
+export function needsTyping(
+  interaction: Interaction,
+  buttons: number,
+  platform: ChatPlatform,
+): boolean {
+  if (chatUnshownReason(interaction, platform) !== undefined) return false;
   const choices = choicesOf(interaction);
   if (choices.some((choice) => choice.form)) return true;
   const plain = choices.filter((choice) => !choice.answers && !choice.form).length;
@@ -58,15 +78,27 @@ const open = (status: string) => status === "pending" || status === "delivered";
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined;
 
-/** The message for an interaction as it is now. */
-export function chatMessage(interaction: Interaction): ChatMessage {
+/** The message for an interaction as it is now, on `platform`. */
+export function chatMessage(interaction: Interaction, platform: ChatPlatform): ChatMessage {
   const outcome = outcomeWords(interaction);
   const unshown = unshownReason(interaction);
+  const lines = unshown === undefined ? requestLines(interaction) : [];
+  const tooLong = unshown === undefined ? roomProblem(lines, platform) : undefined;
   return {
     title: interaction.title,
     details:
-      unshown === undefined ? detailsOf(interaction.payload) : rawOf(interaction.payload, unshown),
-    buttons: open(interaction.status) ? buttonsOf(interaction) : [],
+      unshown !== undefined
+        ? rawOf(interaction.payload, unshown)
+        : tooLong !== undefined
+          ? [
+              cannotShow(
+                tooLong,
+                "read it all in the inbox or with `codex-harness interactions show`",
+              ),
+              ...lines,
+            ]
+          : lines,
+    buttons: open(interaction.status) ? buttonsOf(interaction, platform) : [],
     ...(outcome === undefined ? {} : { outcome }),
   };
 }
@@ -75,10 +107,14 @@ export function chatMessage(interaction: Interaction): ChatMessage {
  * The answer of a clicked button, or undefined for data that is not one of this interaction's
  * buttons: also an Accept (stale, or forged) of a request that cannot be shown in full.
  */
-export function answerOf(interaction: Interaction, data: string): ChatAnswer | undefined {
+export function answerOf(
+  interaction: Interaction,
+  data: string,
+  platform: ChatPlatform,
+): ChatAnswer | undefined {
   const [id, index] = splitData(data);
   if (id !== interaction.id || index === undefined) return undefined;
-  const answer = offeredOf(interaction)[index];
+  const answer = offeredOf(interaction, platform)[index];
   if (!answer) return undefined;
   return { action: answer.action, ...(answer.values ? { values: answer.values } : {}) };
 }
@@ -133,15 +169,16 @@ function answersOf(
  */
 function offeredOf(
   interaction: Interaction,
+  platform: ChatPlatform,
 ): ((ChatAnswer & { label: string; style?: Choice["style"] }) | undefined)[] {
   const answers = answersOf(interaction);
-  if (unshownReason(interaction) === undefined) return answers;
+  if (chatUnshownReason(interaction, platform) === undefined) return answers;
   const refusals = new Set(refusalsOf(interaction).map((choice) => choice.action));
   return answers.map((answer) => (refusals.has(answer.action) ? answer : undefined));
 }
 
-function buttonsOf(interaction: Interaction): ChatButton[] {
-  return offeredOf(interaction).flatMap((answer, index) =>
+function buttonsOf(interaction: Interaction, platform: ChatPlatform): ChatButton[] {
+  return offeredOf(interaction, platform).flatMap((answer, index) =>
     answer
       ? [
           {
@@ -154,41 +191,20 @@ function buttonsOf(interaction: Interaction): ChatButton[] {
   );
 }
 
+/** The line saying a message cannot show a request in full, and why (clipped: it may quote a value). */
+function cannotShow(reason: string, then: string): string {
+  return `This message cannot show the request in full (${clip(reason, REASON_MAX)}), so it can only be declined here; ${then}:`;
+}
+
+function clip(words: string, max: number): string {
+  return words.length <= max ? words : `${words.slice(0, max - 1)}…`;
+}
+
 /**
  * A request that cannot be shown in full: a line saying so and why, then its payload's JSON (each
  * platform clips what does not fit, so the line comes first).
  */
 function rawOf(payload: unknown, reason: string): string[] {
-  const clip = (words: string, max: number) =>
-    words.length <= max ? words : `${words.slice(0, max - 1)}…`;
   const raw = JSON.stringify(payload, null, 2) ?? String(payload);
-  return [
-    `This message cannot show the request in full (${clip(reason, REASON_MAX)}), so it can only be declined here; this is what was sent:`,
-    ...clip(raw, RAW_MAX).split("\n"),
-  ];
-}
-
-function detailsOf(payload: Record<string, unknown>): string[] {
-  const lines: string[] = [];
-  const command = text(payload.command);
-  if (command) lines.push(`$ ${command}`);
-  const cwd = text(payload.cwd);
-  if (cwd) lines.push(`in ${cwd}`);
-  const reason = text(payload.reason);
-  if (reason) lines.push(`why: ${reason}`);
-  if (Array.isArray(payload.changes)) {
-    for (const change of payload.changes as { path?: unknown; kind?: unknown }[]) {
-      const file = text(change?.path);
-      if (file) lines.push(`${text(change.kind) ?? "update"} ${file}`);
-    }
-  }
-  if (Array.isArray(payload.questions)) {
-    for (const question of payload.questions as { question?: unknown; options?: unknown }[]) {
-      const asked = text(question?.question);
-      if (asked) lines.push(`? ${asked}`);
-    }
-  }
-  const message = text(payload.message);
-  if (message) lines.push(message);
-  return lines;
+  return [cannotShow(reason, "this is what was sent"), ...clip(raw, RAW_MAX).split("\n")];
 }

@@ -97,7 +97,7 @@ export async function handleClick(
   }
   const where = channelId && messageId ? { channelId, messageId } : undefined;
   if (where) deps.remember(id, where);
-  const answer = answerOf(interaction, data);
+  const answer = answerOf(interaction, data, "discord");
   if (!answer) {
     return now(
       tellOnly("This button does not answer this interaction; nothing was sent."),

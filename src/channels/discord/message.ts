@@ -1,7 +1,10 @@
 // An interaction as a Discord message: markdown content built from the shared chat message (the
 // title in bold, the details, how it ended) and action rows of the shared buttons while it is open.
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
+import { escapeMarkdown } from "../chat/rooms.js";
 import type { Interaction } from "../interaction-types.js";
+
+export { escapeMarkdown };
 
 /** A message button (component type 2): `custom_id` carries the chat button's data. */
 export interface DiscordButton {
@@ -37,10 +40,11 @@ const STYLES = { primary: 1, danger: 4 } as const;
 
 /** The message for an interaction as it is now (buttons while open, the outcome once ended). */
 export function discordMessage(interaction: Interaction): DiscordMessage {
-  const message = chatMessage(interaction);
+  const message = chatMessage(interaction, "discord");
   const buttons = message.buttons.slice(0, PER_ROW * ROWS_MAX);
   const tail: string[] = [];
-  if (buttons.length > 0 && needsTyping(interaction, buttons.length)) tail.push(TYPE_ELSEWHERE);
+  if (buttons.length > 0 && needsTyping(interaction, buttons.length, "discord"))
+    tail.push(TYPE_ELSEWHERE);
   if (message.outcome !== undefined) tail.push(`**${escapeMarkdown(message.outcome)}**`);
   const head = `**${escapeMarkdown(clip(message.title, TITLE_MAX))}**`;
   const end = tail.join("\n");
@@ -60,14 +64,6 @@ export function discordMessage(interaction: Interaction): DiscordMessage {
     });
   }
   return { content: clip(content, CONTENT_MAX), components, allowed_mentions: { parse: [] } };
-}
-
-/**
- * Text shown as written in Discord markdown: `\`, `*`, `_`, `~`, `` ` ``, `|` escaped anywhere,
- * and `>`, `#`, `-` at the start of a line (quotes, headings, lists).
- */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\*_~`|]/g, "\\$&").replace(/^(\s*)([>#-])/gm, "$1\\$2");
 }
 
 function clip(text: string, max: number): string {

@@ -1,7 +1,7 @@
 // Typed answers from Slack: a "Type an answer" button opens a modal with one text field per
 // question (`views.open`), and its submission (`view_submission`) answers the interaction.
+import { chatUnshownReason } from "../chat/message.js";
 import type { Interaction } from "../interaction-types.js";
-import { unshownReason } from "../showable.js";
 
 /** The `action_id` of the button that opens the modal (its `value` is the interaction id). */
 export const TYPE_ANSWER_ACTION = "codex-harness-type-answer";
@@ -31,7 +31,7 @@ interface Question {
 export function typedQuestions(interaction: Interaction): Question[] {
   if (interaction.kind !== "user_input_request") return [];
   // What the message cannot show in full takes only a refusal: no answer to type.
-  if (unshownReason(interaction) !== undefined) return [];
+  if (chatUnshownReason(interaction, "slack") !== undefined) return [];
   const questions = interaction.payload.questions;
   if (!Array.isArray(questions)) return [];
   return questions.flatMap(

@@ -1,7 +1,8 @@
 // An interaction as a Slack message: Block Kit built from the shared chat message (a section with
-// the title and details, buttons while it is open, the outcome once it ended).
+// the title, one with the details, buttons while it is open, the outcome once it ended).
 
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
+import { escapeMrkdwn } from "../chat/rooms.js";
 import type { Interaction } from "../interaction-types.js";
 import { offersModal, TYPE_ANSWER_ACTION } from "./answer-modal.js";
 
@@ -26,20 +27,26 @@ export interface SlackMessage {
   blocks: SlackBlock[];
 }
 
-export { TYPE_ELSEWHERE };
+export { escapeMrkdwn, TYPE_ELSEWHERE };
 
 /** Slack's limits: section text 3,000 characters, button text 75, an actions block 25 elements. */
 const SECTION_MAX = 3_000;
 const BUTTON_TEXT_MAX = 75;
 const BUTTONS_MAX = 25;
 
-/** The message for an interaction as it is now (buttons while open, the outcome once ended). */
+/**
+ * The message for an interaction as it is now (buttons while open, the outcome once ended): the
+ * title in a section, the details in one of their own (what fits them is `CHAT_ROOMS.slack`).
+ */
 export function slackMessage(interaction: Interaction): SlackMessage {
-  const message = chatMessage(interaction);
-  const lines = [`*${escapeMrkdwn(message.title)}*`, ...message.details.map(escapeMrkdwn)];
-  const blocks: SlackBlock[] = [
-    { type: "section", text: { type: "mrkdwn", text: clip(lines.join("\n"), SECTION_MAX) } },
-  ];
+  const message = chatMessage(interaction, "slack");
+  const section = (text: string): SlackBlock => ({
+    type: "section",
+    text: { type: "mrkdwn", text: clip(text, SECTION_MAX) },
+  });
+  const blocks: SlackBlock[] = [section(`*${escapeMrkdwn(message.title)}*`)];
+  if (message.details.length > 0)
+    blocks.push(section(message.details.map(escapeMrkdwn).join("\n")));
   if (message.buttons.length > 0) {
     blocks.push({
       type: "actions",
@@ -52,7 +59,7 @@ export function slackMessage(interaction: Interaction): SlackMessage {
         ...(button.style ? { style: button.style } : {}),
       })),
     });
-    const typing = needsTyping(interaction, message.buttons.length);
+    const typing = needsTyping(interaction, message.buttons.length, "slack");
     if (offersModal(interaction, !typing)) {
       // Typed answers (besides the options, or to questions no button answers): a modal.
       const elements = (blocks.at(-1) as Extract<SlackBlock, { type: "actions" }>).elements;
@@ -77,11 +84,6 @@ export function slackMessage(interaction: Interaction): SlackMessage {
   const text =
     message.outcome === undefined ? message.title : `${message.title}: ${message.outcome}`;
   return { text: clip(text, SECTION_MAX), blocks };
-}
-
-/** Text safe in Slack mrkdwn: `&`, `<`, `>` escaped as Slack asks. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function clip(text: string, max: number): string {

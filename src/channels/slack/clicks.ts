@@ -81,7 +81,7 @@ export async function handleClick(
     );
     return "modal";
   }
-  const answer = answerOf(interaction, data);
+  const answer = answerOf(interaction, data, "slack");
   if (!answer) {
     await deps.tell(where, "This button does not answer this interaction; nothing was sent.");
     return "invalid";

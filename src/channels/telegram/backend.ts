@@ -4,13 +4,12 @@ import type { Api } from "grammy";
 import type { CallbackQuery, Message, Update } from "grammy/types";
 import { CodexHarnessError } from "../../errors.js";
 import type { BackendContext, InteractionBackend } from "../backends.js";
-import { answerOf, type ChatAnswer, interactionIdOf } from "../chat/message.js";
+import { answerOf, type ChatAnswer, chatUnshownReason, interactionIdOf } from "../chat/message.js";
 import { type ChatPeople, notAllowed } from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
 import { withRequestSignal } from "../request-signal.js";
-import { unshownReason } from "../showable.js";
 import { callFailure, isNotModified, redactToken } from "./api-errors.js";
 import { answersByReply, keyboardOf, messageText } from "./markup.js";
 import { type Polling, startPolling } from "./poller.js";
@@ -273,7 +272,7 @@ class TelegramBackend implements InteractionBackend {
         true,
       );
     }
-    const answer = answerOf(entry.interaction, data);
+    const answer = answerOf(entry.interaction, data, "telegram");
     if (!answer)
       return tell("That button is not one of this request's; nothing was answered.", true);
     const reply = await this.answer(entry, answer, name, query.from.id);
@@ -299,7 +298,7 @@ class TelegramBackend implements InteractionBackend {
     const name = this.person(message.chat, message.from);
     if (!name) return say(notAllowed("Telegram"));
     if (!answersByReply(entry.interaction)) {
-      const unshown = unshownReason(entry.interaction);
+      const unshown = chatUnshownReason(entry.interaction, "telegram");
       return say(
         unshown === undefined
           ? "A reply cannot answer this one: use the buttons, or the inbox."

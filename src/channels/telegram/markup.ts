@@ -1,16 +1,15 @@
 // An interaction as a Telegram message: HTML text (title, details, how to answer, how it ended)
 // and an inline keyboard of the shared chat buttons.
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import { chatMessage } from "../chat/message.js";
+import { chatMessage, chatUnshownReason } from "../chat/message.js";
+import { CHAT_ROOMS } from "../chat/rooms.js";
 import type { Interaction } from "../interaction-types.js";
-import { unshownReason } from "../showable.js";
 
 /**
  * The details' share of Telegram's 4,096 characters (counted after the HTML is parsed): the rest
  * is room for the title, the hint and the outcome (300 characters each at most).
  */
-const MAX_DETAILS = 3_000;
-const MAX_LINE = 500;
+const MAX_DETAILS = CHAT_ROOMS.telegram.max;
 
 /** `text` safe inside Telegram's HTML parse mode. */
 export function escapeHtml(text: string): string {
@@ -30,13 +29,13 @@ export function questionCount(interaction: Interaction): number {
 /** Whether a reply to the message can answer it: a single question that takes text. */
 export function answersByReply(interaction: Interaction): boolean {
   // What the message cannot show in full takes only a refusal: no reply to type.
-  if (unshownReason(interaction) !== undefined) return false;
+  if (chatUnshownReason(interaction, "telegram") !== undefined) return false;
   return interaction.actions.includes("text") && questionCount(interaction) === 1;
 }
 
 /** What to do besides the buttons, while the interaction is open. */
 function hintOf(interaction: Interaction): string | undefined {
-  if (unshownReason(interaction) !== undefined) return undefined;
+  if (chatUnshownReason(interaction, "telegram") !== undefined) return undefined;
   if (answersByReply(interaction)) return "Reply to this message to answer in your own words.";
   if (interaction.kind === "user_input_request") return "Answer the questions in the inbox.";
   if (interaction.kind === "elicitation_request") return "Fill in the form in the inbox.";
@@ -49,15 +48,14 @@ function hintOf(interaction: Interaction): string | undefined {
  * ("Accepted by alice"). Always under Telegram's 4,096 characters.
  */
 export function messageText(interaction: Interaction): string {
-  const message = chatMessage(interaction);
+  const message = chatMessage(interaction, "telegram");
   const lines = [`<b>${escapeHtml(clip(message.title, 300))}</b>`];
+  // Details that fit (CHAT_ROOMS.telegram: each line and its break) are all there, uncut; of
+  // others, the start, cut where the room ends.
   let room = MAX_DETAILS;
   for (const detail of message.details) {
-    const line = clip(detail, MAX_LINE);
-    if (line.length + 1 > room) {
-      lines.push("…");
-      break;
-    }
+    if (room <= 0) break;
+    const line = detail.length < room ? detail : clip(detail, Math.max(room - 1, 1));
     room -= line.length + 1;
     lines.push(line.startsWith("$ ") ? `<code>${escapeHtml(line)}</code>` : escapeHtml(line));
   }
@@ -72,12 +70,14 @@ export function messageText(interaction: Interaction): string {
 /** The inline keyboard of an open interaction: one button a row; empty once it ended. */
 export function keyboardOf(interaction: Interaction): InlineKeyboardMarkup {
   return {
-    inline_keyboard: chatMessage(interaction).buttons.map((button): InlineKeyboardButton[] => [
-      {
-        text: button.label,
-        callback_data: button.data,
-        ...(button.style ? { style: button.style } : {}),
-      },
-    ]),
+    inline_keyboard: chatMessage(interaction, "telegram").buttons.map(
+      (button): InlineKeyboardButton[] => [
+        {
+          text: button.label,
+          callback_data: button.data,
+          ...(button.style ? { style: button.style } : {}),
+        },
+      ],
+    ),
   };
 }
