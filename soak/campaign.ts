@@ -5,7 +5,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConfigObject } from "../src/app-server/codex-config.js";
-import { endProcessesCarrying, processesCarrying } from "../src/app-server/process-environ.js";
+import {
+  endProcessesCarrying,
+  processesCarrying,
+  processStartedAt,
+} from "../src/app-server/process-environ.js";
 import { inputTexts, type RecordedRequest } from "../src/testing/recorded.js";
 import { execCommand, response } from "../src/testing/script.js";
 import { ScriptedModel } from "../src/testing/scripted-model.js";
@@ -39,6 +43,11 @@ export interface StopPath {
    * was told it stopped (or ended otherwise).
    */
   stopOne(prompt: string, offsetMs: number): Promise<StopResult>;
+  /**
+   * The environment entries every command of the path's turns carries (default: the campaign's
+   * CODEX_HOME and a CODEX_THREAD_ID); a path whose codex homes are its own marks them otherwise.
+   */
+  commandEntries?(): string[];
   close(): Promise<void>;
 }
 
@@ -48,8 +57,8 @@ export interface StopRecord extends StopResult {
   offsetMs: number;
   stoppedAt: number;
   answeredAt: number;
-  /** Command processes of the campaign still alive when the stop was answered. */
-  aliveAtAnswer: number;
+  /** Command processes of the campaign still alive when the stop was answered (described). */
+  aliveAtAnswer: string[];
 }
 
 /** The campaign's findings for one path. */
@@ -118,7 +127,7 @@ export async function runCampaign(
   const script = endless(workdir);
   model.enqueue(...Array.from({ length: options.stops * 40 + 200 }, () => script));
   // The campaign's commands: what codex ran for a thread in the campaign's home (not codex itself).
-  const commands = [`CODEX_HOME=${codexHome}`, "CODEX_THREAD_ID"];
+  const commands = stopPath.commandEntries?.() ?? [`CODEX_HOME=${codexHome}`, "CODEX_THREAD_ID"];
   const unhandled: string[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(String(reason));
   process.on("unhandledRejection", onUnhandled);
@@ -140,14 +149,16 @@ export async function runCampaign(
         hangs.push(`turn ${turn} (stop at +${offsetMs} ms)`);
         break;
       }
-      const alive = await processesCarrying(commands);
+      const alive = await Promise.all(
+        (await processesCarrying(commands)).map((pid) => describeProcess(pid, stoppedAt)),
+      );
       records.push({
         ...result,
         turn,
         offsetMs,
         stoppedAt,
         answeredAt,
-        aliveAtAnswer: alive.length,
+        aliveAtAnswer: alive,
       });
       // The processes of one turn do not count against the next.
       if (alive.length > 0) await endProcessesCarrying(commands);
@@ -217,10 +228,18 @@ async function judge(
     startedAfter,
     finishedAfter,
     aliveAtAnswer: records
-      .filter((record) => record.aliveAtAnswer > 0)
-      .map((record) => `${where(record)}: ${record.aliveAtAnswer} alive`),
+      .filter((record) => record.aliveAtAnswer.length > 0)
+      .map((record) => `${where(record)}: alive ${record.aliveAtAnswer.join("; ")}`),
     latency: { p50: at(0.5), p95: at(0.95), max: latencies.at(-1) ?? 0 },
   };
+}
+
+/** A process for the report: its pid, when it started (from the stop) and its command line. */
+async function describeProcess(pid: number, stoppedAt: number): Promise<string> {
+  const started = await processStartedAt(pid);
+  const argv = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  const since = started === undefined ? "?" : `${Math.round(started - stoppedAt)}`;
+  return `pid ${pid} started ${since} ms from the stop: ${argv.replaceAll("\0", " ").trim().slice(0, 100)}`;
 }
 
 /** Each turn's log lines: `s <ms>` when a command started, `e <ms>` when it ended. */

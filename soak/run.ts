@@ -3,9 +3,7 @@
 // Exits 1 when any path broke the promise.
 import { parseArgs } from "node:util";
 import { type CampaignReport, runCampaign } from "./campaign.js";
-import { sdkPaths } from "./sdk-paths.js";
-
-const paths: Record<string, () => import("./campaign.js").StopPath> = { ...sdkPaths };
+import { stopPaths as paths } from "./paths.js";
 
 const { values } = parseArgs({
   options: {

@@ -26,6 +26,7 @@ import { unsupportedParam } from "./codex-features.js";
 import { type AppServerLink, remoteLink, spawnLink, transportLink } from "./links.js";
 import { AppServerExitedError } from "./process-errors.js";
 import type { RemoteOptions } from "./remote.js";
+import { endRemoteThreadProcesses } from "./remote-processes.js";
 import {
   startValidation,
   type ValidateMode,
@@ -263,10 +264,14 @@ export class AppServerClient {
   /**
    * Kills the processes codex started for `threadId` since `sinceMs` (`Date.now()` time) and
    * resolves once they are gone, with their pids: a stopped turn's commands, found by the
-   * environment codex gives them (Linux). A remote codex's processes are out of reach: `[]`.
+   * environment codex gives them (Linux). A remote codex ends them on its machine, running a
+   * script for it (see `remote-processes.ts`).
    */
   endThreadProcesses(threadId: string, sinceMs: number): Promise<number[]> {
-    return this.link.endThreadProcesses?.(threadId, sinceMs) ?? Promise.resolve([]);
+    return (
+      this.link.endThreadProcesses?.(threadId, sinceMs) ??
+      endRemoteThreadProcesses(this, threadId, sinceMs)
+    );
   }
 
   /**

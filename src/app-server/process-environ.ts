@@ -79,6 +79,11 @@ function carries(environ: Buffer, needle: string): boolean {
   return false;
 }
 
+/** When live process `pid` started (`Date.now()` time), or undefined when it is gone or a zombie. */
+export async function processStartedAt(pid: number): Promise<number | undefined> {
+  return startedAt(String(pid), await bootClock());
+}
+
 /** What turns a process's start (ticks since boot) into `Date.now()` time: now, and uptime. */
 interface BootClock {
   nowMs: number;

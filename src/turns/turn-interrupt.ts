@@ -105,8 +105,6 @@ const LATE_SPAWN_WINDOW_MS = 60;
 
 /** Ends the turn's processes, looking again until {@link LATE_SPAWN_WINDOW_MS} passed with none. */
 async function endProcessesOf(client: AppServerClient, turn: StopTarget): Promise<void> {
-  // A remote codex's processes are on its machine: only its background terminals are ended.
-  if (client.pid === undefined) return;
   const until = Date.now() + LATE_SPAWN_WINDOW_MS;
   try {
     for (;;) {
