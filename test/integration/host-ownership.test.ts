@@ -155,12 +155,13 @@ describe("codex-harness host owns its codex", {
       () => "completed",
       (error: unknown) => (error instanceof Error ? error.name : String(error)),
     );
-    await eventually("the command runs", () => processesWith(`sleep ${seconds}`).length > 0);
-    // Under workspace-write the command runs in codex's bubblewrap sandbox, a session of its own.
-    const sandboxed = processesWith(`sleep ${seconds}`).filter((pid) =>
-      /codex-linux-sandbox|bwrap/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")),
-    );
-    assert.ok(sandboxed.length > 0, "the command runs in a sandbox");
+    // Under workspace-write the command runs in codex's bubblewrap sandbox, a session of its own
+    // (looked for until seen: the processes appear one after the other).
+    const sandboxed = () =>
+      processesWith(`sleep ${seconds}`).filter((pid) =>
+        /codex-linux-sandbox|bwrap/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8")),
+      );
+    await eventually("the command runs in a sandbox", () => sandboxed().length > 0);
     const mark = ownerMark(host.pid);
 
     host.cli.child.kill("SIGKILL");
