@@ -72,6 +72,8 @@ export interface CampaignReport {
   lostStops: string[];
   /** Commands that wrote their first line after their turn's stop was answered. */
   startedAfter: string[];
+  /** How many commands the turns started in all (their first lines): what the checks looked at. */
+  commandsRun: number;
   /** Commands that wrote their last line after their turn's stop was answered. */
   finishedAfter: string[];
   /** Stops answered while a command of the campaign was still alive. */
@@ -91,7 +93,9 @@ const HANG_MS = 30_000;
 
 /** The command every answer runs: marks its start and its end in the turn's log. */
 function command(log: string): string {
-  return `echo s $(date +%s%3N) >> ${log}; sleep 0.3; echo e $(date +%s%3N) >> ${log}`;
+  // Stamped by bash itself (no `date` to fork, which a stop could kill and leave a line unstamped).
+  const stamp = `$((\${EPOCHREALTIME/./}/1000))`;
+  return `bash -c 'echo s ${stamp} >> ${log}; sleep 0.3; echo e ${stamp} >> ${log}'`;
 }
 
 /** The model's endless script: each answer one command, every third asking for approval. */
@@ -226,6 +230,7 @@ async function judge(
       ),
     lostStops,
     startedAfter,
+    commandsRun: [...marks.values()].flat().filter((mark) => mark.kind === "s").length,
     finishedAfter,
     aliveAtAnswer: records
       .filter((record) => record.aliveAtAnswer.length > 0)

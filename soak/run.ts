@@ -56,7 +56,7 @@ function describe(report: CampaignReport): string {
   const list = (label: string, items: string[]) =>
     `  ${label}: ${items.length}${items.length > 0 ? `\n    ${items.slice(0, 8).join("\n    ")}` : ""}`;
   return [
-    `${report.path}: ${report.stops} stops, seed ${report.seed}, ${(report.durationMs / 1000).toFixed(1)} s`,
+    `${report.path}: ${report.stops} stops, seed ${report.seed}, ${(report.durationMs / 1000).toFixed(1)} s, ${report.commandsRun} commands run`,
     list("not told stopped", report.notStopped),
     list("lost stops (model asked after the answer)", report.lostStops),
     list("commands started after the answer", report.startedAfter),

@@ -34,8 +34,8 @@ export interface GoalRun {
 
 /**
  * Sets `objective` as the goal of the thread `follow` holds (see `TurnTransport.followTurns`), and
- * follows the turns codex runs for it — ordinary turns of the thread (its approvals, the idle watchdog, the one undo) — until the
- * goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused (and so
+ * follows the turns codex runs for it — ordinary turns of the thread (its approvals, the idle
+ * watchdog, the one undo) — until the goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused (and so
  * stops); an aborted signal or a failed turn pauses it, stops its running turn, and rejects.
  * Either way nothing of the goal's turns runs when it settles.
  */

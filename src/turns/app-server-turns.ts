@@ -1,37 +1,25 @@
 // The app-server transport of the Thread API: one long-lived `codex app-server` shared by all threads.
 import type { AppServerClient } from "../app-server/client.js";
 import { AppServerSupervisor } from "../app-server/supervisor.js";
-import type { ApprovalTarget } from "../approvals/broker.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { checkReviewerConflict } from "../approvals/reviewer.js";
-import { CodexHarnessError } from "../errors.js";
-import type { Approvals } from "../events/approval-types.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
-import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { RpcNotification } from "../protocol/messages.js";
-import { RemoteDisconnectedError, RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
-import { ActiveTurn, ActiveTurns, type StopKind } from "./active-turn.js";
+import { RemoteDisconnectedError } from "../rpc/errors.js";
 import { apiKeyOf, clientOptionsOf } from "./client-options.js";
 import type { EventQueue } from "./event-queue.js";
-import { type OpenedTurn, ThreadFollower } from "./followed-thread.js";
+import { ThreadFollower } from "./followed-thread.js";
 import { checkGitRepo } from "./git-check.js";
-import { undoLateThreadStart, undoLateTurnStart } from "./late-answers.js";
+import { undoLateTurnStart } from "./late-answers.js";
+import { LoadedThreads, replacedNotice } from "./loaded-threads.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { type RejoinHost, rejoinTurns, TurnClient } from "./rejoin.js";
-import { TurnAbortedError } from "./run-result.js";
-import { RecentIds, STOPPED_TURN, stoppedBeforeStart } from "./stopped-turns.js";
-import { threadNotFound } from "./thread-errors.js";
+import { RunningTurns } from "./running-turns.js";
+import { stoppedBeforeStart } from "./stopped-turns.js";
 import { ThreadLocks } from "./thread-locks.js";
-import {
-  threadResumeParams,
-  threadStartParams,
-  toWireInput,
-  turnStartParams,
-} from "./thread-params.js";
-import { stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
-import { isInterruption } from "./turn-stop.js";
+import { toWireInput, turnStartParams } from "./thread-params.js";
 import { TurnStream } from "./turn-stream.js";
 import type {
   FollowedThread,
@@ -57,20 +45,14 @@ export const DEFAULT_MAX_QUEUED_DELTA_BYTES = 4 * 1024 * 1024;
  */
 export class AppServerTurnTransport implements TurnTransport {
   readonly kind = "app-server" as const;
-  private readonly router = new ActiveTurns();
+  private readonly turns: RunningTurns;
   /** The threads codex has loaded for this client, and the reviewer codex said each uses. */
-  private readonly loadedThreads = new Map<string, ApprovalsReviewer | undefined>();
+  private readonly loadedThreads = new LoadedThreads();
   private readonly threadLocks = new ThreadLocks();
   private readonly otherListeners = new Set<(notification: RpcNotification) => void>();
   private readonly supervisor: AppServerSupervisor;
-  /** The connection each running turn is on (it changes when a dropped one is rejoined). */
-  private readonly turnClients = new WeakMap<ActiveTurn, TurnClient>();
-  /** The ids of the last turns stopped here: a request codex still sends for one is declined. */
-  private readonly stoppedTurns = new RecentIds(256);
   /** The threads whose turns codex starts by itself (a goal's), each with its follower. */
   private readonly followers = new Map<string, ThreadFollower>();
-  /** The undo of each turn being stopped, once started: settles with the error, if it failed. */
-  private readonly undoing = new WeakMap<ActiveTurn, Promise<unknown>>();
 
   /**
    * @param startInTurn pool members share one: their processes start one at a time (codex 0.163
@@ -80,6 +62,10 @@ export class AppServerTurnTransport implements TurnTransport {
     private readonly options: CodexOptions,
     private readonly startInTurn: <T>(start: () => Promise<T>) => Promise<T> = (start) => start(),
   ) {
+    this.turns = new RunningTurns(
+      options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
+      options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS,
+    );
     this.supervisor = new AppServerSupervisor(
       () => this.connect(),
       options.restart,
@@ -124,18 +110,18 @@ export class AppServerTurnTransport implements TurnTransport {
     }
     new ApprovalBroker(
       client,
-      (threadId, turnId) => this.approvalTarget(threadId, turnId),
+      (threadId, turnId) => this.turns.approvalTarget(threadId, turnId),
       () => this.options.approvals,
     );
-    client.onValidationIssue((issue) => applyValidationIssue(this.router, issue));
+    client.onValidationIssue((issue) => applyValidationIssue(this.turns.router, issue));
     client.onAnyNotification((notification) => {
       // Archived, deleted or unloaded at codex: its next turn loads it again (thread/resume).
       if (UNLOADED.has(notification.method)) {
         const { threadId } = (notification.params ?? {}) as { threadId?: unknown };
-        if (typeof threadId === "string") this.loadedThreads.delete(threadId);
+        if (typeof threadId === "string") this.loadedThreads.forget(threadId);
       }
       if (notification.method === "turn/started") this.adoptStarted(notification);
-      if (this.router.route(notification)) return;
+      if (this.turns.router.route(notification)) return;
       for (const listener of this.otherListeners) listener(notification);
     });
     client.onClose((reason) => {
@@ -143,40 +129,22 @@ export class AppServerTurnTransport implements TurnTransport {
       this.loadedThreads.clear();
       // A remote codex keeps running turns when the connection drops: rejoin them. Otherwise
       // (a crash, or no running turn) they end with the reason.
-      if (reason instanceof RemoteDisconnectedError && this.router.all().length > 0) {
+      if (reason instanceof RemoteDisconnectedError && this.turns.router.all().length > 0) {
         void rejoinTurns(this.rejoinHost(), reason);
-      } else this.router.failAll(reason);
+      } else this.turns.router.failAll(reason);
     });
     return client;
-  }
-
-  /**
-   * Who answers a server request of `threadId`'s turn `turnId`: the running turn; a turn stopped
-   * here (its undo over) is no turn to answer for, so the request is declined; anything else goes
-   * to the Codex-level handlers.
-   */
-  private approvalTarget(
-    threadId: string | null,
-    turnId: string | null,
-  ): ApprovalTarget | undefined {
-    if (threadId === null) return undefined;
-    const running = this.router.get(threadId);
-    if (running && (turnId === null || running.turnId === undefined || running.turnId === turnId)) {
-      return running;
-    }
-    return turnId !== null && this.stoppedTurns.has(turnId) ? STOPPED_TURN : running;
   }
 
   /** What {@link rejoinTurns} needs of this transport. */
   private rejoinHost(): RejoinHost {
     return {
-      router: this.router,
+      router: this.turns.router,
       connection: () => this.connection(),
       attached: (turn, client) => {
         this.loadedThreads.set(turn.threadId, undefined);
-        this.turnClients.get(turn)?.moveTo(client);
         // Asked to stop while the connection was down: stopped at codex now.
-        if (turn.stop !== undefined) this.undo(this.turnClients.get(turn) as TurnClient, turn);
+        this.turns.moveTo(turn, client);
       },
     };
   }
@@ -228,9 +196,9 @@ export class AppServerTurnTransport implements TurnTransport {
       // A running turn keeps the program alive; an idle app-server does not.
       unhold = client.hold();
       if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
-      threadId ??= (await this.startThread(client, request.threadOptions)).threadId;
+      threadId ??= (await this.loadedThreads.start(client, request.threadOptions)).threadId;
       unlock = await this.threadLocks.lock(threadId, signal);
-      const attached = await this.attach(client, threadId, request.threadOptions);
+      const attached = await this.loadedThreads.attach(client, threadId, request.threadOptions);
       if (attached.replaced) {
         threadId = attached.threadId;
         yield withRaw(
@@ -241,11 +209,12 @@ export class AppServerTurnTransport implements TurnTransport {
       yield threadStartedEvent(threadId);
       if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
       const approvals = mergeApprovals(this.options.approvals, request.threadOptions.approvals);
-      const reviewer = request.turnOptions.approvalsReviewer ?? this.loadedThreads.get(threadId);
+      const reviewer =
+        request.turnOptions.approvalsReviewer ?? this.loadedThreads.reviewerOf(threadId);
       checkReviewerConflict(reviewer, approvals);
       const on = new TurnClient(client, unhold as () => void);
       unhold = () => on.release();
-      const { turn, finish } = this.openTurn(
+      const { turn, finish } = this.turns.open(
         on,
         threadId,
         approvals,
@@ -259,12 +228,12 @@ export class AppServerTurnTransport implements TurnTransport {
       turn.onStopSettled = settle;
       try {
         // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
-        const late = { onLateAnswer: undoLateTurnStart(client, this.router, threadId) };
+        const late = { onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId) };
         if (request.compact) {
           await client.request("thread/compact/start", { threadId });
           // codex answers before it starts the compaction's turn: stopped then, if asked to be.
           turn.adoptNextTurn(() => {
-            if (turn.stop !== undefined) this.undo(on, turn);
+            if (turn.stop !== undefined) this.turns.undo(turn);
           });
         } else {
           const started = request.review
@@ -283,7 +252,7 @@ export class AppServerTurnTransport implements TurnTransport {
         handedOff = true;
         throw error;
       }
-      if (turn.stop !== undefined) this.undo(on, turn);
+      if (turn.stop !== undefined) this.turns.undo(turn);
       turn.events.onFinish = finish;
       handedOff = true;
       return turn.events;
@@ -293,98 +262,6 @@ export class AppServerTurnTransport implements TurnTransport {
         settle();
       }
     }
-  }
-
-  /**
-   * Makes `threadId`'s running turn on `on` and routes its notifications to it: its approvals, its
-   * idle watchdog, and the one stop every way of stopping goes through — `signal` (an abort or an
-   * interruption), a reader that leaves, the watchdog, a request answered "cancel". Before its id
-   * is known a stop is only noted; whoever sets the id applies it (`undo`). `finish` lets go of the
-   * turn: one codex has not ended is stopped there first, and `done` is called once its undo, if
-   * any, is over (with the undo's error when it failed).
-   */
-  private openTurn(
-    on: TurnClient,
-    threadId: string,
-    approvals: Approvals | undefined,
-    interactive: boolean,
-    signal: AbortSignal | undefined,
-    done: (error?: unknown) => void,
-  ): OpenedTurn {
-    const turn = new ActiveTurn(
-      threadId,
-      approvals,
-      interactive,
-      this.options.maxQueuedDeltaBytes ?? DEFAULT_MAX_QUEUED_DELTA_BYTES,
-    );
-    this.turnClients.set(turn, on);
-    const stop = (kind: StopKind, error?: Error) => {
-      if (turn.requestStop(kind, error)) this.undo(on, turn);
-    };
-    const onAbort = () =>
-      isInterruption(signal?.reason)
-        ? stop("interrupt")
-        : stop("abort", new TurnAbortedError(signal?.reason));
-    turn.onGiveUp = () => stop("abandon");
-    turn.cancelled = () => stop("interrupt");
-    this.router.add(turn);
-    turn.watchIdle(this.options.turnIdleTimeoutMs ?? DEFAULT_TURN_IDLE_TIMEOUT_MS);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      signal?.removeEventListener("abort", onAbort);
-      // Left before codex ended the turn (break, idle timeout): stop it there first. The thread
-      // stays locked, and its notifications routed to the turn, until nothing of it runs.
-      if (!turn.codexEnded.aborted && !on.client.closedReason) stop("abandon");
-      void this.undone(turn).then((error) => {
-        if (turn.stop !== undefined && turn.turnId !== undefined) {
-          this.stoppedTurns.add(turn.turnId);
-        }
-        turn.close();
-        this.router.remove(turn);
-        done(error);
-      });
-    };
-    return { turn, stop, finish };
-  }
-
-  /**
-   * The one undo of a turn asked to stop: once its id is known, it is interrupted at codex and
-   * every process it started is ended (see {@link stopAtCodex}). Its stream then ends as the stop
-   * asked (see `ActiveTurn.requestStop`), or with `interrupt_failed`/`turn_not_stopped` when codex
-   * would not stop it. A turn codex already ended has nothing to undo.
-   */
-  private undo(on: TurnClient, turn: ActiveTurn): void {
-    if (this.undoing.has(turn) || turn.turnId === undefined) return;
-    const atCodex =
-      turn.codexEnded.aborted || on.client.closedReason
-        ? Promise.resolve()
-        : stopAtCodex(on.client, turn);
-    const undone = atCodex.then(
-      () => {
-        turn.confirmStopped();
-        return undefined;
-      },
-      (error: unknown) => {
-        turn.events.fail(error);
-        if (turn.stop === "abandon") warnNotStopped(error);
-        return error;
-      },
-    );
-    this.undoing.set(
-      turn,
-      undone.then((error) => {
-        turn.onStopSettled?.(error);
-        return error;
-      }),
-    );
-  }
-
-  /** Resolves once the turn's undo, if it has one, is over: with its error when it failed. */
-  private undone(turn: ActiveTurn): Promise<unknown> {
-    return this.undoing.get(turn) ?? Promise.resolve(undefined);
   }
 
   async followTurns(
@@ -409,12 +286,12 @@ export class AppServerTurnTransport implements TurnTransport {
         unlock();
         unfollow();
       };
-      await this.attach(client, threadId, options);
+      await this.loadedThreads.attach(client, threadId, options);
       const approvals = mergeApprovals(this.options.approvals, options.approvals);
       const follower = new ThreadFollower(
         () => on.client,
         (turnId, done) => {
-          const opened = this.openTurn(on, threadId, approvals, false, undefined, done);
+          const opened = this.turns.open(on, threadId, approvals, false, undefined, done);
           opened.turn.start(turnId);
           opened.turn.events.onFinish = opened.finish;
           return opened;
@@ -445,7 +322,7 @@ export class AppServerTurnTransport implements TurnTransport {
     };
     if (typeof threadId !== "string" || typeof turn?.id !== "string") return;
     const follower = this.followers.get(threadId);
-    const running = this.router.get(threadId);
+    const running = this.turns.router.get(threadId);
     if (follower && (running === undefined || running.codexEnded.aborted)) follower.adopt(turn.id);
   }
 
@@ -460,47 +337,11 @@ export class AppServerTurnTransport implements TurnTransport {
     const endUse = this.supervisor.use();
     try {
       const client = await this.connection();
-      if (threadId === null) return await this.startThread(client, options);
-      return await this.attach(client, threadId, options);
+      if (threadId === null) return await this.loadedThreads.start(client, options);
+      return await this.loadedThreads.attach(client, threadId, options);
     } finally {
       endUse();
     }
-  }
-
-  private async startThread(
-    client: AppServerClient,
-    options: ThreadOptions,
-  ): Promise<OpenedThread> {
-    const started = await client.request("thread/start", threadStartParams(options), {
-      onLateAnswer: undoLateThreadStart(client),
-    });
-    this.loadedThreads.set(started.thread.id, started.approvalsReviewer);
-    return {
-      threadId: started.thread.id,
-      model: started.model,
-      modelProvider: started.modelProvider,
-    };
-  }
-
-  /** Resumes `threadId` unless this process has it loaded; replaces a lost one if asked to. */
-  private async attach(
-    client: AppServerClient,
-    threadId: string,
-    options: ThreadOptions,
-  ): Promise<OpenedThread> {
-    if (this.loadedThreads.has(threadId)) return { threadId };
-    let lost: unknown;
-    try {
-      const resumed = await client.request("thread/resume", threadResumeParams(threadId, options));
-      this.loadedThreads.set(threadId, resumed.approvalsReviewer);
-      return { threadId, model: resumed.model, modelProvider: resumed.modelProvider };
-    } catch (error) {
-      lost = explainResumeFailure(threadId, error);
-    }
-    if (!(lost instanceof CodexHarnessError && lost.code === "thread_not_found")) throw lost;
-    if (options.onLostThread !== "startNew") throw lost;
-    const started = await this.startThread(client, options);
-    return { ...started, replaced: { threadId, error: lost } };
   }
 
   async steer(threadId: string, turnId: string, input: UserInput[]): Promise<void> {
@@ -515,22 +356,4 @@ export class AppServerTurnTransport implements TurnTransport {
   async close(): Promise<void> {
     await this.supervisor.close();
   }
-}
-
-function replacedNotice(replaced: string, threadId: string): ExtendedThreadEvent {
-  return {
-    type: "notice",
-    thread_id: threadId,
-    code: "thread_replaced",
-    message: `codex could not resume thread ${replaced}, so a new thread ${threadId} was started (onLostThread: "startNew"); it does not remember the old conversation.`,
-    replaced_thread_id: replaced,
-  };
-}
-
-/** codex answers an unknown thread id with -32600 "no rollout found": say so plainly. */
-function explainResumeFailure(threadId: string, error: unknown): unknown {
-  if (error instanceof RpcWireError && error.code === RpcErrorCodes.InvalidRequest) {
-    return threadNotFound(threadId, error.message, error) ?? error;
-  }
-  return error;
 }

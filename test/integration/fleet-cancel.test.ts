@@ -6,6 +6,8 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { ChannelsClient } from "../../src/channels/client.js";
+import { startChannelsServer } from "../../src/channels/http-server.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { type FleetRun, followFleetRun, submitTurn } from "../../src/fleet/submit.js";
 import { inputItems, inputTexts } from "../../src/testing/recorded.js";
@@ -226,6 +228,46 @@ describe("cancelling fleet runs", { skip: missing }, () => {
       assert.equal(events.filter((event) => event.type === "complete").length, 1);
     } finally {
       await testbed.stopWorkers();
+      await model.close();
+    }
+  });
+
+  it("a run waiting for a person's approval is cancelled: the request withdrawn, nothing runs", async () => {
+    const model = await ScriptedModel.start({
+      responses: [execCommand("echo late > asked.txt", { escalated: true }), reply("done")],
+    });
+    const dataDir = await testbed.tempDir("codex-harness-fleet-cancel-asks-");
+    const channels = await startChannelsServer({ dataDir, port: 0, storeUrl: url() });
+    try {
+      const [project] = (await testbed.projectCopies(1, model)) as [string];
+      await testbed.taking(
+        testbed.startWorker(url(), project, "asks", ["--channels", channels.url], {
+          ...process.env,
+          CODEX_HARNESS_TOKEN: channels.token,
+        }),
+      );
+      const run = await turn("asks-session", "a-1", "write it");
+      const person = new ChannelsClient({ url: channels.url, token: channels.token });
+      const asked = await eventually(
+        "the approval in the inbox",
+        async () => (await person.list({ status: ["pending", "delivered"] }))[0],
+        { timeoutMs: 30_000 },
+      );
+      assert.deepEqual(await run.cancel(), { status: "cancelling", alreadyEnded: false });
+      assert.deepEqual(await run.result(), cancelledBy("while it ran"));
+      await run.close();
+      // The request is no longer open to an answer, and an accept sent anyway runs nothing.
+      await eventually(
+        "the request withdrawn",
+        async () => !["pending", "delivered"].includes((await person.get(asked.id)).status),
+      );
+      await person.respond(asked.id, { action: "accept" }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      assert.equal(existsSync(path.join(project, "asked.txt")), false, "the command never ran");
+      assert.equal(model.modelRequests.length, 1, "the model was asked nothing more");
+    } finally {
+      await testbed.stopWorkers();
+      await channels.close();
       await model.close();
     }
   });
