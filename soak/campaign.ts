@@ -253,7 +253,10 @@ async function readMarks(workdir: string): Promise<Map<number, { kind: string; a
   for (const name of await readdir(workdir)) {
     const turn = /^soak-(\d+)\.log$/.exec(name)?.[1];
     if (turn === undefined) continue;
-    const lines = (await readFile(path.join(workdir, name), "utf8")).trim().split("\n");
+    // A log with no line: a command killed by a stop between opening it and writing its start.
+    const lines = (await readFile(path.join(workdir, name), "utf8"))
+      .split("\n")
+      .filter((line) => line.trim() !== "");
     marks.set(
       Number(turn),
       lines
