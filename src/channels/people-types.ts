@@ -3,9 +3,10 @@
 import { CodexHarnessError } from "../errors.js";
 
 /**
- * What a credential may do: `read` lists, shows and follows interactions; `answer` responds to
- * them; `create` makes them (the bridge, programs); `operate` cancels and marks them delivered;
- * `admin` manages people and tokens. Each is checked on its own: `admin` does not imply the others.
+ * What a credential may do: `read` lists, shows and follows interactions (and marks one
+ * delivered: shown to someone); `answer` responds to them; `create` makes them (the bridge,
+ * programs); `operate` cancels them; `admin` manages people and tokens. Each is checked on its
+ * own: `admin` does not imply the others.
  */
 export const SCOPES = ["read", "answer", "create", "operate", "admin"] as const;
 
