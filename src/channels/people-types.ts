@@ -8,7 +8,7 @@ import { CodexHarnessError } from "../errors.js";
  * programs); `operate` cancels them; `admin` manages people and tokens. Each is checked on its
  * own: `admin` does not imply the others.
  */
-export const SCOPES = ["read", "answer", "create", "operate", "admin"] as const;
+export const SCOPES = Object.freeze(["read", "answer", "create", "operate", "admin"] as const);
 
 /** One of {@link SCOPES}. */
 export type Scope = (typeof SCOPES)[number];
@@ -26,9 +26,9 @@ export interface Identity {
   id: string;
   /** The name people are shown. */
   name: string;
-  groups: string[];
+  groups: readonly string[];
   /** What this credential may do. */
-  scopes: Scope[];
+  scopes: readonly Scope[];
   /** The token the request carried, when it was a person's or program's. */
   tokenId?: string;
 }
@@ -41,8 +41,8 @@ export const ADMIN: Readonly<Identity> = Object.freeze({
   kind: "admin",
   id: "admin",
   name: "admin",
-  groups: [],
-  scopes: [...SCOPES],
+  groups: Object.freeze([]),
+  scopes: SCOPES,
 });
 
 /** A person or a program the runtime knows. */
