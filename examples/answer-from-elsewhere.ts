@@ -30,17 +30,15 @@ const codex = new Codex({
   approvals: channelsApprovals({ url, token }),
 });
 
-// Somewhere else: a person's client answers what shows up.
+// Somewhere else: a person's client answers what shows up. With the runtime's own token the answer
+// is by "admin"; people get tokens of their own (see "Who may answer" in docs/channels.md).
 const person = new ChannelsClient({ url, token });
 const watching = new AbortController();
 const answering = (async () => {
   for await (const change of person.events({ signal: watching.signal })) {
     if (change.type !== "approval_request") continue;
     console.log(`asked: ${change.interaction.title} (${change.interaction.payload.reason})`);
-    await person.respond(change.interaction.id, {
-      action: "accept",
-      metadata: { answeredBy: "alice" },
-    });
+    await person.respond(change.interaction.id, { action: "accept", metadata: { via: "example" } });
   }
 })().catch(() => undefined);
 
@@ -51,9 +49,7 @@ try {
   console.log(`codex: ${result.finalResponse}`);
   console.log(`release.txt: ${(await readFile(path.join(workdir, "release.txt"), "utf8")).trim()}`);
   const [answered] = await person.list({ status: ["resolved"] });
-  console.log(
-    `answered by ${answered?.response?.metadata?.answeredBy}: ${answered?.response?.action}`,
-  );
+  console.log(`answered by ${answered?.response?.answeredBy}: ${answered?.response?.action}`);
 } finally {
   watching.abort();
   await answering;

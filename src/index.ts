@@ -37,6 +37,7 @@ export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bri
 export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";
 export { ChannelsError } from "./channels/errors.js";
 export * from "./channels/interaction-types.js";
+export type { Identity, IdentityKind, Scope } from "./channels/people-types.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./channels/progress.js";
 export { Terminal } from "./cli/terminal.js";
 export { terminalApprovals } from "./cli/terminal-approvals.js";

@@ -3,17 +3,37 @@
 // through the runtime's API (or `respond`).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { CodexHarnessError } from "../errors.js";
 import type {
   Interaction,
   InteractionChange,
   InteractionResponseInput,
 } from "./interaction-types.js";
+import type { Identity } from "./people-types.js";
 import type { ChannelsRuntime } from "./runtime.js";
+
+/**
+ * Who answered through a backend, as the backend verified them (a chat platform's signed user
+ * id): `id` is `<platform>:<user>` (`slack:U024BE7LH`, `telegram:123456789`), `name` how to show them.
+ */
+export interface BackendAnswerer {
+  id: string;
+  name?: string;
+}
 
 /** What a backend can do besides receiving: answer an interaction it delivered. */
 export interface BackendContext {
-  /** Answers an interaction (the first answer wins; a later one throws `conflict`). */
-  respond(id: string, response: InteractionResponseInput): Promise<Interaction>;
+  /**
+   * Answers an interaction (the first answer wins; a later one throws `conflict`) as `answerer`,
+   * recorded as the response's `answeredBy`; without one, as the backend itself
+   * (`backend:<name>`). An `answerer.id` without a `:` is refused (`invalid_input`): those ids are
+   * the runtime's people.
+   */
+  respond(
+    id: string,
+    response: InteractionResponseInput,
+    answerer?: BackendAnswerer,
+  ): Promise<Interaction>;
   /** An interaction as it is now (`not_found` when there is none). */
   get(id: string): Promise<Interaction>;
   /** Aborts when the runtime closes. */
@@ -101,7 +121,7 @@ export class BackendDispatcher {
 
   /** Starts the backends that listen on their own ({@link InteractionBackend.start}). */
   async start(): Promise<void> {
-    await Promise.all(this.backends.map((backend) => backend.start?.(this.context())));
+    await Promise.all(this.backends.map((backend) => backend.start?.(this.context(backend))));
   }
 
   /** Resolves when every queued delivery has finished (tests, shutdown). */
@@ -125,9 +145,10 @@ export class BackendDispatcher {
     });
   }
 
-  private context(): BackendContext {
+  private context(backend: InteractionBackend): BackendContext {
     return {
-      respond: (id, response) => this.runtime.respond(id, response),
+      respond: (id, response, answerer) =>
+        this.runtime.respond(id, response, answererIdentity(backend, answerer)),
       get: (id) => this.runtime.get(id),
       signal: this.abort.signal,
     };
@@ -136,7 +157,7 @@ export class BackendDispatcher {
   private async deliver(backend: InteractionBackend, change: InteractionChange): Promise<void> {
     const attempts = Math.max(1, this.options.attempts ?? 6);
     let delay = this.options.initialDelayMs ?? 500;
-    const context = this.context();
+    const context = this.context(backend);
     for (let attempt = 1; ; attempt++) {
       try {
         await backend.deliver(change, context);
@@ -161,4 +182,28 @@ export class BackendDispatcher {
       }
     }
   }
+}
+
+/** Who a backend's answer is by: the platform user it names, or the backend itself. */
+function answererIdentity(
+  backend: InteractionBackend,
+  answerer: BackendAnswerer | undefined,
+): Identity {
+  if (!answerer) {
+    const id = `backend:${backend.name}`;
+    return { kind: "program", id, name: backend.name, groups: [], scopes: ["answer"] };
+  }
+  if (typeof answerer.id !== "string" || !/^[^:\s]+:\S+$/.test(answerer.id)) {
+    throw new CodexHarnessError(
+      "invalid_input",
+      `The ${backend.name} backend answered as ${JSON.stringify(answerer.id)}; a backend names its platform's user as <platform>:<user id> (e.g. slack:U024BE7LH).`,
+    );
+  }
+  return {
+    kind: "person",
+    id: answerer.id,
+    name: answerer.name ?? answerer.id,
+    groups: [],
+    scopes: ["answer"],
+  };
 }

@@ -3,7 +3,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ApprovalContext, Approvals } from "../events/approval-types.js";
 import { ChannelsClient, type ChannelsClientOptions } from "./client.js";
-import { DEFAULT_INTERACTION_TIMEOUT_MS, type Interaction } from "./interaction-types.js";
+import { ChannelsError } from "./errors.js";
+import {
+  answeredBy,
+  DEFAULT_INTERACTION_TIMEOUT_MS,
+  type Interaction,
+} from "./interaction-types.js";
 import {
   BRIDGED_KINDS,
   type BridgedDecision,
@@ -30,6 +35,14 @@ export interface ChannelsApprovalsOptions extends ChannelsClientOptions {
   routing?: Record<string, unknown>;
 }
 
+/** The decision's reason in words, by the response's action ("approved by alice in …"). */
+const SAID: Readonly<Record<Interaction["actions"][number], string>> = {
+  accept: "approved",
+  decline: "declined",
+  cancel: "declined (turn interrupted)",
+  text: "answered",
+};
+
 /** How long one long poll waits (the runtime caps it at 60 s). */
 const POLL_MS = 25_000;
 
@@ -39,7 +52,10 @@ const POLL_MS = 25_000;
  * and answers codex with the first response. Waiting does not block codex's other messages.
  * When codex withdraws the request (`serverRequest/resolved`, the turn ended) the interaction is
  * cancelled; when it expires, is cancelled, or the runtime cannot be reached until the deadline,
- * codex gets `decline`. A runtime restart in between is survived: the wait resumes.
+ * codex gets `decline`. A runtime restart in between is survived: the wait resumes. Who answered
+ * (as the runtime authenticated them) is the decision's reason: `approval.resolved` says
+ * "approved by alice in the channels runtime". The token needs the scopes `create`, `read` and `operate`; a
+ * refused one (401, 403) fails the request at once, and codex gets `decline`.
  */
 export function channelsApprovals(options: ChannelsApprovalsOptions): Approvals {
   const client = new ChannelsClient(options);
@@ -61,7 +77,7 @@ export function channelsApprovals(options: ChannelsApprovalsOptions): Approvals 
 async function ask(
   client: ChannelsClient,
   request: BridgedRequest,
-  { signal }: ApprovalContext,
+  { signal, explain }: ApprovalContext,
   options: {
     timeoutMs: number;
     source: string;
@@ -80,7 +96,10 @@ async function ask(
   );
   const ended = await waitForEnd(client, created.id, deadline, signal);
   if (ended?.status === "resolved" && ended.response) {
-    return decisionFor(request, ended.response);
+    const decision = decisionFor(request, ended.response);
+    const by = answeredBy(ended.response);
+    if (by) explain?.(`${SAID[ended.response.action]} by ${by} in the channels runtime`);
+    return decision;
   }
   if (signal.aborted) {
     // codex no longer waits for this answer: tell the people it no longer matters.
@@ -110,8 +129,12 @@ async function waitForEnd(
       backoff = 250;
       if (interaction.status !== "pending" && interaction.status !== "delivered")
         return interaction;
-    } catch {
+    } catch (error) {
       if (signal.aborted) return undefined;
+      // Refused (a revoked token, a missing scope): waiting longer changes nothing.
+      if (error instanceof ChannelsError && (error.status === 401 || error.status === 403)) {
+        throw error;
+      }
       // The runtime is down or restarting: try again, a little later each time.
       await sleep(Math.min(backoff, Math.max(0, deadline - Date.now())), undefined, {
         signal,

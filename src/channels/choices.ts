@@ -165,10 +165,15 @@ export function outcomeWords(
 ): string | undefined {
   const response = interaction.response;
   if (response) {
+    // Who the runtime authenticated; what the client wrote only for answers from before it did.
     const meta = (response.metadata || {}) as Record<string, unknown>;
-    const who = [meta.answeredBy, meta.user, meta.by].find(
-      (value) => typeof value === "string" && value,
-    );
+    const who = [
+      response.answeredByName,
+      response.answeredBy,
+      meta.answeredBy,
+      meta.user,
+      meta.by,
+    ].find((value) => typeof value === "string" && value);
     const chosen = chosenOf(interaction, response);
     return (
       (chosen ? chosen.done : DONE[response.action] || response.action) + (who ? ` by ${who}` : "")

@@ -10,6 +10,7 @@ import type {
   InteractionPage,
   InteractionResponseInput,
 } from "./interaction-types.js";
+import type { Identity } from "./people-types.js";
 import { withRequestSignal } from "./request-signal.js";
 
 /** Where the runtime is and how to prove who we are. */
@@ -80,6 +81,11 @@ export class ChannelsClient {
       ...(reason ? { reason } : {}),
       ...(message ? { message } : {}),
     });
+  }
+
+  /** Who the runtime takes this client's token for: kind, id, name, groups and scopes. */
+  me(): Promise<Identity> {
+    return this.call("GET", "/v1/me");
   }
 
   markDelivered(id: string): Promise<Interaction> {
@@ -164,7 +170,7 @@ export class ChannelsClient {
       throw new ChannelsError(
         failure.error?.code ?? "unauthorized",
         401,
-        `The channels runtime at ${this.base} refused the token (401): give the one in its <data-dir>/token (--token, CODEX_HARNESS_TOKEN or --data-dir).`,
+        `The channels runtime at ${this.base} refused the token (401): give the one in its <data-dir>/token, or a person's or program's token that is not revoked (--token, CODEX_HARNESS_TOKEN or --data-dir).`,
       );
     }
     throw new ChannelsError(

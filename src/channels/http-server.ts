@@ -1,34 +1,33 @@
-// The runtime's HTTP API (`/v1/…`, `/healthz`), on 127.0.0.1 by default: bearer token, own-origin
-// only, size-limited validated bodies, SSE for changes.
+// The runtime's HTTP API (`/v1/…`, `/healthz`), on 127.0.0.1 by default: bearer tokens (the data
+// directory's, or a person's with scopes), own-origin only, size-limited validated bodies, SSE for
+// changes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
+import { Access, requireScope } from "./access.js";
 import {
   BackendDispatcher,
   type DeliveryFailure,
   type InteractionBackend,
   type RetryPolicy,
 } from "./backends.js";
+import { type BadTokenLimits, TooManyBadTokens } from "./bad-tokens.js";
 import { DEFAULT_CHANNELS_PORT } from "./default-port.js";
 import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
+import { decodePart, filterOf } from "./http-query.js";
 import { serveInbox } from "./inbox.js";
-import {
-  INTERACTION_KINDS,
-  INTERACTION_STATUSES,
-  type InteractionFilter,
-  type InteractionKind,
-  type InteractionStatus,
-} from "./interaction-types.js";
+import { People } from "./people.js";
+import type { Identity } from "./people-types.js";
 import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
 import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
 import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
-import { loadOrCreateToken, sameToken } from "./token.js";
+import { loadOrCreateToken } from "./token.js";
 
 type BackendRoute = NonNullable<InteractionBackend["route"]>["handle"];
 
@@ -69,6 +68,16 @@ export interface ChannelsServerOptions {
   onBackendFailure?: (failure: DeliveryFailure) => void;
   /** How backends are retried (default 6 attempts from 500 ms, doubling, up to 30 s). */
   backendRetry?: RetryPolicy;
+  /**
+   * How an address sending bad tokens is slowed down (default: after 10, it waits 1 s, then twice
+   * as long after each further one, up to 60 s, answered 429 meanwhile).
+   */
+  badTokens?: BadTokenLimits;
+  /**
+   * How often an event stream is pinged and its token checked again (default 15 s): a stream whose
+   * token was revoked meanwhile ends then.
+   */
+  sseHeartbeatMs?: number;
 }
 
 /** A running runtime server. */
@@ -79,6 +88,11 @@ export interface ChannelsServer {
   tokenFile: string;
   /** True when this start generated the token (print it once). */
   tokenCreated: boolean;
+  /**
+   * The people and programs who may use the API with tokens of their own (the store's; undefined
+   * for a store that keeps none, where only {@link token} works).
+   */
+  people: People | undefined;
   /** The web inbox with the token in its fragment (never sent to the server by the browser). */
   inboxUrl: string;
   runtime: ChannelsRuntime;
@@ -91,6 +105,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   const { token, file, created } = await loadOrCreateToken(options.dataDir);
   const store = options.store ?? (await openStore(options.storeUrl, options.dataDir));
   const runtime = new ChannelsRuntime({ store });
+  const people = store.people ? new People(store.people) : undefined;
   const dispatcher = options.backends?.length
     ? new BackendDispatcher(runtime, options.backends, {
         ...options.backendRetry,
@@ -112,13 +127,16 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   const hosts = new HostNames(host, options.allowedHosts, () => port);
   const api = new Api(
     runtime,
-    token,
+    new Access(token, people, options.badTokens),
     hosts,
-    options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     sockets,
-    options.inbox !== false,
-    options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
     routes,
+    {
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      inbox: options.inbox !== false,
+      sseBufferBytes: options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
+      ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
+    },
   );
   const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
@@ -138,6 +156,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     token,
     tokenFile: file,
     tokenCreated: created,
+    people,
     inboxUrl: `${url}/#token=${encodeURIComponent(token)}`,
     runtime,
     async close() {
@@ -179,16 +198,21 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+interface ApiLimits {
+  maxBodyBytes: number;
+  inbox: boolean;
+  sseBufferBytes: number;
+  sseHeartbeatMs?: number;
+}
+
 class Api {
   constructor(
     private readonly runtime: ChannelsRuntime,
-    private readonly token: string,
+    private readonly access: Access,
     private readonly hosts: HostNames,
-    private readonly maxBodyBytes: number,
     private readonly streams: Set<ServerResponse>,
-    private readonly inbox: boolean,
-    private readonly sseBufferBytes: number,
-    private readonly routes: ReadonlyMap<string, BackendRoute> = new Map(),
+    private readonly routes: ReadonlyMap<string, BackendRoute>,
+    private readonly limits: ApiLimits,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -200,7 +224,7 @@ class Api {
       const health = url.pathname === "/healthz" && request.method === "GET";
       // Health probes may use any name; everything else only the runtime's own.
       if (!health) this.hosts.check(request.headers.host);
-      if (this.inbox && request.method === "GET" && serveInbox(request, response)) return;
+      if (this.limits.inbox && request.method === "GET" && serveInbox(request, response)) return;
       const origin = request.headers.origin;
       if (origin !== undefined && !this.hosts.ownsOrigin(origin)) {
         throw new ChannelsError(
@@ -217,30 +241,30 @@ class Api {
           `No such path ${url.pathname}; the API is under /v1/.`,
         );
       }
-      this.authorize(request);
-      await this.route(request, response, url);
+      const identity = await this.access.identify(request);
+      await this.route(request, response, url, identity);
     } catch (error) {
       sendError(response, error);
     }
   }
 
-  private authorize(request: IncomingMessage): void {
-    const header = request.headers.authorization ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match?.[1] || !sameToken(match[1], this.token)) {
-      throw new ChannelsError(
-        "unauthorized",
-        401,
-        "Send `Authorization: Bearer <token>`; the token is in <data-dir>/token.",
-      );
-    }
-  }
-
-  private async route(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+  /** Each route needs a scope of the caller's ({@link requireScope}: 403 naming it when not). */
+  private async route(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    identity: Identity,
+  ): Promise<void> {
     const parts = url.pathname.split("/").filter(Boolean).map(decodePart);
     const method = request.method ?? "GET";
     const runtime = this.runtime;
+    const may = (scope: Parameters<typeof requireScope>[1]) => requireScope(identity, scope);
+    if (parts[1] === "me" && parts.length === 2 && method === "GET") {
+      const { tokenId: _, ...shown } = identity;
+      return sendJson(response, 200, shown);
+    }
     if (parts[1] === "events" && parts.length === 2 && method === "GET") {
+      may("read");
       return this.events(request, response, url);
     }
     if (parts[1] !== "interactions") {
@@ -249,13 +273,16 @@ class Api {
     const id = parts[2];
     if (id === undefined) {
       if (method === "POST") {
-        const body = parseBody(createBody, await readJson(request, this.maxBodyBytes));
+        may("create");
+        const body = parseBody(createBody, await readJson(request, this.limits.maxBodyBytes));
         return sendJson(response, 201, await runtime.create(body));
       }
       if (method === "GET") {
+        may("read");
         return sendJson(response, 200, await runtime.page(filterOf(url)));
       }
     } else if (parts.length === 3 && method === "GET") {
+      may("read");
       const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
       const aborted = new AbortController();
       response.on("close", () => aborted.abort());
@@ -263,14 +290,18 @@ class Api {
     } else if (parts.length === 4 && method === "POST") {
       const action = parts[3];
       if (action === "respond") {
-        const body = parseBody(respondBody, await readJson(request, this.maxBodyBytes));
-        return sendJson(response, 200, await runtime.respond(id, body));
+        may("answer");
+        const body = parseBody(respondBody, await readJson(request, this.limits.maxBodyBytes));
+        return sendJson(response, 200, await runtime.respond(id, body, identity));
       }
       if (action === "cancel") {
-        const body = parseBody(cancelBody, await readJson(request, this.maxBodyBytes, true));
+        may("operate");
+        const body = parseBody(cancelBody, await readJson(request, this.limits.maxBodyBytes, true));
         return sendJson(response, 200, await runtime.cancel(id, body.reason, body.message));
       }
       if (action === "delivered") {
+        // Said by whoever was shown it (the inbox does, for each waiting request it shows).
+        may("read");
         await runtime.get(id);
         await runtime.markDelivered(id);
         return sendJson(response, 200, await runtime.get(id));
@@ -283,61 +314,12 @@ class Api {
   private events(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     this.streams.add(response);
     return streamChanges(this.runtime, request, response, url, {
-      maxBufferedBytes: this.sseBufferBytes,
+      maxBufferedBytes: this.limits.sseBufferBytes,
+      ...(this.limits.sseHeartbeatMs ? { heartbeatMs: this.limits.sseHeartbeatMs } : {}),
+      stillAllowed: () => this.access.stillAllowed(request, "read"),
       onClose: () => this.streams.delete(response),
     });
   }
-}
-
-function decodePart(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch (error) {
-    throw new ChannelsError(
-      "invalid_request",
-      400,
-      `The path part ${JSON.stringify(part)} is not valid percent-encoding.`,
-      { cause: error },
-    );
-  }
-}
-
-function filterOf(url: URL): InteractionFilter {
-  const list = (name: string) =>
-    url.searchParams
-      .getAll(name)
-      .flatMap((value) => value.split(","))
-      .filter(Boolean);
-  const status = list("status");
-  const kind = list("kind");
-  for (const value of status) {
-    if (!INTERACTION_STATUSES.includes(value as InteractionStatus)) {
-      throw new ChannelsError(
-        "invalid_request",
-        400,
-        `Unknown status ${JSON.stringify(value)}; use ${INTERACTION_STATUSES.join(", ")}.`,
-      );
-    }
-  }
-  for (const value of kind) {
-    if (!INTERACTION_KINDS.includes(value as InteractionKind)) {
-      throw new ChannelsError(
-        "invalid_request",
-        400,
-        `Unknown kind ${JSON.stringify(value)}; use ${INTERACTION_KINDS.join(", ")}.`,
-      );
-    }
-  }
-  const limit = Number(url.searchParams.get("limit") ?? 100);
-  const threadId = url.searchParams.get("threadId");
-  const cursor = url.searchParams.get("cursor");
-  return {
-    ...(status.length ? { status: status as InteractionStatus[] } : {}),
-    ...(kind.length ? { kind: kind as InteractionKind[] } : {}),
-    ...(threadId ? { threadId } : {}),
-    ...(cursor ? { cursor } : {}),
-    limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1_000) : 100,
-  };
 }
 
 function sendError(response: ServerResponse, error: unknown): void {
@@ -354,6 +336,9 @@ function sendError(response: ServerResponse, error: unknown): void {
   const code = error instanceof CodexHarnessError ? error.code : "internal_error";
   const message = error instanceof Error ? error.message : String(error);
   if (status === 401) response.setHeader("www-authenticate", 'Bearer realm="codex-harness"');
+  if (error instanceof TooManyBadTokens) {
+    response.setHeader("retry-after", String(Math.ceil(error.retryAfterMs / 1000)));
+  }
   sendFailure(response, status, code, message);
 }
 

@@ -20,15 +20,16 @@ export const INBOX_HTML = `<!doctype html>
 <p id="error" role="alert" hidden></p>
 <form id="login" class="panel" hidden>
   <h2>Open the inbox</h2>
-  <p>Paste the runtime's token: <code>codex-harness serve</code> printed it, and it is in
-    <code>&lt;data-dir&gt;/token</code>.</p>
+  <p>Paste your token (<code>codex-harness people token</code> issues one), or the runtime's:
+    <code>codex-harness serve</code> printed it, and it is in <code>&lt;data-dir&gt;/token</code>.</p>
   <label for="token">Token</label>
   <input id="token" type="password" autocomplete="off" required>
   <button class="primary" type="submit">Open</button>
 </form>
 <main id="inbox" hidden>
-  <p id="you"><label for="name">Answer as</label>
-    <input id="name" type="text" autocomplete="nickname" maxlength="200" placeholder="your name, for the history"></p>
+  <p id="you"><span id="signed-in"></span>
+    <span id="claim" hidden><label for="name">Your name</label>
+    <input id="name" type="text" autocomplete="nickname" maxlength="200" placeholder="noted with your answers, not verified"></span></p>
   <section><h2>Waiting for an answer</h2><div id="pending"><p class="empty">Nothing is waiting.</p></div></section>
   <section><h2>History</h2><div id="history"><p class="empty">Nothing yet.</p></div></section>
 </main>
@@ -49,6 +50,8 @@ main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
 section > h2 { font-size: 1rem; text-transform: uppercase; letter-spacing: .04em; color: #555; }
 #you { display: flex; flex-wrap: wrap; gap: .3rem .6rem; align-items: center; margin: 0; font-size: .9rem; color: #445; }
 #you input { flex: 1 1 12rem; max-width: 20rem; }
+#claim { display: contents; }
+#claim[hidden] { display: none; }
 .panel { max-width: 26rem; margin: 3rem auto; background: #fff; border: 1px solid #d8dce3; border-radius: 10px; padding: 1.2rem 1.4rem; box-shadow: 0 2px 8px rgba(29, 35, 48, .08); }
 .panel h2 { margin: 0 0 .5rem; font-size: 1.2rem; }
 .panel p { color: #556; font-size: .9rem; }

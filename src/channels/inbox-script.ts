@@ -1,5 +1,5 @@
-// The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token,
-// loads and follows the interactions, groups what waits by where it comes from, keeps the tab
+// The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token
+// (and shows whose it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure.
 
@@ -15,6 +15,8 @@ const MAIN_JS = String.raw`
     history.replaceState(null, "", location.pathname);
   }
   let token = sessionStorage.getItem("codex-harness-token");
+  // Who the token is (GET /v1/me): kind, id, name, scopes.
+  let me = null;
   const interactions = new Map();
   const byId = (id) => document.getElementById(id);
 
@@ -53,14 +55,15 @@ const MAIN_JS = String.raw`
     if (interaction.status === "pending") api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/delivered", {}).catch(() => {});
   }
 
-  // Who answers: the name typed in "Answer as" (kept in this browser), recorded as answeredBy.
+  // Who answers is the token's. With the runtime's own token (admin), a name typed here (kept in
+  // this browser) is noted with the answer as a claim (metadata.claimedBy), never as who answered.
   const nameBox = byId("name");
   nameBox.value = localStorage.getItem("codex-harness-name") || "";
   nameBox.addEventListener("change", () => localStorage.setItem("codex-harness-name", nameBox.value.trim()));
 
   async function respond(interaction, action, values) {
     showError("");
-    const name = nameBox.value.trim();
+    const name = me && me.kind === "admin" ? nameBox.value.trim() : "";
     try {
       const updated = await api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/respond", {
         action, values: values || {}, metadata: { via: ${JSON.stringify(WEB_INBOX)}, ...(name ? { answeredBy: name } : {}) },
@@ -219,8 +222,16 @@ const MAIN_JS = String.raw`
   }
 
   async function start() {
+    try {
+      me = await api("GET", "/v1/me");
+    } catch (error) {
+      if (error.message !== "unauthorized") showError(error.message);
+      return;
+    }
     byId("login").hidden = true;
     byId("inbox").hidden = false;
+    byId("signed-in").textContent = me.kind === "admin" ? "Signed in with the runtime's token (admin)." : "Signed in as " + me.name + " (" + me.id + ").";
+    byId("claim").hidden = me.kind !== "admin";
     showNotifyButton();
     try {
       // Follow first, then list: nothing that happens in between is missed. Everything waiting

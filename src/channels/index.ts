@@ -1,7 +1,9 @@
 // Public entry of `codex-harness/channels`: the interaction runtime (HTTP API, web inbox), its
 // stores (SQLite, PostgreSQL: optional drivers loaded on open), backends (webhook), and again the
 // bridge and client that the package root also exports.
+
 export {
+  type BackendAnswerer,
   type BackendContext,
   BackendDispatcher,
   type DeliveryFailure,
@@ -9,6 +11,7 @@ export {
   RetryableError,
   type RetryPolicy,
 } from "./backends.js";
+export { type BadTokenLimits, BadTokenThrottle, TooManyBadTokens } from "./bad-tokens.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./bridge.js";
 export { checkResponse } from "./check-response.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./client.js";
@@ -29,9 +32,15 @@ export {
   decisionFor,
   interactionFor,
 } from "./normalize.js";
+export { type IssuedToken, type NewPerson, People } from "./people.js";
+export type { PeopleStore, StoredToken } from "./people-store.js";
+export { parseToken, TOKEN_PREFIX } from "./people-tokens.js";
+export * from "./people-types.js";
+export { PostgresPeopleStore } from "./postgres-people.js";
 export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-store.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
+export { SqlitePeopleStore } from "./sqlite-people.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
 export { DEFAULT_SSE_BUFFER_BYTES } from "./sse.js";
 export type { InteractionStore, ModuleImporter, StatusUpdate } from "./store.js";

@@ -64,27 +64,44 @@ export type InteractionInput = z.input<typeof createBody>;
  */
 export type InteractionResponseInput = z.input<typeof respondBody>;
 
-/** A person's (or a program's) answer, as stored: what was sent, and when. */
+/** A person's (or a program's) answer, as stored: what was sent, who sent it, and when. */
 export interface InteractionResponse extends z.output<typeof respondBody> {
   /** ISO 8601; set by the runtime. */
   respondedAt: string;
+  /**
+   * Who answered, as the runtime authenticated them (never what the client wrote): a person's or
+   * program's id, `admin` for the data directory's token, or a chat platform's user whom the chat
+   * backend verified (`slack:U024BE7LH`, `telegram:123`, `discord:…`). Absent only on responses
+   * recorded before the runtime set it.
+   */
+  answeredBy?: string;
+  /** Their name as shown (a person's display name, the chat backend's name for the user). */
+  answeredByName?: string;
 }
 
 /**
- * Who answered and from where. `answeredBy` names the person (the inbox's "Answer as", the CLI's
- * login name); `via` the way (`web-inbox`, `cli`). Anything else is kept as given.
+ * What the client said about the answer: `via` the way (`web-inbox`, `cli`, `slack`). A
+ * `metadata.answeredBy` it sends is a claim: the runtime stores it as `metadata.claimedBy` and
+ * sets the response's own `answeredBy` from the credential. Anything else is kept as given.
  */
 export type ResponseMetadata = z.output<typeof responseMetadata>;
 
 /**
- * The name of whoever answered: `metadata.answeredBy`, or for responses recorded before it
- * existed, `metadata.user` (the CLI's) or `metadata.by`; undefined when none was given.
+ * The name of whoever answered: the authenticated {@link InteractionResponse.answeredByName} (or
+ * `answeredBy`); for a response recorded before the runtime set them, what the client wrote then
+ * (`metadata.answeredBy`, `metadata.user`, `metadata.by`); undefined when there is none.
  */
-export function answeredBy(response: Pick<InteractionResponse, "metadata">): string | undefined {
+export function answeredBy(
+  response: Pick<InteractionResponse, "metadata" | "answeredBy" | "answeredByName">,
+): string | undefined {
   const metadata = response.metadata ?? {};
-  const name = [metadata.answeredBy, metadata.user, metadata.by].find(
-    (value) => typeof value === "string" && value !== "",
-  );
+  const name = [
+    response.answeredByName,
+    response.answeredBy,
+    metadata.answeredBy,
+    metadata.user,
+    metadata.by,
+  ].find((value) => typeof value === "string" && value !== "");
   return name as string | undefined;
 }
 

@@ -10,6 +10,7 @@ import type {
   InteractionStatus,
 } from "./interaction-types.js";
 import { inTransaction, openPool } from "./pg-pool.js";
+import { POSTGRES_PEOPLE_SCHEMA, PostgresPeopleStore } from "./postgres-people.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -38,7 +39,7 @@ CREATE TABLE IF NOT EXISTS codex_harness_changes (
   interaction_id TEXT NOT NULL,
   body JSONB NOT NULL
 );
-`;
+${POSTGRES_PEOPLE_SCHEMA}`;
 
 type Queryable = Pool | PoolClient;
 
@@ -56,12 +57,16 @@ export class PostgresInteractionStore implements InteractionStore {
   /** Sequence numbers of changes this instance made, so its own NOTIFYs are not told twice. */
   private readonly own = new Set<number>();
   private listener: Client | undefined;
+  /** The people, programs and tokens of this database. */
+  readonly people: PostgresPeopleStore;
 
   private constructor(
     private readonly pg: Drivers["pg"],
     private readonly pool: Pool,
     private readonly url: string,
-  ) {}
+  ) {
+    this.people = new PostgresPeopleStore(pool);
+  }
 
   /**
    * Connects to `url` (`postgres://…`) and creates the tables when missing. Rejects with code

@@ -10,10 +10,12 @@ import {
   type InteractionFilter,
   type InteractionInput,
   type InteractionPage,
+  type InteractionResponse,
   type InteractionResponseInput,
   type InteractionStatus,
 } from "./interaction-types.js";
 import { actionsOf } from "./normalize.js";
+import { ADMIN, type Identity } from "./people-types.js";
 import type { InteractionStore } from "./store.js";
 import { titleOf } from "./titles.js";
 
@@ -98,8 +100,17 @@ export class ChannelsRuntime {
     return found.length > limit && last ? { interactions, nextCursor: last.id } : { interactions };
   }
 
-  /** Records a response; the first one wins, a later one is `conflict` (409). */
-  async respond(id: string, response: InteractionResponseInput): Promise<Interaction> {
+  /**
+   * Records a response by `by` (who the caller authenticated; an in-process caller that names
+   * nobody answers as {@link ADMIN}). The stored response's `answeredBy` is `by.id`; a
+   * `metadata.answeredBy` the client wrote is a claim, kept as `metadata.claimedBy`. The first
+   * response wins, a later one is `conflict` (409).
+   */
+  async respond(
+    id: string,
+    response: InteractionResponseInput,
+    by: Identity = ADMIN,
+  ): Promise<Interaction> {
     const interaction = await this.get(id);
     try {
       checkResponse(interaction, response);
@@ -109,7 +120,7 @@ export class ChannelsRuntime {
     const at = this.now().toISOString();
     const change = await this.options.store.update(
       id,
-      { status: "resolved", response: { ...response, respondedAt: at }, at },
+      { status: "resolved", response: stamped(response, by, at), at },
       OPEN,
     );
     if (!change) throw await this.closedError(id);
@@ -227,4 +238,28 @@ export class ChannelsRuntime {
       }
     }
   }
+}
+
+/**
+ * The response as stored: who answered (authenticated) and when; the client's own `answeredBy`
+ * moved to `metadata.claimedBy`, where nothing takes it for the truth.
+ */
+function stamped(
+  response: InteractionResponseInput,
+  by: Identity,
+  at: string,
+): InteractionResponse {
+  const { metadata, ...rest } = response;
+  let kept = metadata;
+  if (metadata && "answeredBy" in metadata) {
+    const { answeredBy: claimed, ...others } = metadata;
+    kept = { ...others, ...(claimed === undefined ? {} : { claimedBy: claimed }) };
+  }
+  return {
+    ...rest,
+    ...(kept ? { metadata: kept } : {}),
+    answeredBy: by.id,
+    answeredByName: by.name,
+    respondedAt: at,
+  };
 }

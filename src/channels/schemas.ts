@@ -55,8 +55,9 @@ export const createBody = z.strictObject({
 });
 
 /**
- * Who answered and from where. `answeredBy` names the person (the inbox's "Answer as", the CLI's
- * login name); `via` the way (`web-inbox`, `cli`). Anything else is kept as given.
+ * What the client says about its answer: `via` the way (`web-inbox`, `cli`); `answeredBy` a name
+ * it claims (the runtime keeps it as `metadata.claimedBy` and records who answered from the
+ * credential instead). Anything else is kept as given.
  */
 export const responseMetadata = z.looseObject({
   answeredBy: z.string().min(1).max(200).optional(),
@@ -68,7 +69,7 @@ export const respondBody = z.strictObject({
   action,
   /** e.g. `{scope: "session"}`, `{answers: {q1: ["yes"]}}`, `{text: "…"}`, `{content: {…}}`. */
   values: object.optional(),
-  /** Who answered, from where; stored as given (`answeredBy` checked to be a string). */
+  /** What the client says: stored as given, but `answeredBy` (checked to be a string) as `claimedBy`. */
   metadata: responseMetadata.optional(),
 });
 

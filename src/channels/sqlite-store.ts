@@ -12,6 +12,7 @@ import type {
   InteractionStatus,
 } from "./interaction-types.js";
 import { ensurePrivateFile, restrictFiles } from "./private-files.js";
+import { SQLITE_PEOPLE_SCHEMA, SqlitePeopleStore } from "./sqlite-people.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -53,10 +54,15 @@ export interface SqliteStoreOptions {
  * optional package `better-sqlite3`, loaded on open.
  */
 export class SqliteInteractionStore implements InteractionStore {
+  /** The people, programs and tokens of this database. */
+  readonly people: SqlitePeopleStore;
+
   private constructor(
     readonly file: string,
     private readonly db: Database,
-  ) {}
+  ) {
+    this.people = new SqlitePeopleStore(db);
+  }
 
   /**
    * Opens (or creates, with its folder) the store at `file`, and makes the file and its -wal and
@@ -78,6 +84,7 @@ export class SqliteInteractionStore implements InteractionStore {
       restrictFiles([`${file}-wal`, `${file}-shm`]);
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
+      db.exec(SQLITE_PEOPLE_SCHEMA);
       return new SqliteInteractionStore(file, db);
     } catch (error) {
       throw new CodexHarnessError(

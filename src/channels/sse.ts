@@ -21,6 +21,13 @@ export interface StreamOptions {
   maxBufferedBytes: number;
   /** Told when the stream ends, however it ends. */
   onClose?: () => void;
+  /** How often the stream is pinged (default 15 s). */
+  heartbeatMs?: number;
+  /**
+   * Asked at each ping whether the client may still read (its token not revoked meanwhile); the
+   * stream ends when it says no.
+   */
+  stillAllowed?: () => Promise<boolean>;
 }
 
 /** Streams `runtime`'s changes to `response` until the client goes or is cut off. */
@@ -62,7 +69,13 @@ export async function streamChanges(
   const heartbeat = setInterval(() => {
     if (overBound()) response.destroy();
     else response.write(": ping\n\n");
-  }, HEARTBEAT_MS);
+    options.stillAllowed?.().then(
+      (allowed) => {
+        if (!allowed) response.end();
+      },
+      () => undefined, // the store is unreachable: the next ping asks again
+    );
+  }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
   response.on("close", () => {
     off();

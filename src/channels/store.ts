@@ -7,6 +7,7 @@ import type {
   InteractionResponse,
   InteractionStatus,
 } from "./interaction-types.js";
+import type { PeopleStore } from "./people-store.js";
 
 /**
  * Imports a store's optional driver by package name (`(name) => import(name)` by default; tests
@@ -53,6 +54,11 @@ export interface InteractionStore {
    * LISTEN/NOTIFY); stores only one process uses need not. Returns an unsubscribe function.
    */
   watch?(listener: (change: InteractionChange) => void): () => void;
+  /**
+   * The people, programs and tokens kept beside the interactions (both built-in stores have them).
+   * A store without them knows only the data directory's token.
+   */
+  readonly people?: PeopleStore;
   close(): Promise<void>;
 }
 

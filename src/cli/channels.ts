@@ -283,7 +283,8 @@ export function responseOf(flags: RespondFlags): InteractionResponseInput {
     }
   }
   const user = os.userInfo().username;
-  const metadata = { via: "cli", answeredBy: user, user };
+  // The login name is a claim (kept as `metadata.claimedBy`): who answered is the token's.
+  const metadata = { via: "cli", answeredBy: user };
   if (flags.acceptSession)
     return { action: "accept", values: { ...values, scope: "session" }, metadata };
   if (flags.accept) return { action: "accept", values, metadata };

@@ -17,6 +17,7 @@ import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js
 import { addHostCommand } from "./host.js";
 import { addLoginCommands } from "./login.js";
 import { packageVersion, pinnedCodexVersion } from "./package-version.js";
+import { addPeopleCommands } from "./people.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import type { ReplayCommandOptions } from "./replay.js";
 import { DEFAULT_GIVE_UP_AFTER_S, runPrompt } from "./run.js";
@@ -196,6 +197,7 @@ export function buildProgram(): Command {
     });
 
   addChannelsCommands(program);
+  addPeopleCommands(program);
   addHostCommand(program);
   addScriptedModelCommand(program);
   addAcpCommand(program);

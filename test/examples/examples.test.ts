@@ -77,7 +77,21 @@ describe("examples of the README and docs/", () => {
     assert.match(stdout, /asked: Run .*release\.txt.* \(Tag the release\)/);
     assert.match(stdout, /codex: Released\./);
     assert.match(stdout, /release\.txt: shipped/);
-    assert.match(stdout, /answered by alice: accept/);
+    assert.match(stdout, /answered by admin: accept/);
+  });
+
+  it("who-may-answer: a reader is refused, the answer is by alice whatever she wrote, revoked is 401", async () => {
+    const stdout = await runExample("who-may-answer");
+    assert.equal(
+      stdout,
+      [
+        "asked: Run npm publish",
+        "bob: 403 missing_scope",
+        "answered by alice (claimed: mallory)",
+        "revoked: 401",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {

@@ -21,6 +21,7 @@ import { channelsTestDirs } from "../support/channels-dirs.js";
 import {
   approvalRequest as approval,
   colorRequest,
+  personClient,
   posted,
   recorder,
   runTurn,
@@ -136,11 +137,10 @@ describe("Discord backend", () => {
     const [answered] = await new ChannelsClient({ url: server.url, token: server.token }).list({
       status: ["resolved"],
     });
-    assert.deepEqual(answered?.response?.metadata, {
-      answeredBy: "alice",
-      via: "discord",
-      discordUserId: ALICE,
-    });
+    // Who answered is the verified Discord user, by the allow-list's name.
+    assert.equal(answered?.response?.answeredBy, `discord:${ALICE}`);
+    assert.equal(answered?.response?.answeredByName, "alice");
+    assert.deepEqual(answered?.response?.metadata, { via: "discord", discordUserId: ALICE });
     await fixture.close();
     fixture = undefined;
   });
@@ -166,14 +166,12 @@ describe("Discord backend", () => {
   });
 
   it("a click after someone else answered tells the clicker who did, and nothing changes", async () => {
-    const { fake, client, endpoint, discord } = await setup();
+    const { fake, client, endpoint, discord, server } = await setup();
     const created = await client.create(approval);
     const message = await posted(fake);
     const firstSeen = structuredClone(message);
-    await client.respond(created.id, {
-      action: "decline",
-      metadata: { answeredBy: "carol", via: "cli" },
-    });
+    const carol = await personClient(server, "carol");
+    await carol.respond(created.id, { action: "decline", metadata: { via: "cli" } });
     await eventually("the message patched", () => /Declined by carol/.test(message.content));
     const answer = await postInteraction(
       endpoint,
@@ -188,7 +186,7 @@ describe("Discord backend", () => {
     assert.deepEqual(await discord.settled(), ["late"]);
     const now = await client.get(created.id);
     assert.equal(now.response?.action, "decline");
-    assert.equal(now.response?.metadata?.answeredBy, "carol");
+    assert.equal(now.response?.answeredBy, "carol");
     assert.match(message.content, /Declined by carol/);
     assert.deepEqual(message.components, []);
   });

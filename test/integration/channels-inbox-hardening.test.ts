@@ -191,7 +191,7 @@ describe("web inbox: never hides a request (headless Chromium)", { skip: missing
       assert.equal((await runtime.get(mistyped.id)).response?.action, "cancel");
       assert.match(
         String(await ended.locator(".outcome").textContent()),
-        /^Declined and interrupted the turn, /,
+        /^Declined and interrupted the turn by admin, /,
       );
       assert.equal((await answer(unknown.id, "decline")).status, 200);
       assert.deepEqual(errors, []);

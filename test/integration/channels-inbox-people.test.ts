@@ -11,6 +11,7 @@ import { after, afterEach, describe, it } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { InteractionInput } from "../../src/channels/interaction-types.js";
+import type { Identity } from "../../src/channels/people-types.js";
 import { chromiumMissing, useChromium } from "../support/chromium.js";
 import { repoRoot } from "../support/paths.js";
 
@@ -42,6 +43,15 @@ const DIFF = [
   " }",
   "+// <img src=x onerror=\"document.title='pwned'\">",
 ].join("\n");
+
+/** Someone an in-process caller answers as (the runtime takes its word: it is the runtime's). */
+const person = (id: string): Identity => ({
+  kind: "person",
+  id,
+  name: id,
+  groups: [],
+  scopes: ["answer"],
+});
 
 async function startRuntime(): Promise<ChannelsServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "inbox-people-"));
@@ -279,10 +289,13 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
       "✓ formal — plain and precise",
     ]);
     assert.equal(await answered.locator("li.option[aria-current=true]").count(), 1);
-    assert.match(String(await answered.locator(".outcome").textContent()), /^Answered, \d\d:\d\d$/);
+    assert.match(
+      String(await answered.locator(".outcome").textContent()),
+      /^Answered by admin, \d\d:\d\d$/,
+    );
   });
 
-  it("the history says in words what was answered, by whom and when", async () => {
+  it("the history says in words what was answered, by whom (authenticated) and when", async () => {
     const runtime = await startRuntime();
     const api = runtime.runtime;
     const byAlice = await api.create(command("agent-alpha", THREAD_A, "/srv/alpha", "npm test"));
@@ -291,24 +304,31 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const withdrawn = await api.create(command("agent-beta", THREAD_B, "/srv/beta", "pwd"));
     const shown = await openInbox(runtime);
     await shown.locator(`#pending article[data-id="${byAlice.id}"]`).waitFor();
+    // With the runtime's own token, a typed name is only a note: the answer is by admin.
+    assert.equal(
+      await shown.locator("#signed-in").textContent(),
+      "Signed in with the runtime's token (admin).",
+    );
     await shown.fill("#name", "alice");
     await shown.locator("#name").dispatchEvent("change");
     await shown
       .locator(`#pending article[data-id="${byAlice.id}"]`)
       .getByRole("button", { name: "Accept for this session" })
       .click();
-    // An answer recorded the old way (`metadata.user`, as the CLI wrote it), and one with none.
-    await api.respond(byCli.id, { action: "decline", metadata: { via: "cli", user: "bob" } });
+    // An answer by a person (as the runtime authenticated them), and one by nobody named: admin.
+    await api.respond(byCli.id, { action: "decline", metadata: { via: "cli" } }, person("bob"));
     await api.respond(anonymous.id, { action: "accept" });
     await api.cancel(withdrawn.id, "cleared", "codex withdrew the request");
     await shown.locator(`#history article[data-id="${withdrawn.id}"]`).waitFor();
     const stored = await api.get(byAlice.id);
-    assert.equal(stored.response?.metadata?.answeredBy, "alice");
+    assert.equal(stored.response?.answeredBy, "admin");
+    assert.equal(stored.response?.metadata?.claimedBy, "alice");
+    assert.equal(stored.response?.metadata?.answeredBy, undefined);
     const outcome = (id: string) =>
       shown.locator(`#history article[data-id="${id}"] .outcome`).textContent();
     assert.equal(
       await outcome(byAlice.id),
-      `Accepted for this session by alice, ${clock(String(stored.response?.respondedAt))}`,
+      `Accepted for this session by admin, ${clock(String(stored.response?.respondedAt))}`,
     );
     const cli = await api.get(byCli.id);
     assert.equal(
@@ -318,7 +338,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const plain = await api.get(anonymous.id);
     assert.equal(
       await outcome(anonymous.id),
-      `Accepted, ${clock(String(plain.response?.respondedAt))}`,
+      `Accepted by admin, ${clock(String(plain.response?.respondedAt))}`,
     );
     assert.match(String(await outcome(withdrawn.id)), /^Withdrawn by codex .*, \d\d:\d\d$/);
     // The original options stay, the chosen one marked; no raw JSON.
@@ -441,7 +461,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const done = shown.locator(`#history article[data-id="${item.id}"] .outcome`);
     await done.waitFor();
     assert.equal((await runtime.runtime.get(item.id)).response?.action, "cancel");
-    assert.match(String(await done.textContent()), /^Declined and interrupted the turn, /);
+    assert.match(String(await done.textContent()), /^Declined and interrupted the turn by admin, /);
   });
 
   it("on load the first waiting request has the keyboard: d declines it, no j first", async () => {
@@ -480,7 +500,7 @@ describe("web inbox people keep open (headless Chromium)", { skip: chromiumMissi
     const failing = await ask("npm publish --dry-run", "call_publish");
     const passing = await ask("npm test", "call_test");
     const declined = await ask("rm -rf /", "call_rm");
-    await api.respond(failing.id, { action: "accept", metadata: { answeredBy: "alice" } });
+    await api.respond(failing.id, { action: "accept" }, person("alice"));
     await api.respond(passing.id, { action: "accept" });
     await api.respond(declined.id, { action: "decline" });
     await ran("call_publish", "failed", 2);

@@ -49,13 +49,18 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       ],
       { config: {}, codex: { approvals: channelsApprovals({ url, token }) } },
     );
+    // Alice signs in with a token of her own: the answer is hers.
+    const people = runtime.people;
+    assert.ok(people);
+    await people.add({ id: "alice", name: "Alice" });
+    const alice = await people.issueToken("alice", "read,answer");
     const page = await browser().newPage();
     try {
-      await page.goto(runtime.inboxUrl);
+      await page.goto(`${url}/#token=${encodeURIComponent(alice.token)}`);
       await page.waitForSelector("#connection:text('live')");
       assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
-      await page.fill("#name", "alice");
-      await page.locator("#name").dispatchEvent("change");
+      assert.equal(await page.locator("#signed-in").textContent(), "Signed in as Alice (alice).");
+      assert.equal(await page.locator("#name").isVisible(), false, "no name to type: it is hers");
       const turn = fixture.codex
         .startThread({ workingDirectory: fixture.workdir, skipGitRepoCheck: true })
         .run("go");
@@ -90,12 +95,12 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       await done.waitFor();
       assert.match(
         String(await done.locator(".outcome").textContent()),
-        /^Accepted by alice, \d\d:\d\d$/,
+        /^Accepted by Alice, \d\d:\d\d$/,
       );
       assert.equal(await page.locator("#pending article").count(), 0);
       const stored = await client.get(id);
       assert.equal(stored.response?.metadata?.via, "web-inbox");
-      assert.equal(stored.response?.metadata?.answeredBy, "alice");
+      assert.equal(stored.response?.answeredBy, "alice");
     } finally {
       await page.close();
     }
@@ -137,7 +142,10 @@ describe("web inbox (headless Chromium, real codex)", { skip: missing }, () => {
       assert.equal(seen.at(-1), "turn.completed");
       const done = page.locator(`#history article[data-id="${id}"]`);
       await done.locator(".item-end").waitFor({ timeout: 10_000 });
-      assert.match(String(await done.locator(".outcome").textContent()), /^Accepted, \d\d:\d\d$/);
+      assert.match(
+        String(await done.locator(".outcome").textContent()),
+        /^Accepted by admin, \d\d:\d\d$/,
+      );
       assert.equal(await done.locator(".item-end").textContent(), "The command failed (exit 3)");
     } finally {
       await page.close();

@@ -22,6 +22,7 @@ import { channelsTestDirs } from "../support/channels-dirs.js";
 import {
   approvalRequest as approval,
   colorRequest,
+  personClient,
   posted,
   recorder,
   runTurn,
@@ -118,11 +119,10 @@ describe("Slack backend", () => {
     );
     const client = new ChannelsClient({ url: server.url, token: server.token });
     const [answered] = await client.list({ status: ["resolved"] });
-    assert.deepEqual(answered?.response?.metadata, {
-      answeredBy: "alice",
-      via: "slack",
-      slackUser: "U0ALICE",
-    });
+    // Who answered is the verified Slack user, by the allow-list's name.
+    assert.equal(answered?.response?.answeredBy, "slack:U0ALICE");
+    assert.equal(answered?.response?.answeredByName, "alice");
+    assert.deepEqual(answered?.response?.metadata, { via: "slack", slackUser: "U0ALICE" });
     await fixture.close();
     fixture = undefined;
   });
@@ -209,13 +209,11 @@ describe("Slack backend", () => {
   });
 
   it("a click after someone else answered tells the clicker who did, and nothing changes", async () => {
-    const { fake, client, clickUrl, slack } = await setup();
+    const { fake, client, clickUrl, slack, server } = await setup();
     const created = await client.create(approval);
     const message = await posted(fake);
-    await client.respond(created.id, {
-      action: "decline",
-      metadata: { answeredBy: "carol", via: "cli" },
-    });
+    const carol = await personClient(server, "carol");
+    await carol.respond(created.id, { action: "decline", metadata: { via: "cli" } });
     await eventually("the message updated", () => /Declined by carol/.test(message.text));
     const accept = buttonsOf(
       // The button the late clicker still sees: the message as first posted.
@@ -233,7 +231,7 @@ describe("Slack backend", () => {
     assert.equal(told[0]?.args.text, "Your answer was not taken: Declined by carol.");
     const now = await client.get(created.id);
     assert.equal(now.response?.action, "decline");
-    assert.equal(now.response?.metadata?.answeredBy, "carol");
+    assert.equal(now.response?.answeredBy, "carol");
     assert.match(message.text, /Declined by carol/);
   });
 

@@ -19,6 +19,7 @@ import { execCommand, reply } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import {
   askColor,
+  personClient,
   recorder,
   runTurn,
   serveBackend,
@@ -147,7 +148,9 @@ describe("telegram backend", () => {
     });
     const [stored] = await started.client.list();
     assert.equal(stored?.status, "resolved");
-    assert.equal(stored?.response?.metadata?.answeredBy, "alice");
+    // Who answered is the verified Telegram user, by the allow-list's name.
+    assert.equal(stored?.response?.answeredBy, `telegram:${ALICE}`);
+    assert.equal(stored?.response?.answeredByName, "alice");
     assert.equal(stored?.response?.metadata?.via, "telegram");
     assert.equal(stored?.response?.metadata?.telegramUserId, String(ALICE));
     assert.deepEqual(started.errors, []);
@@ -198,18 +201,16 @@ describe("telegram backend", () => {
     );
     const stored = await client.get(created.id);
     assert.deepEqual(stored.response?.values, { text: "Ada" });
-    assert.equal(stored.response?.metadata?.answeredBy, "alice");
+    assert.equal(stored.response?.answeredBy, `telegram:${ALICE}`);
     await eventually("the message edited", () => /Answered by alice/.test(message.text));
   });
 
   it("a click after someone else answered says who did, and changes nothing", async () => {
-    const { telegram, client } = await start();
+    const { telegram, client, server } = await start();
     const created = await createApproval(client);
     const message = await eventually("the approval", () => telegram.messages[0]);
-    await client.respond(created.id, {
-      action: "decline",
-      metadata: { answeredBy: "carol", via: "web-inbox" },
-    });
+    const carol = await personClient(server, "carol");
+    await carol.respond(created.id, { action: "decline", metadata: { via: "web-inbox" } });
     const query = telegram.click({ userId: ALICE, message, data: button(message, "Accept") });
     const answered = await eventually("the click answered", () =>
       telegram.callbackAnswers.get(query),
@@ -218,7 +219,7 @@ describe("telegram backend", () => {
     assert.match(answered.text ?? "", /Declined by carol/);
     const stored = await client.get(created.id);
     assert.equal(stored.response?.action, "decline");
-    assert.equal(stored.response?.metadata?.answeredBy, "carol");
+    assert.equal(stored.response?.answeredBy, "carol");
     await eventually("the message edited", () => /Declined by carol/.test(message.text));
     assert.deepEqual(message.keyboard, []);
 
@@ -232,7 +233,7 @@ describe("telegram backend", () => {
     await eventually("the rate-limited send", () =>
       telegram.calls.some((call) => String(call.payload.text).includes("held up")),
     );
-    await client.respond(second.id, { action: "accept", metadata: { answeredBy: "carol" } });
+    await carol.respond(second.id, { action: "accept" });
     const late = telegram.click({
       userId: BOB,
       message: secondMessage,
@@ -243,7 +244,7 @@ describe("telegram backend", () => {
     );
     assert.equal(told.show_alert, true);
     assert.match(told.text ?? "", /^Someone else answered first: Accepted by carol\./);
-    assert.equal((await client.get(second.id)).response?.metadata?.answeredBy, "carol");
+    assert.equal((await client.get(second.id)).response?.answeredBy, "carol");
     await eventually("the second message edited", () =>
       /Accepted by carol/.test(secondMessage.text),
     );

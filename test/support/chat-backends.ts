@@ -49,6 +49,18 @@ export async function serveBackend<B extends InteractionBackend>(
   return { backend, server, client, logs, failures };
 }
 
+/**
+ * A client answering as a person of `server` (added, with a `read,answer` token): answers through
+ * it are by `id`, shown by that name.
+ */
+export async function personClient(server: ChannelsServer, id: string): Promise<ChannelsClient> {
+  const people = server.people;
+  if (!people) throw new Error("this server's store keeps no people");
+  await people.add({ id });
+  const { token } = await people.issueToken(id, "read,answer");
+  return new ChannelsClient({ url: server.url, token });
+}
+
 /** Starts a channels server in `dataDir` with `backend` alone and the default retries. */
 export function serveOnly(dataDir: string, backend: InteractionBackend): Promise<ChannelsServer> {
   return startChannelsServer({ dataDir, port: 0, backends: [backend] });

@@ -23,8 +23,8 @@ const CHECKS = {
   kindsAreTheConstants: true satisfies Equal<InteractionInput["kind"], InteractionKind>,
   titleIsOptionalToCreate: true satisfies Equal<InteractionInput["title"], string | undefined>,
   titleIsAlwaysStored: true satisfies Equal<Interaction["title"], string>,
-  responseIsTheBodyAndItsTime: true satisfies Equal<
-    Omit<InteractionResponse, "respondedAt">,
+  responseIsTheBodyItsTimeAndWho: true satisfies Equal<
+    Omit<InteractionResponse, "respondedAt" | "answeredBy" | "answeredByName">,
     InteractionResponseInput
   >,
   actionsAreTheConstants: true satisfies Equal<InteractionResponseInput["action"], ResponseAction>,

@@ -106,7 +106,8 @@ describe("Slack answer modal", () => {
       {
         action: "text",
         values: { answers: { branch: ["release/2.0"] } },
-        metadata: { answeredBy: "alice", via: "slack", slackUser: "U0ALICE" },
+        metadata: { via: "slack", slackUser: "U0ALICE" },
+        answerer: { id: "slack:U0ALICE", name: "alice" },
       },
     ]);
   });

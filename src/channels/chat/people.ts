@@ -3,7 +3,8 @@ import { CodexHarnessError } from "../../errors.js";
 
 /**
  * The people a chat backend lets answer: each platform user id (Slack `U…`, a Telegram numeric
- * id, a Discord snowflake) and the name recorded as the response's `metadata.answeredBy`.
+ * id, a Discord snowflake) and the name shown for them. Their answers are recorded as by
+ * `<platform>:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
  */
 export type ChatPeople = ReadonlyMap<string, string>;
 

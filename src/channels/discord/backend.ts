@@ -28,7 +28,10 @@ export interface DiscordBackendOptions {
   applicationPublicKey: string;
   /** The text channel id (a snowflake) the messages go to; the bot must be able to post there. */
   channelId: string;
-  /** Who may answer: Discord user id (a snowflake) -> the name recorded as `metadata.answeredBy`. */
+  /**
+   * Who may answer: Discord user id (a snowflake) -> the name shown. An answer is recorded as by
+   * `discord:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   */
   people: ChatPeople;
   /** The REST API base without the version (default `https://discord.com/api`; tests point it at a fake). */
   apiUrl?: string;
@@ -125,7 +128,7 @@ export function discordBackend(options: DiscordBackendOptions): DiscordBackend {
       const { reply, outcome } = await handleClick(payload as DiscordClickPayload, {
         people: options.people,
         get: (id) => current.get(id),
-        respond: (id, answer) => current.respond(id, answer),
+        respond: (id, { answerer, ...answer }) => current.respond(id, answer, answerer),
         remember: (id, where) => {
           if (!messages.has(id)) messages.set(id, where);
         },

@@ -50,7 +50,9 @@ export interface ClickDeps {
 export interface ClickAnswer {
   action: Interaction["actions"][number];
   values?: Record<string, unknown>;
-  metadata: { answeredBy: string; via: "discord"; discordUserId: string };
+  metadata: { via: "discord"; discordUserId: string };
+  /** `discord:<user id>`, and the name the people map gives them (recorded as `answeredBy`). */
+  answerer: { id: string; name: string };
 }
 
 /** A click's reply (sent at once) and what the click did (known later when the answer is slow). */
@@ -105,7 +107,11 @@ export async function handleClick(
     );
   }
   const answering = deps
-    .respond(id, { ...answer, metadata: { answeredBy: name, via: "discord", discordUserId: user } })
+    .respond(id, {
+      ...answer,
+      metadata: { via: "discord", discordUserId: user },
+      answerer: { id: `discord:${user}`, name },
+    })
     .then(
       (done) => ({ done }),
       (error: unknown) => ({ error }),

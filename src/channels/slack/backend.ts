@@ -19,7 +19,10 @@ export interface SlackBackendOptions {
   token: string;
   /** The channel id (`C…`) the messages go to; the app must be in it. */
   channel: string;
-  /** Who may answer: Slack user id (`U…`) -> the name recorded as `metadata.answeredBy`. */
+  /**
+   * Who may answer: Slack user id (`U…`) -> the name shown. An answer is recorded as by
+   * `slack:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   */
   people: ChatPeople;
   /** The app's signing secret: serves the interactivity endpoint at `path`. */
   signingSecret?: string;
@@ -107,7 +110,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     const click = handleClick(payload as SlackClickPayload, {
       people: options.people,
       get: (id) => current.get(id),
-      respond: (id, answer) => current.respond(id, answer),
+      respond: (id, { answerer, ...answer }) => current.respond(id, answer, answerer),
       tell: async (where, text) => {
         await call("chat.postEphemeral", (api) =>
           api.chat.postEphemeral({ channel: where.channel, user: where.user, text }),

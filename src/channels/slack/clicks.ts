@@ -44,11 +44,13 @@ export interface ClickDeps {
   openModal(triggerId: string, view: ReturnType<typeof answerModal>): Promise<void>;
 }
 
-/** The response a click sends: the button's answer and who gave it. */
+/** The response a click sends: the button's answer, and who gave it (recorded as `answeredBy`). */
 export interface ClickAnswer {
   action: Interaction["actions"][number];
   values?: Record<string, unknown>;
-  metadata: { answeredBy: string; via: "slack"; slackUser: string };
+  metadata: { via: "slack"; slackUser: string };
+  /** `slack:<user id>`, and the name the people map gives them. */
+  answerer: { id: string; name: string };
 }
 
 /** Handles a click or a modal's submission: answers as the mapped person, or tells them why not. */
@@ -137,7 +139,8 @@ async function answerAs(
   try {
     await deps.respond(origin.id, {
       ...answer,
-      metadata: { answeredBy: name, via: "slack", slackUser: user },
+      metadata: { via: "slack", slackUser: user },
+      answerer: { id: `slack:${user}`, name },
     });
     return "answered";
   } catch (error) {

@@ -21,7 +21,10 @@ export interface TelegramBackendOptions {
   token: string;
   /** The chat the messages go to, a numeric id (a group's is negative). Only its clicks count. */
   chatId: string | number;
-  /** Who may answer: Telegram user id -> the name recorded as `metadata.answeredBy`. */
+  /**
+   * Who may answer: Telegram user id -> the name shown. An answer is recorded as by
+   * `telegram:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   */
   people: ChatPeople;
   /** The Bot API's address (default `https://api.telegram.org`; a local server in tests). */
   apiRoot?: string;
@@ -295,8 +298,9 @@ class TelegramBackend implements InteractionBackend {
           signal,
         ),
       );
-    const name = this.person(message.chat, message.from);
-    if (!name) return say(notAllowed("Telegram"));
+    const from = message.from;
+    const name = this.person(message.chat, from);
+    if (!name || !from) return say(notAllowed("Telegram"));
     if (!answersByReply(entry.interaction)) {
       const unshown = chatUnshownReason(entry.interaction, "telegram");
       return say(
@@ -307,12 +311,7 @@ class TelegramBackend implements InteractionBackend {
     }
     const text = message.text.trim();
     if (text === "") return;
-    const reply = await this.answer(
-      entry,
-      { action: "text", values: { text } },
-      name,
-      message.from?.id,
-    );
+    const reply = await this.answer(entry, { action: "text", values: { text } }, name, from.id);
     // A taken answer shows in the edited message; only a refusal needs words.
     if (reply.alert) await say(reply.text);
   }
@@ -322,7 +321,7 @@ class TelegramBackend implements InteractionBackend {
     entry: Sent,
     answer: ChatAnswer,
     name: string,
-    userId: number | undefined,
+    userId: number,
   ): Promise<{ text: string; alert: boolean }> {
     if (isFinal(entry.interaction)) {
       return { text: `Already answered: ${outcomeWords(entry.interaction)}.`, alert: true };
@@ -330,14 +329,11 @@ class TelegramBackend implements InteractionBackend {
     const context = this.context;
     if (!context) return { text: "Not ready yet; try again in a moment.", alert: true };
     try {
-      const done = await context.respond(entry.interaction.id, {
-        ...answer,
-        metadata: {
-          answeredBy: name,
-          via: "telegram",
-          ...(userId === undefined ? {} : { telegramUserId: String(userId) }),
-        },
-      });
+      const done = await context.respond(
+        entry.interaction.id,
+        { ...answer, metadata: { via: "telegram", telegramUserId: String(userId) } },
+        { id: `telegram:${userId}`, name },
+      );
       this.remember(done);
       return { text: outcomeWords(done) ?? "Taken.", alert: false };
     } catch (error) {

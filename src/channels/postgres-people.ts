@@ -1,0 +1,155 @@
+// People, programs and tokens in the PostgreSQL store: three tables beside the interactions, on
+// the same pool, so every runtime instance sharing the database knows the same people.
+import type { Pool } from "pg";
+import type { PeopleStore, StoredToken } from "./people-store.js";
+import type { Person, Scope, TokenRecord } from "./people-types.js";
+import { inTransaction } from "./pg-pool.js";
+
+/** The tables (idempotent DDL), part of the store's schema. */
+export const POSTGRES_PEOPLE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS codex_harness_people (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS codex_harness_person_groups (
+  person_id TEXT NOT NULL REFERENCES codex_harness_people (id) ON DELETE CASCADE,
+  group_id TEXT NOT NULL,
+  PRIMARY KEY (person_id, group_id)
+);
+CREATE INDEX IF NOT EXISTS codex_harness_person_groups_group
+  ON codex_harness_person_groups (group_id);
+CREATE TABLE IF NOT EXISTS codex_harness_tokens (
+  id TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES codex_harness_people (id) ON DELETE CASCADE,
+  scopes TEXT[] NOT NULL,
+  hash TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  revoked_at TIMESTAMPTZ
+);
+CREATE INDEX IF NOT EXISTS codex_harness_tokens_person ON codex_harness_tokens (person_id);
+`;
+
+interface PersonRow {
+  id: string;
+  kind: Person["kind"];
+  name: string;
+  created_at: Date;
+  groups: string[];
+}
+
+interface TokenRow {
+  id: string;
+  person_id: string;
+  scopes: Scope[];
+  hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const SELECT_PERSON = `SELECT id, kind, name, created_at,
+  ARRAY(SELECT group_id FROM codex_harness_person_groups g WHERE g.person_id = p.id ORDER BY group_id) AS groups
+  FROM codex_harness_people p`;
+
+/** The {@link PeopleStore} of a PostgreSQL database (the interaction store's pool). */
+export class PostgresPeopleStore implements PeopleStore {
+  constructor(private readonly pool: Pool) {}
+
+  async addPerson(person: Person): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const added = await client.query(
+        `INSERT INTO codex_harness_people (id, kind, name, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (id) DO NOTHING`,
+        [person.id, person.kind, person.name, person.createdAt],
+      );
+      if (added.rowCount === 0) return false;
+      if (person.groups.length > 0) {
+        await client.query(
+          `INSERT INTO codex_harness_person_groups (person_id, group_id)
+           SELECT $1, unnest($2::text[])`,
+          [person.id, person.groups],
+        );
+      }
+      return true;
+    });
+  }
+
+  async person(id: string): Promise<Person | undefined> {
+    const { rows } = await this.pool.query<PersonRow>(`${SELECT_PERSON} WHERE id = $1`, [id]);
+    return rows[0] ? personOf(rows[0]) : undefined;
+  }
+
+  async people(): Promise<Person[]> {
+    const { rows } = await this.pool.query<PersonRow>(`${SELECT_PERSON} ORDER BY id`);
+    return rows.map(personOf);
+  }
+
+  async removePerson(id: string): Promise<boolean> {
+    // Groups and tokens go with the person (ON DELETE CASCADE).
+    const removed = await this.pool.query("DELETE FROM codex_harness_people WHERE id = $1", [id]);
+    return (removed.rowCount ?? 0) > 0;
+  }
+
+  async addToken(token: StoredToken): Promise<boolean> {
+    // Inserted only while the person exists; the foreign key holds against a removal meanwhile.
+    const added = await this.pool.query(
+      `INSERT INTO codex_harness_tokens (id, person_id, scopes, hash, created_at)
+       SELECT $1, id, $3, $4, $5 FROM codex_harness_people WHERE id = $2`,
+      [token.id, token.personId, token.scopes, token.hash, token.createdAt],
+    );
+    return (added.rowCount ?? 0) > 0;
+  }
+
+  async token(id: string): Promise<{ token: StoredToken; person: Person } | undefined> {
+    const { rows } = await this.pool.query<TokenRow & { person: PersonRow }>(
+      `SELECT t.*, row_to_json(p) AS person FROM codex_harness_tokens t
+       JOIN (${SELECT_PERSON}) p ON p.id = t.person_id WHERE t.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const person = personOf({ ...row.person, created_at: new Date(row.person.created_at) });
+    return { token: { ...recordOf(row), hash: row.hash }, person };
+  }
+
+  async tokens(personId?: string): Promise<TokenRecord[]> {
+    const { rows } =
+      personId === undefined
+        ? await this.pool.query<TokenRow>("SELECT * FROM codex_harness_tokens ORDER BY created_at")
+        : await this.pool.query<TokenRow>(
+            "SELECT * FROM codex_harness_tokens WHERE person_id = $1 ORDER BY created_at",
+            [personId],
+          );
+    return rows.map(recordOf);
+  }
+
+  async revokeToken(id: string, at: string): Promise<TokenRecord | undefined> {
+    const { rows } = await this.pool.query<TokenRow>(
+      `UPDATE codex_harness_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+       RETURNING *`,
+      [id, at],
+    );
+    return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+}
+
+function personOf(row: PersonRow): Person {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    groups: row.groups ?? [],
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function recordOf(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    personId: row.person_id,
+    scopes: row.scopes,
+    createdAt: row.created_at.toISOString(),
+    ...(row.revoked_at ? { revokedAt: row.revoked_at.toISOString() } : {}),
+  };
+}

@@ -1,0 +1,157 @@
+// People, programs and tokens in the embedded SQLite store: three tables beside the interactions,
+// on the same connection.
+import type { Database } from "better-sqlite3";
+import type { PeopleStore, StoredToken } from "./people-store.js";
+import type { Person, Scope, TokenRecord } from "./people-types.js";
+
+/** The tables (idempotent DDL), run by the store on open. */
+export const SQLITE_PEOPLE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS people (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS person_groups (
+  person_id TEXT NOT NULL,
+  group_id TEXT NOT NULL,
+  PRIMARY KEY (person_id, group_id)
+);
+CREATE INDEX IF NOT EXISTS person_groups_group ON person_groups (group_id);
+CREATE TABLE IF NOT EXISTS tokens (
+  id TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+CREATE INDEX IF NOT EXISTS tokens_person ON tokens (person_id);
+`;
+
+interface PersonRow {
+  id: string;
+  kind: Person["kind"];
+  name: string;
+  created_at: string;
+  groups: string | null;
+}
+
+interface TokenRow {
+  id: string;
+  person_id: string;
+  scopes: string;
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const SELECT_PERSON = `SELECT id, kind, name, created_at,
+  (SELECT json_group_array(group_id) FROM (SELECT group_id FROM person_groups WHERE person_id = people.id ORDER BY group_id)) AS groups
+  FROM people`;
+
+/** The {@link PeopleStore} of a SQLite database (the interaction store's connection). */
+export class SqlitePeopleStore implements PeopleStore {
+  constructor(private readonly db: Database) {}
+
+  async addPerson(person: Person): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const added = this.db
+          .prepare(
+            "INSERT INTO people (id, kind, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+          )
+          .run(person.id, person.kind, person.name, person.createdAt);
+        if (added.changes === 0) return false;
+        const group = this.db.prepare(
+          "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
+        );
+        for (const name of person.groups) group.run(person.id, name);
+        return true;
+      })
+      .immediate();
+  }
+
+  async person(id: string): Promise<Person | undefined> {
+    const row = this.db.prepare(`${SELECT_PERSON} WHERE id = ?`).get(id) as PersonRow | undefined;
+    return row ? personOf(row) : undefined;
+  }
+
+  async people(): Promise<Person[]> {
+    const rows = this.db.prepare(`${SELECT_PERSON} ORDER BY id`).all() as PersonRow[];
+    return rows.map(personOf);
+  }
+
+  async removePerson(id: string): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
+        this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
+        return this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
+      })
+      .immediate();
+  }
+
+  async addToken(token: StoredToken): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(token.personId)) return false;
+        this.db
+          .prepare(
+            "INSERT INTO tokens (id, person_id, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)",
+          )
+          .run(token.id, token.personId, JSON.stringify(token.scopes), token.hash, token.createdAt);
+        return true;
+      })
+      .immediate();
+  }
+
+  async token(id: string): Promise<{ token: StoredToken; person: Person } | undefined> {
+    const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
+      | TokenRow
+      | undefined;
+    const person = row && (await this.person(row.person_id));
+    return row && person ? { token: { ...recordOf(row), hash: row.hash }, person } : undefined;
+  }
+
+  async tokens(personId?: string): Promise<TokenRecord[]> {
+    const rows = (
+      personId === undefined
+        ? this.db.prepare("SELECT * FROM tokens ORDER BY created_at, rowid").all()
+        : this.db
+            .prepare("SELECT * FROM tokens WHERE person_id = ? ORDER BY created_at, rowid")
+            .all(personId)
+    ) as TokenRow[];
+    return rows.map(recordOf);
+  }
+
+  async revokeToken(id: string, at: string): Promise<TokenRecord | undefined> {
+    this.db
+      .prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+      .run(at, id);
+    const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
+      | TokenRow
+      | undefined;
+    return row ? recordOf(row) : undefined;
+  }
+}
+
+function personOf(row: PersonRow): Person {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    groups: row.groups ? (JSON.parse(row.groups) as string[]) : [],
+    createdAt: row.created_at,
+  };
+}
+
+function recordOf(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    personId: row.person_id,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    createdAt: row.created_at,
+    ...(row.revoked_at ? { revokedAt: row.revoked_at } : {}),
+  };
+}

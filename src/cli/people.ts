@@ -1,0 +1,135 @@
+// `codex-harness people …`: the people and programs who may use a channels runtime with tokens of
+// their own, managed on its store (the data directory's SQLite, or PostgreSQL with --store).
+import path from "node:path";
+import type { Command } from "commander";
+import type { People } from "../channels/people.js";
+import type { Person, TokenRecord } from "../channels/people-types.js";
+import { CodexHarnessError } from "../errors.js";
+import { defaultDataDir } from "./channels.js";
+
+interface StoreFlags {
+  dataDir?: string;
+  store?: string;
+}
+
+/** Adds `people` and its subcommands to the program. */
+export function addPeopleCommands(program: Command): void {
+  const people = program
+    .command("people")
+    .description(
+      "Manage who may use the channels runtime: people and programs, their groups, and their tokens' scopes",
+    )
+    .option(
+      "--data-dir <dir>",
+      "the runtime's data directory, whose SQLite store holds them (default ~/.codex-harness/channels)",
+    )
+    .option("--store <url>", "postgres://… when the runtime runs with --store");
+
+  const withPeople = <T>(work: (people: People) => Promise<T>): Promise<T> =>
+    usePeople(people.opts<StoreFlags>(), work);
+
+  people
+    .command("add <id>")
+    .description("Add a person (or with --program, a program): lowercase id, e.g. alice")
+    .option("--name <name>", "the name shown for them (default: the id)")
+    .option("--group <group>", "a group they belong to (repeatable)", collect, [])
+    .option("--program", "a program (a service identity), not a person")
+    .action(async (id: string, flags: { name?: string; group: string[]; program?: boolean }) => {
+      const added = await withPeople((all) =>
+        all.add({
+          id,
+          groups: flags.group,
+          kind: flags.program ? "program" : "person",
+          ...(flags.name === undefined ? {} : { name: flags.name }),
+        }),
+      );
+      console.log(personLine(added));
+    });
+
+  people
+    .command("list")
+    .description("List people and programs, with their tokens (ids and scopes, never secrets)")
+    .option("--json", "print JSON")
+    .action(async (flags: { json?: boolean }) => {
+      const [everyone, tokens] = await withPeople((all) => Promise.all([all.list(), all.tokens()]));
+      const listed = everyone.map((person) => ({
+        ...person,
+        tokens: tokens.filter((token) => token.personId === person.id),
+      }));
+      if (flags.json) {
+        console.log(JSON.stringify(listed, null, 2));
+        return;
+      }
+      if (listed.length === 0) {
+        console.log("Nobody yet: only the data directory's token (admin) works.");
+        return;
+      }
+      for (const person of listed) {
+        console.log(personLine(person));
+        for (const token of person.tokens) console.log(`  ${tokenLine(token)}`);
+      }
+    });
+
+  people
+    .command("token <id>")
+    .description("Issue a token of a person or program; prints it once, on stdout")
+    .requiredOption(
+      "--scope <scopes>",
+      "what it may do, comma-separated: read, answer, create, operate, admin",
+    )
+    .action(async (id: string, flags: { scope: string }) => {
+      const issued = await withPeople((all) => all.issueToken(id, flags.scope));
+      console.error(
+        `token ${issued.record.id} of ${id} (${issued.record.scopes.join(", ")}): shown once, keep it secret; revoke it with \`codex-harness people revoke ${issued.record.id}\`.`,
+      );
+      console.log(issued.token);
+    });
+
+  people
+    .command("revoke <token-id>")
+    .description("Revoke a token: refused from its next request on")
+    .action(async (tokenId: string) => {
+      const revoked = await withPeople((all) => all.revoke(tokenId));
+      console.log(tokenLine(revoked));
+    });
+
+  people
+    .command("remove <id>")
+    .description("Remove a person or program, and every token of theirs")
+    .action(async (id: string) => {
+      await withPeople((all) => all.remove(id));
+      console.log(`removed ${id} and their tokens`);
+    });
+}
+
+/** Opens the store of `flags` (the data directory's SQLite, or PostgreSQL), works, closes it. */
+async function usePeople<T>(flags: StoreFlags, work: (people: People) => Promise<T>): Promise<T> {
+  // Loaded here: only these commands (and `serve`) need the stores and their drivers.
+  const [{ openStore }, { People }] = await Promise.all([
+    import("../channels/http-server.js"),
+    import("../channels/people.js"),
+  ]);
+  const store = await openStore(flags.store, path.resolve(flags.dataDir ?? defaultDataDir()));
+  try {
+    if (!store.people) {
+      throw new CodexHarnessError("invalid_option", "This store keeps no people.");
+    }
+    return await work(new People(store.people));
+  } finally {
+    await store.close();
+  }
+}
+
+function personLine(person: Person): string {
+  const groups = person.groups.length > 0 ? `  groups: ${person.groups.join(", ")}` : "";
+  return `${person.id}  ${person.kind.padEnd(7)}  ${person.name}${groups}`;
+}
+
+function tokenLine(token: TokenRecord): string {
+  const state = token.revokedAt ? `revoked ${token.revokedAt}` : "active";
+  return `token ${token.id}  ${token.scopes.join(",")}  created ${token.createdAt}  ${state}`;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
