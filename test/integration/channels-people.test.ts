@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { after, afterEach, before, describe, it } from "node:test";
+import { afterEach, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
@@ -20,17 +20,12 @@ import { execCommand, reply } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { postgresForFile } from "../support/postgres-file.js";
 
 const { dataDir, servers } = channelsTestDirs("channels-people-test-");
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
+const { missing, url: postgresUrl } = postgresForFile();
 let fixture: CodexApiFixture | undefined;
 
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-after(() => postgres?.stop());
 afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
@@ -90,7 +85,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const server = await startChannelsServer({
         dataDir: dataDir(),
         port: 0,
-        ...(kind === "postgres" ? { storeUrl: (postgres as TestPostgres).url } : {}),
+        ...(kind === "postgres" ? { storeUrl: postgresUrl() } : {}),
         ...extra,
       });
       servers.push(server);
@@ -324,7 +319,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
 describe("who may answer across two runtimes on one PostgreSQL", { skip: missing }, () => {
   it("a token issued through one runtime works on the other, and its revocation holds there at once", async () => {
-    const url = (postgres as TestPostgres).url;
+    const url = postgresUrl();
     const a = await startChannelsServer({ dataDir: dataDir(), port: 0, storeUrl: url });
     servers.push(a);
     const b = await startChannelsServer({ dataDir: dataDir(), port: 0, storeUrl: url });

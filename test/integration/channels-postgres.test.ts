@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, afterEach, before, describe, it } from "node:test";
+import { afterEach, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
@@ -13,19 +13,12 @@ import { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { postgresForFile } from "../support/postgres-file.js";
 
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
+const { missing, url: postgresUrl } = postgresForFile();
 let fixture: CodexApiFixture | undefined;
 const servers: ChannelsServer[] = [];
 const dirs: string[] = [];
-
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-
-after(() => postgres?.stop());
 
 afterEach(async () => {
   await fixture?.close();
@@ -41,7 +34,7 @@ async function instance(): Promise<{ server: ChannelsServer; client: ChannelsCli
   const server = await startChannelsServer({
     dataDir: dir,
     port: 0,
-    storeUrl: (postgres as TestPostgres).url,
+    storeUrl: postgresUrl(),
   });
   servers.push(server);
   return { server, client: new ChannelsClient({ url: server.url, token: server.token }) };

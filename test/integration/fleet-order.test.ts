@@ -3,27 +3,20 @@
 // turn has not ended does not start (real PostgreSQL; the attempt is run here, not by a worker).
 // And a run's events written together (a batch) keep their order.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
 import { cancelFleetRun } from "../../src/fleet/cancel.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { runFleetAttempt } from "../../src/fleet/turn.js";
 import { fleetRows } from "../support/fleet.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { postgresForFile } from "../support/postgres-file.js";
 
-const missing = postgresMissing();
-let postgres: TestPostgres | undefined;
-
-before(async () => {
-  if (!missing) postgres = await startPostgres();
-});
-
-after(() => postgres?.stop());
+const { missing, url: postgresUrl } = postgresForFile();
 
 describe("fleet order", { skip: missing }, () => {
   it("a run whose earlier turn has not ended waits: no attempt starts until that one ends", async () => {
-    const url = (postgres as TestPostgres).url;
+    const url = postgresUrl();
     const store = await FleetStore.open(url);
     try {
       for (const n of [1, 2]) {
@@ -74,7 +67,7 @@ describe("fleet order", { skip: missing }, () => {
   });
 
   it("events written together keep their order: consecutive sequences after the run's last", async () => {
-    const url = (postgres as TestPostgres).url;
+    const url = postgresUrl();
     const store = await FleetStore.open(url);
     try {
       const run = await submitTurn({

@@ -3,12 +3,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before } from "node:test";
+import { after } from "node:test";
 import pg from "pg";
 import type { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { type StartedCli, startCli } from "./cli.js";
 import { eventually } from "./eventually.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "./postgres.js";
+import { postgresForFile } from "./postgres-file.js";
 import { scriptedProjectCopies } from "./scripted-project.js";
 
 /**
@@ -20,17 +20,11 @@ export function fleetForFile(): {
   url(): string;
   testbed: FleetTestbed;
 } {
-  const missing = postgresMissing();
-  let postgres: TestPostgres | undefined;
   const testbed = new FleetTestbed();
-  before(async () => {
-    if (!missing) postgres = await startPostgres();
-  });
-  after(async () => {
-    await testbed.close();
-    postgres?.stop();
-  });
-  return { missing, url: () => (postgres as TestPostgres).url, testbed };
+  // `after` hooks run in the order they are registered: the workers leave before the server does.
+  after(() => testbed.close());
+  const { missing, url } = postgresForFile();
+  return { missing, url, testbed };
 }
 
 /** Worker processes and temp folders of one test file, all ended by {@link FleetTestbed.close}. */
