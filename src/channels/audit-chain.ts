@@ -58,6 +58,19 @@ export function chainRow(seq: number, prev: string, record: AuditRecord): AuditR
   return { seq, at: record.at, body, prev, hash: entryHash(seq, prev, body) };
 }
 
+/** The fields of a record, in the order an entry shows them. */
+const ENTRY_ORDER = [
+  "at",
+  "action",
+  "actor",
+  "surface",
+  "subject",
+  "decision",
+  "reason",
+  "message",
+  "summary",
+] as const satisfies readonly (keyof AuditRecord)[];
+
 /**
  * The entry of a stored row (its body parsed). Throws `invalid_input` when the body is not a
  * record's JSON (an edited row: the verifier says which).
@@ -79,6 +92,13 @@ export function entryOf(row: AuditRow): AuditEntry {
       `Audit entry ${row.seq} is not a record; \`codex-harness audit --verify\` says more.`,
     );
   }
-  const { seq: _seq, prev: _prev, hash: _hash, ...fields } = record as AuditEntry;
-  return { seq: row.seq, ...fields, prev: row.prev, hash: row.hash };
+  // In the order people read them (the record's own is alphabetical), any others after them.
+  const fields = record as Record<string, unknown>;
+  const keys = [
+    ...ENTRY_ORDER,
+    ...Object.keys(fields).filter((key) => !(ENTRY_ORDER as readonly string[]).includes(key)),
+  ].filter((key) => fields[key] !== undefined && key !== "seq" && key !== "prev" && key !== "hash");
+  const entry: Record<string, unknown> = { seq: row.seq };
+  for (const key of keys) entry[key] = fields[key];
+  return { ...(entry as unknown as AuditEntry), prev: row.prev, hash: row.hash };
 }

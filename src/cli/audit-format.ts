@@ -17,9 +17,9 @@ export function formatEntry(entry: AuditEntry): string {
     entry.subject,
   ];
   if (entry.reason) parts.push(`${entry.reason}${entry.message ? `: ${entry.message}` : ""}`);
-  const fields = Object.entries(entry.summary ?? {}).sort(
-    ([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : 1),
-  );
+  const fields = Object.entries(entry.summary ?? {})
+    .filter(([, value]) => !(Array.isArray(value) && value.length === 0))
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : 1));
   const summary = fields.map(([key, value]) => `${key}=${valueText(value)}`);
   if (summary.length > 0) parts.push(summary.join(" "));
   return parts.join("  ");
