@@ -77,7 +77,8 @@ export interface AuditEntry extends AuditRecord {
 
 /**
  * An entry as the store holds it, unparsed: what the verifier checks. `body` is the record's
- * canonical JSON, exactly as hashed; `at` is kept beside it to find entries by time.
+ * canonical JSON, exactly as hashed; `at` is kept beside it to find entries by time (without an
+ * index: an append writes as little as it can, and reading from a time scans).
  */
 export interface AuditRow {
   seq: number;

@@ -25,7 +25,6 @@ CREATE TABLE IF NOT EXISTS codex_harness_audit (
   prev TEXT NOT NULL,
   hash TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS codex_harness_audit_at ON codex_harness_audit (at);
 CREATE TABLE IF NOT EXISTS codex_harness_audit_head (
   id INT PRIMARY KEY CHECK (id = 1),
   seq BIGINT NOT NULL,
