@@ -16,7 +16,10 @@ import {
 } from "./audit-types.js";
 import { inTransaction } from "./pg-pool.js";
 
-/** The tables (idempotent DDL), part of the store's schema. */
+/**
+ * The tables (idempotent DDL), part of the store's schema. The head row is made only for an empty
+ * log: one deleted later stays missing, and appends are refused, rather than start again at 1.
+ */
 export const POSTGRES_AUDIT_SCHEMA = `
 CREATE TABLE IF NOT EXISTS codex_harness_audit (
   seq BIGINT PRIMARY KEY,
@@ -30,7 +33,8 @@ CREATE TABLE IF NOT EXISTS codex_harness_audit_head (
   seq BIGINT NOT NULL,
   hash TEXT NOT NULL
 );
-INSERT INTO codex_harness_audit_head (id, seq, hash) VALUES (1, 0, '${GENESIS}')
+INSERT INTO codex_harness_audit_head (id, seq, hash)
+  SELECT 1, 0, '${GENESIS}' WHERE NOT EXISTS (SELECT 1 FROM codex_harness_audit)
   ON CONFLICT (id) DO NOTHING;
 `;
 

@@ -14,7 +14,10 @@ import {
   GENESIS,
 } from "./audit-types.js";
 
-/** The tables (idempotent DDL), run by the store on open. */
+/**
+ * The tables (idempotent DDL), run by the store on open. The head row is made only for an empty
+ * log: one deleted later stays missing, and appends are refused, rather than start again at 1.
+ */
 export const SQLITE_AUDIT_SCHEMA = `
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY,
@@ -28,7 +31,8 @@ CREATE TABLE IF NOT EXISTS audit_head (
   seq INTEGER NOT NULL,
   hash TEXT NOT NULL
 );
-INSERT OR IGNORE INTO audit_head (id, seq, hash) VALUES (1, 0, '${GENESIS}');
+INSERT OR IGNORE INTO audit_head (id, seq, hash)
+  SELECT 1, 0, '${GENESIS}' WHERE NOT EXISTS (SELECT 1 FROM audit);
 `;
 
 /** The {@link AuditLog} of a SQLite database (the interaction store's connection). */

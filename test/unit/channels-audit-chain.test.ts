@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import Sqlite from "better-sqlite3";
 import {
   canonicalJson,
   chainRow,
@@ -244,6 +245,19 @@ describe("audit chain: the verifier", () => {
   });
 });
 
+const interactionOf = (id: string): Interaction => ({
+  id,
+  kind: "approval_request",
+  source: { name: "test" },
+  title: "Run ls",
+  payload: { command: "ls" },
+  actions: ["accept", "decline"],
+  status: "pending",
+  createdAt: "2025-06-01T10:00:00.000Z",
+  updatedAt: "2025-06-01T10:00:00.000Z",
+  expiresAt: "2025-06-01T10:10:00.000Z",
+});
+
 describe("audit log on SQLite", () => {
   async function store(): Promise<SqliteInteractionStore> {
     const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
@@ -251,25 +265,12 @@ describe("audit log on SQLite", () => {
     return SqliteInteractionStore.open(path.join(dir, "interactions.db"));
   }
 
-  const interaction = (id: string): Interaction => ({
-    id,
-    kind: "approval_request",
-    source: { name: "test" },
-    title: "Run ls",
-    payload: { command: "ls" },
-    actions: ["accept", "decline"],
-    status: "pending",
-    createdAt: "2025-06-01T10:00:00.000Z",
-    updatedAt: "2025-06-01T10:00:00.000Z",
-    expiresAt: "2025-06-01T10:10:00.000Z",
-  });
-
   it("appends with the change, in its transaction: a change that fails records nothing", async () => {
     const db = await store();
     try {
-      await db.create(interaction("int_1"), record(1, { subject: "int_1" }));
+      await db.create(interactionOf("int_1"), record(1, { subject: "int_1" }));
       // The same id again fails on the primary key: neither the change nor its entry stays.
-      await assert.rejects(db.create(interaction("int_1"), record(2, { subject: "int_1" })));
+      await assert.rejects(db.create(interactionOf("int_1"), record(2, { subject: "int_1" })));
       // An update that does not apply records nothing either.
       const update = { status: "resolved" as const, at: "2025-06-01T10:00:05.000Z" };
       assert.equal(await db.update("int_1", update, ["delivered"], () => record(3)), undefined);
@@ -294,6 +295,39 @@ describe("audit log on SQLite", () => {
         (await db.audit.rows({ afterSeq: 1, fromTime: record(5).at, limit: 10 })).map((r) => r.seq),
         [3],
       );
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe("audit log on SQLite: its head row", () => {
+  it("deleted, stays deleted: appends are refused (store_failed) and the verifier names the mismatch", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
+    dirs.push(dir);
+    const file = path.join(dir, "interactions.db");
+    let db = await SqliteInteractionStore.open(file);
+    await db.audit.append(record(1));
+    await db.audit.append(record(2));
+    await db.close();
+    const raw = new Sqlite(file);
+    raw.prepare("DELETE FROM audit_head").run();
+    raw.close();
+    // Opened again, the head row is not made anew (the log is not empty): nothing starts at 1.
+    db = await SqliteInteractionStore.open(file);
+    try {
+      await assert.rejects(
+        db.audit.append(record(3)),
+        (error) =>
+          error instanceof CodexHarnessError &&
+          error.code === "store_failed" &&
+          /head row is missing/.test(error.message),
+      );
+      await assert.rejects(db.create(interactionOf("int_9"), record(3)), /head row is missing/);
+      assert.equal(await db.get("int_9"), undefined, "no change without its entry");
+      const verdict = await verifyLog(db.audit);
+      assert.ok(!verdict.ok);
+      assert.match(verdict.problem.message, /the store's head \(entry 0\) does not match the log/);
     } finally {
       await db.close();
     }
