@@ -46,11 +46,6 @@ export class ChainVerifier {
 
   constructor(private readonly options: VerifyOptions = {}) {}
 
-  /** The first problem so far, if any. */
-  get found(): AuditProblem | undefined {
-    return this.problem;
-  }
-
   /** Checks the next row (in order of number); returns the first problem, once there is one. */
   add(row: AuditRow): AuditProblem | undefined {
     if (this.problem) return this.problem;
