@@ -27,7 +27,8 @@ export interface BackendContext {
    * Answers an interaction (the first answer wins; a later one throws `conflict`) as `answerer`,
    * recorded as the response's `answeredBy`; without one, as the backend itself
    * (`backend:<name>`). An `answerer.id` without a `:` is refused (`invalid_input`): those ids are
-   * the runtime's people.
+   * the runtime's people. The audit log records the answer (or its refusal) from the backend's
+   * `name` as the surface.
    */
   respond(
     id: string,
@@ -148,7 +149,7 @@ export class BackendDispatcher {
   private context(backend: InteractionBackend): BackendContext {
     return {
       respond: (id, response, answerer) =>
-        this.runtime.respond(id, response, answererIdentity(backend, answerer)),
+        this.runtime.respond(id, response, answererIdentity(backend, answerer), backend.name),
       get: (id) => this.runtime.get(id),
       signal: this.abort.signal,
     };

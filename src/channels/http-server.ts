@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { Access, requireScope } from "./access.js";
+import type { AuditOptions } from "./audit-records.js";
 import {
   BackendDispatcher,
   type DeliveryFailure,
@@ -16,6 +17,7 @@ import { type BadTokenLimits, TooManyBadTokens } from "./bad-tokens.js";
 import { DEFAULT_CHANNELS_PORT } from "./default-port.js";
 import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
+import { answer, recordBadToken } from "./http-answer.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
 import { decodePart, filterOf } from "./http-query.js";
 import { serveInbox } from "./inbox.js";
@@ -23,7 +25,7 @@ import { People } from "./people.js";
 import type { Identity } from "./people-types.js";
 import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
-import { cancelBody, createBody, parseBody, respondBody } from "./schemas.js";
+import { cancelBody, createBody, parseBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
 import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
@@ -78,6 +80,12 @@ export interface ChannelsServerOptions {
    * token was revoked meanwhile ends then.
    */
   sseHeartbeatMs?: number;
+  /**
+   * What the audit log records of requests: `{ prompts: true }` keeps their text too (questions,
+   * reasons, messages, an answer's values); by default it keeps none (`codex-harness serve
+   * --audit-prompts`).
+   */
+  audit?: AuditOptions;
 }
 
 /** A running runtime server. */
@@ -104,7 +112,10 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   const host = options.host ?? "127.0.0.1";
   const { token, file, created } = await loadOrCreateToken(options.dataDir);
   const store = options.store ?? (await openStore(options.storeUrl, options.dataDir));
-  const runtime = new ChannelsRuntime({ store });
+  const runtime = new ChannelsRuntime({
+    store,
+    ...(options.audit ? { audit: options.audit } : {}),
+  });
   const people = store.people ? new People(store.people) : undefined;
   const dispatcher = options.backends?.length
     ? new BackendDispatcher(runtime, options.backends, {
@@ -241,7 +252,10 @@ class Api {
           `No such path ${url.pathname}; the API is under /v1/.`,
         );
       }
-      const identity = await this.access.identify(request);
+      const identity = await this.access.identify(request).catch(async (error: unknown) => {
+        await recordBadToken(this.runtime, request, url, error, this.limits.maxBodyBytes);
+        throw error;
+      });
       await this.route(request, response, url, identity);
     } catch (error) {
       sendError(response, error);
@@ -275,7 +289,7 @@ class Api {
       if (method === "POST") {
         may("create");
         const body = parseBody(createBody, await readJson(request, this.limits.maxBodyBytes));
-        return sendJson(response, 201, await runtime.create(body));
+        return sendJson(response, 201, await runtime.create(body, identity, "api"));
       }
       if (method === "GET") {
         may("read");
@@ -290,14 +304,14 @@ class Api {
     } else if (parts.length === 4 && method === "POST") {
       const action = parts[3];
       if (action === "respond") {
-        may("answer");
-        const body = parseBody(respondBody, await readJson(request, this.limits.maxBodyBytes));
-        return sendJson(response, 200, await runtime.respond(id, body, identity));
+        const answered = await answer(runtime, request, id, identity, this.limits.maxBodyBytes);
+        return sendJson(response, 200, answered);
       }
       if (action === "cancel") {
         may("operate");
         const body = parseBody(cancelBody, await readJson(request, this.limits.maxBodyBytes, true));
-        return sendJson(response, 200, await runtime.cancel(id, body.reason, body.message));
+        const ended = await runtime.cancel(id, body.reason, body.message, identity, "api");
+        return sendJson(response, 200, ended);
       }
       if (action === "delivered") {
         // Said by whoever was shown it (the inbox does, for each waiting request it shows).

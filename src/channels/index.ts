@@ -2,6 +2,17 @@
 // stores (SQLite, PostgreSQL: optional drivers loaded on open), backends (webhook), and again the
 // bridge and client that the package root also exports.
 
+export { canonicalJson, entryHash, entryOf, recordBody } from "./audit-chain.js";
+export { auditRows, verifyLog } from "./audit-read.js";
+export { type AuditOptions, requestSummary } from "./audit-records.js";
+export * from "./audit-types.js";
+export {
+  type AuditProblem,
+  type AuditVerdict,
+  ChainVerifier,
+  type VerifyOptions,
+  verifyChain,
+} from "./audit-verify.js";
 export {
   type BackendAnswerer,
   type BackendContext,
@@ -32,14 +43,16 @@ export {
   decisionFor,
   interactionFor,
 } from "./normalize.js";
-export { type IssuedToken, type NewPerson, People } from "./people.js";
+export { type IssuedToken, type NewPerson, People, type PeopleOptions } from "./people.js";
 export type { PeopleStore, StoredToken } from "./people-store.js";
 export { parseToken, TOKEN_PREFIX } from "./people-tokens.js";
 export * from "./people-types.js";
+export { PostgresAuditLog } from "./postgres-audit.js";
 export { PostgresPeopleStore } from "./postgres-people.js";
 export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-store.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
+export { SqliteAuditLog } from "./sqlite-audit.js";
 export { SqlitePeopleStore } from "./sqlite-people.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
 export { DEFAULT_SSE_BUFFER_BYTES } from "./sse.js";

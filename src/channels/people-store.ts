@@ -1,5 +1,6 @@
 // Where people, programs and their tokens live: the interface both stores (embedded SQLite,
 // PostgreSQL) implement beside their interactions. Rows only; the rules are `people.ts`'s.
+import type { AuditRecord } from "./audit-types.js";
 import type { Person, TokenRecord } from "./people-types.js";
 
 /** A token as stored: its record and the SHA-256 of its secret (never the secret). */
@@ -10,24 +11,26 @@ export interface StoredToken extends TokenRecord {
 /**
  * The rows of people, programs and tokens. Every method reads or writes the store at the time it
  * is called: nothing is cached, so a token revoked by another process is refused on its next use.
+ * A change given an `audit` record appends it to the store's audit log in the same transaction,
+ * when the change is made.
  */
 export interface PeopleStore {
   /** Adds a person or program; false (nothing written) when the id is taken. */
-  addPerson(person: Person): Promise<boolean>;
+  addPerson(person: Person, audit?: AuditRecord): Promise<boolean>;
   person(id: string): Promise<Person | undefined>;
   /** Everyone, by id. */
   people(): Promise<Person[]>;
   /** Removes a person or program and their tokens; false when there was none. */
-  removePerson(id: string): Promise<boolean>;
+  removePerson(id: string, audit?: AuditRecord): Promise<boolean>;
   /** Adds a token of `token.personId`; false (nothing written) when there is no such person. */
-  addToken(token: StoredToken): Promise<boolean>;
+  addToken(token: StoredToken, audit?: AuditRecord): Promise<boolean>;
   /** A token and whose it is, revoked or not. */
   token(id: string): Promise<{ token: StoredToken; person: Person } | undefined>;
   /** Tokens (of `personId`, or everyone's), oldest first, without their hashes. */
   tokens(personId?: string): Promise<TokenRecord[]>;
   /**
-   * Marks a token revoked at `at` (kept as it was when it already is); the token as it is now, or
-   * undefined when there is none.
+   * Marks a token revoked at `at` (kept as it was when it already is: nothing is recorded then);
+   * the token as it is now, or undefined when there is none.
    */
-  revokeToken(id: string, at: string): Promise<TokenRecord | undefined>;
+  revokeToken(id: string, at: string, audit?: AuditRecord): Promise<TokenRecord | undefined>;
 }

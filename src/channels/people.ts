@@ -1,9 +1,12 @@
 // The runtime's people and programs: adding and removing them, issuing and revoking their tokens,
 // and telling who a token stands for. The rules live here; the rows in a `PeopleStore`.
 import { CodexHarnessError } from "../errors.js";
+import { actorOf, personRecord, tokenRecord } from "./audit-records.js";
+import type { AuditActor, AuditSurface } from "./audit-types.js";
 import type { PeopleStore } from "./people-store.js";
 import { mintToken, parseToken, secretMatches } from "./people-tokens.js";
 import {
+  ADMIN,
   checkId,
   checkName,
   type Identity,
@@ -24,6 +27,19 @@ export interface NewPerson {
   kind?: "person" | "program";
 }
 
+/** Options of {@link People}. */
+export interface PeopleOptions {
+  /** The clock (tests). */
+  now?: () => Date;
+  /**
+   * Who makes the changes, as the audit log records them (default {@link ADMIN}: whoever can
+   * open the store directly holds the data directory or the database).
+   */
+  by?: Identity;
+  /** Where the changes come from, as the audit log records them (default `in-process`). */
+  surface?: AuditSurface;
+}
+
 /** A token just issued: `token` is shown once and never stored; `record` is what is kept of it. */
 export interface IssuedToken {
   token: string;
@@ -33,14 +49,23 @@ export interface IssuedToken {
 /**
  * People and programs, and their tokens, over a {@link PeopleStore}. A token is stored only as
  * the SHA-256 of its secret, found by the id it carries, compared in constant time, and read from
- * the store on every use (a revocation holds from the next request on). Errors are
+ * the store on every use (a revocation holds from the next request on). Every change (added,
+ * removed, token issued, revoked) is recorded in the store's audit log with the change. Errors are
  * {@link CodexHarnessError}s: `invalid_input`, `not_found`, `conflict`.
  */
 export class People {
+  private readonly now: () => Date;
+  private readonly actor: AuditActor;
+  private readonly surface: AuditSurface;
+
   constructor(
     private readonly store: PeopleStore,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    options: PeopleOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.actor = actorOf(options.by ?? ADMIN);
+    this.surface = options.surface ?? "in-process";
+  }
 
   /** Adds a person or program; `conflict` when the id is taken. */
   async add(input: NewPerson): Promise<Person> {
@@ -51,7 +76,8 @@ export class People {
       groups: [...new Set((input.groups ?? []).map((group) => checkId(group, "group")))].sort(),
       createdAt: this.now().toISOString(),
     };
-    if (!(await this.store.addPerson(person))) {
+    const audit = personRecord("person.added", person, this.actor, this.surface, person.createdAt);
+    if (!(await this.store.addPerson(person, audit))) {
       throw new CodexHarnessError(
         "conflict",
         `There is already someone with the id ${JSON.stringify(person.id)}; pick another, or remove them first.`,
@@ -71,7 +97,11 @@ export class People {
 
   /** Removes a person or program and every token of theirs; `not_found` when there is none. */
   async remove(id: string): Promise<void> {
-    if (!(await this.store.removePerson(id))) throw noPerson(id);
+    const person = await this.store.person(id);
+    if (!person) throw noPerson(id);
+    const at = this.now().toISOString();
+    const audit = personRecord("person.removed", person, this.actor, this.surface, at);
+    if (!(await this.store.removePerson(id, audit))) throw noPerson(id);
   }
 
   /**
@@ -87,7 +117,10 @@ export class People {
       scopes: checked,
       createdAt: this.now().toISOString(),
     };
-    if (!(await this.store.addToken({ ...record, hash: minted.hash }))) throw noPerson(personId);
+    const audit = tokenRecord("token.issued", record, this.actor, this.surface, record.createdAt);
+    if (!(await this.store.addToken({ ...record, hash: minted.hash }, audit))) {
+      throw noPerson(personId);
+    }
     return { token: minted.token, record };
   }
 
@@ -98,7 +131,10 @@ export class People {
 
   /** Revokes a token from now on (its id, as `tokens` lists it); `not_found` when there is none. */
   async revoke(tokenId: string): Promise<TokenRecord> {
-    const record = await this.store.revokeToken(tokenId, this.now().toISOString());
+    const at = this.now().toISOString();
+    const found = await this.store.token(tokenId);
+    const audit = found && tokenRecord("token.revoked", found.token, this.actor, this.surface, at);
+    const record = audit && (await this.store.revokeToken(tokenId, at, audit));
     if (!record) {
       throw new CodexHarnessError(
         "not_found",

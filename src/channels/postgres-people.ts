@@ -1,9 +1,11 @@
 // People, programs and tokens in the PostgreSQL store: three tables beside the interactions, on
 // the same pool, so every runtime instance sharing the database knows the same people.
 import type { Pool } from "pg";
+import type { AuditRecord } from "./audit-types.js";
 import type { PeopleStore, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import { inTransaction } from "./pg-pool.js";
+import type { PostgresAuditLog } from "./postgres-audit.js";
 
 /** The tables (idempotent DDL), part of the store's schema. */
 export const POSTGRES_PEOPLE_SCHEMA = `
@@ -52,11 +54,17 @@ const SELECT_PERSON = `SELECT id, kind, name, created_at,
   ARRAY(SELECT group_id FROM codex_harness_person_groups g WHERE g.person_id = p.id ORDER BY group_id) AS groups
   FROM codex_harness_people p`;
 
-/** The {@link PeopleStore} of a PostgreSQL database (the interaction store's pool). */
+/**
+ * The {@link PeopleStore} of a PostgreSQL database (the interaction store's pool); changes are
+ * recorded in `audit`, the database's audit log, in their own transaction.
+ */
 export class PostgresPeopleStore implements PeopleStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly audit: PostgresAuditLog,
+  ) {}
 
-  async addPerson(person: Person): Promise<boolean> {
+  async addPerson(person: Person, audit?: AuditRecord): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       const added = await client.query(
         `INSERT INTO codex_harness_people (id, kind, name, created_at) VALUES ($1, $2, $3, $4)
@@ -71,6 +79,7 @@ export class PostgresPeopleStore implements PeopleStore {
           [person.id, person.groups],
         );
       }
+      if (audit) await this.audit.appendIn(client, audit);
       return true;
     });
   }
@@ -85,20 +94,28 @@ export class PostgresPeopleStore implements PeopleStore {
     return rows.map(personOf);
   }
 
-  async removePerson(id: string): Promise<boolean> {
-    // Groups and tokens go with the person (ON DELETE CASCADE).
-    const removed = await this.pool.query("DELETE FROM codex_harness_people WHERE id = $1", [id]);
-    return (removed.rowCount ?? 0) > 0;
+  async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      // Groups and tokens go with the person (ON DELETE CASCADE).
+      const removed = await client.query("DELETE FROM codex_harness_people WHERE id = $1", [id]);
+      if ((removed.rowCount ?? 0) === 0) return false;
+      if (audit) await this.audit.appendIn(client, audit);
+      return true;
+    });
   }
 
-  async addToken(token: StoredToken): Promise<boolean> {
-    // Inserted only while the person exists; the foreign key holds against a removal meanwhile.
-    const added = await this.pool.query(
-      `INSERT INTO codex_harness_tokens (id, person_id, scopes, hash, created_at)
-       SELECT $1, id, $3, $4, $5 FROM codex_harness_people WHERE id = $2`,
-      [token.id, token.personId, token.scopes, token.hash, token.createdAt],
-    );
-    return (added.rowCount ?? 0) > 0;
+  async addToken(token: StoredToken, audit?: AuditRecord): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      // Inserted only while the person exists; the foreign key holds against a removal meanwhile.
+      const added = await client.query(
+        `INSERT INTO codex_harness_tokens (id, person_id, scopes, hash, created_at)
+         SELECT $1, id, $3, $4, $5 FROM codex_harness_people WHERE id = $2`,
+        [token.id, token.personId, token.scopes, token.hash, token.createdAt],
+      );
+      if ((added.rowCount ?? 0) === 0) return false;
+      if (audit) await this.audit.appendIn(client, audit);
+      return true;
+    });
   }
 
   async token(id: string): Promise<{ token: StoredToken; person: Person } | undefined> {
@@ -124,13 +141,22 @@ export class PostgresPeopleStore implements PeopleStore {
     return rows.map(recordOf);
   }
 
-  async revokeToken(id: string, at: string): Promise<TokenRecord | undefined> {
-    const { rows } = await this.pool.query<TokenRow>(
-      `UPDATE codex_harness_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
-       RETURNING *`,
-      [id, at],
-    );
-    return rows[0] ? recordOf(rows[0]) : undefined;
+  async revokeToken(id: string, at: string, audit?: AuditRecord): Promise<TokenRecord | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const revoked = await client.query<TokenRow>(
+        "UPDATE codex_harness_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING *",
+        [id, at],
+      );
+      if (revoked.rows[0]) {
+        if (audit) await this.audit.appendIn(client, audit);
+        return recordOf(revoked.rows[0]);
+      }
+      const { rows } = await client.query<TokenRow>(
+        "SELECT * FROM codex_harness_tokens WHERE id = $1",
+        [id],
+      );
+      return rows[0] ? recordOf(rows[0]) : undefined;
+    });
   }
 }
 

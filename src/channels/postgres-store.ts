@@ -1,6 +1,7 @@
 // The PostgreSQL store: several runtime instances (on several machines) share one set of
 // interactions; LISTEN/NOTIFY tells each instance of the others' changes.
 import type { Client, Pool, PoolClient } from "pg";
+import type { AuditRecord } from "./audit-types.js";
 import { type Drivers, loadDriver } from "./drivers.js";
 import type {
   ChangeType,
@@ -10,6 +11,7 @@ import type {
   InteractionStatus,
 } from "./interaction-types.js";
 import { inTransaction, openPool } from "./pg-pool.js";
+import { POSTGRES_AUDIT_SCHEMA, PostgresAuditLog } from "./postgres-audit.js";
 import { POSTGRES_PEOPLE_SCHEMA, PostgresPeopleStore } from "./postgres-people.js";
 import {
   applyUpdate,
@@ -39,9 +41,8 @@ CREATE TABLE IF NOT EXISTS codex_harness_changes (
   interaction_id TEXT NOT NULL,
   body JSONB NOT NULL
 );
-${POSTGRES_PEOPLE_SCHEMA}`;
-
-type Queryable = Pool | PoolClient;
+${POSTGRES_PEOPLE_SCHEMA}
+${POSTGRES_AUDIT_SCHEMA}`;
 
 /** Options of {@link PostgresInteractionStore.open}. */
 export interface PostgresStoreOptions {
@@ -59,13 +60,16 @@ export class PostgresInteractionStore implements InteractionStore {
   private listener: Client | undefined;
   /** The people, programs and tokens of this database. */
   readonly people: PostgresPeopleStore;
+  /** The audit log of this database, shared by every instance using it. */
+  readonly audit: PostgresAuditLog;
 
   private constructor(
     private readonly pg: Drivers["pg"],
     private readonly pool: Pool,
     private readonly url: string,
   ) {
-    this.people = new PostgresPeopleStore(pool);
+    this.audit = new PostgresAuditLog(pool);
+    this.people = new PostgresPeopleStore(pool, this.audit);
   }
 
   /**
@@ -81,7 +85,7 @@ export class PostgresInteractionStore implements InteractionStore {
     return new PostgresInteractionStore(pg, pool, url);
   }
 
-  async create(interaction: Interaction): Promise<InteractionChange> {
+  async create(interaction: Interaction, audit?: AuditRecord): Promise<InteractionChange> {
     return this.transaction(async (client) => {
       await client.query(
         `INSERT INTO codex_harness_interactions (id, kind, status, thread_id, created_at, expires_at, body)
@@ -96,7 +100,7 @@ export class PostgresInteractionStore implements InteractionStore {
           interaction,
         ],
       );
-      return this.addChange(client, interaction.kind, interaction);
+      return this.addChange(client, interaction.kind, interaction, audit);
     });
   }
 
@@ -142,6 +146,7 @@ export class PostgresInteractionStore implements InteractionStore {
     id: string,
     update: StatusUpdate,
     from: InteractionStatus[],
+    audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined> {
     return this.transaction(async (client) => {
       const found = await client.query<{ body: Interaction }>(
@@ -155,7 +160,7 @@ export class PostgresInteractionStore implements InteractionStore {
         "UPDATE codex_harness_interactions SET status = $2, body = $3 WHERE id = $1",
         [id, next.status, next],
       );
-      return this.addChange(client, update.status as ChangeType, next);
+      return this.addChange(client, update.status as ChangeType, next, audit?.(next));
     });
   }
 
@@ -211,19 +216,27 @@ export class PostgresInteractionStore implements InteractionStore {
     return inTransaction(this.pool, work);
   }
 
+  /**
+   * Records the change (and notifies the other instances at COMMIT); then appends `audit`, last, so
+   * that the audit log's head is locked for as little of the transaction as can be.
+   */
   private async addChange(
-    client: Queryable,
+    client: PoolClient,
     type: ChangeType,
     interaction: Interaction,
+    audit: AuditRecord | undefined,
   ): Promise<InteractionChange> {
     const result = await client.query<{ seq: string }>(
-      "INSERT INTO codex_harness_changes (type, interaction_id, body) VALUES ($1, $2, $3) RETURNING seq",
-      [type, interaction.id, interaction],
+      `WITH change AS (
+         INSERT INTO codex_harness_changes (type, interaction_id, body) VALUES ($1, $2, $3) RETURNING seq
+       )
+       SELECT seq, pg_notify($4, seq::text) FROM change`,
+      [type, interaction.id, interaction, CHANNEL],
     );
     const seq = Number(result.rows[0]?.seq);
     // Recorded before COMMIT, so our own notification (sent at COMMIT) is recognised.
     this.own.add(seq);
-    await client.query("SELECT pg_notify($1, $2)", [CHANNEL, String(seq)]);
+    if (audit) await this.audit.appendIn(client, audit);
     return { seq, type, interaction };
   }
 }

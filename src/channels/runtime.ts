@@ -1,6 +1,16 @@
 // The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
 // wait, and a stream of changes for SSE clients and backends.
 import { randomUUID } from "node:crypto";
+import {
+  type AuditOptions,
+  actorOf,
+  answeredRecord,
+  createdRecord,
+  endedRecord,
+  RUNTIME_ACTOR,
+  refusedRecord,
+} from "./audit-records.js";
+import type { AuditActor, AuditSurface } from "./audit-types.js";
 import { checkResponse } from "./check-response.js";
 import { ChannelsError } from "./errors.js";
 import {
@@ -20,6 +30,8 @@ import type { InteractionStore } from "./store.js";
 import { titleOf } from "./titles.js";
 
 const OPEN: InteractionStatus[] = ["pending", "delivered"];
+/** The surface of a caller in this process that names none. */
+const IN_PROCESS = "in-process";
 
 /** Options of {@link ChannelsRuntime}. */
 export interface ChannelsRuntimeOptions {
@@ -28,6 +40,8 @@ export interface ChannelsRuntimeOptions {
   sweepIntervalMs?: number;
   /** The clock (tests). */
   now?: () => Date;
+  /** What the store's audit log records of requests (by default no prompt text). */
+  audit?: AuditOptions;
 }
 
 /** The runtime: owns the store, ends expired interactions, tells listeners of every change. */
@@ -47,9 +61,14 @@ export class ChannelsRuntime {
 
   /**
    * Creates an interaction from `input` (already validated in shape); without a `title`, one is
-   * derived from the payload ({@link titleOf}).
+   * derived from the payload ({@link titleOf}). The audit log records it as made by `by` from
+   * `surface` (the API says `api`; an in-process caller is {@link ADMIN} from `in-process`).
    */
-  async create(input: InteractionInput): Promise<Interaction> {
+  async create(
+    input: InteractionInput,
+    by: Identity = ADMIN,
+    surface: AuditSurface = IN_PROCESS,
+  ): Promise<Interaction> {
     const now = this.now();
     const timeoutMs = input.timeoutMs ?? DEFAULT_INTERACTION_TIMEOUT_MS;
     const { timeoutMs: _, ...rest } = input;
@@ -63,7 +82,8 @@ export class ChannelsRuntime {
       updatedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + timeoutMs).toISOString(),
     };
-    const change = await this.options.store.create(interaction);
+    const audit = createdRecord(interaction, by, surface, this.auditOptions);
+    const change = await this.options.store.create(interaction, audit);
     this.publish(change);
     return interaction;
   }
@@ -102,35 +122,62 @@ export class ChannelsRuntime {
 
   /**
    * Records a response by `by` (who the caller authenticated; an in-process caller that names
-   * nobody answers as {@link ADMIN}). The stored response's `answeredBy` is `by.id`; a
+   * nobody answers as {@link ADMIN}) from `surface` (`api`, `inbox`, `cli`, a backend's name; by
+   * default `in-process`). The stored response's `answeredBy` is `by.id`; a
    * `metadata.answeredBy` the client wrote is a claim, kept as `metadata.claimedBy`. The first
-   * response wins, a later one is `conflict` (409).
+   * response wins, a later one is `conflict` (409). The audit log records the answer with it, or
+   * the refusal (no such interaction, an answer it does not take, already ended) and why.
    */
   async respond(
     id: string,
     response: InteractionResponseInput,
     by: Identity = ADMIN,
+    surface: AuditSurface = IN_PROCESS,
   ): Promise<Interaction> {
-    const interaction = await this.get(id);
     try {
-      checkResponse(interaction, response);
+      return await this.answer(id, response, by, surface);
     } catch (error) {
-      throw new ChannelsError("invalid_response", 422, (error as Error).message, { cause: error });
+      if (error instanceof ChannelsError) await this.recordRefusal(id, actorOf(by), surface, error);
+      throw error;
     }
-    const at = this.now().toISOString();
-    const change = await this.options.store.update(
-      id,
-      { status: "resolved", response: stamped(response, by, at), at },
-      OPEN,
-    );
-    if (!change) throw await this.closedError(id);
-    this.publish(change);
-    return change.interaction;
   }
 
-  /** Cancels an open interaction (`reason` e.g. `cancelled`, or `cleared` when codex withdrew it). */
-  async cancel(id: string, reason = "cancelled", message?: string): Promise<Interaction> {
-    return this.end(id, "cancelled", reason, message);
+  /**
+   * Records in the audit log that an answer to `id` by `actor` from `surface` was refused with
+   * `error` (its code and message): for refusals made before {@link respond} is called (a missing
+   * scope, a bad token, a malformed body). A failure to record is not the caller's: it is dropped.
+   */
+  async recordRefusal(
+    id: string,
+    actor: AuditActor,
+    surface: AuditSurface,
+    error: unknown,
+  ): Promise<void> {
+    const log = this.options.store.audit;
+    if (!log) return;
+    try {
+      const interaction = await this.options.store.get(id);
+      const at = this.now().toISOString();
+      await log.append(
+        refusedRecord(id, interaction, actor, surface, error, at, this.auditOptions),
+      );
+    } catch {
+      // The store is failing: the refusal stands; the caller is told of it either way.
+    }
+  }
+
+  /**
+   * Cancels an open interaction (`reason` e.g. `cancelled`, or `cleared` when codex withdrew it),
+   * recorded in the audit log as by `by` from `surface`.
+   */
+  async cancel(
+    id: string,
+    reason = "cancelled",
+    message?: string,
+    by: Identity = ADMIN,
+    surface: AuditSurface = IN_PROCESS,
+  ): Promise<Interaction> {
+    return this.end(id, "cancelled", reason, message, actorOf(by), surface);
   }
 
   /** Marks an interaction delivered to a person or backend (no-op once delivered or ended). */
@@ -189,9 +236,14 @@ export class ChannelsRuntime {
     if (this.closed) return;
     const now = this.now().toISOString();
     for (const interaction of await this.options.store.expired(now)) {
-      await this.end(interaction.id, "errored", "timeout", "Nobody answered in time.").catch(
-        () => undefined,
-      );
+      await this.end(
+        interaction.id,
+        "errored",
+        "timeout",
+        "Nobody answered in time.",
+        RUNTIME_ACTOR,
+        "runtime",
+      ).catch(() => undefined);
     }
   }
 
@@ -203,17 +255,48 @@ export class ChannelsRuntime {
     await this.options.store.close();
   }
 
+  private get auditOptions(): AuditOptions {
+    return this.options.audit ?? {};
+  }
+
+  private async answer(
+    id: string,
+    response: InteractionResponseInput,
+    by: Identity,
+    surface: AuditSurface,
+  ): Promise<Interaction> {
+    const interaction = await this.get(id);
+    try {
+      checkResponse(interaction, response);
+    } catch (error) {
+      throw new ChannelsError("invalid_response", 422, (error as Error).message, { cause: error });
+    }
+    const at = this.now().toISOString();
+    const change = await this.options.store.update(
+      id,
+      { status: "resolved", response: stamped(response, by, at), at },
+      OPEN,
+      (answered) => answeredRecord(answered, by, surface, this.auditOptions),
+    );
+    if (!change) throw await this.closedError(id);
+    this.publish(change);
+    return change.interaction;
+  }
+
   private async end(
     id: string,
     status: "cancelled" | "errored",
     reason: string,
-    message?: string,
+    message: string | undefined,
+    actor: AuditActor,
+    surface: AuditSurface,
   ): Promise<Interaction> {
     const at = this.now().toISOString();
     const change = await this.options.store.update(
       id,
       { status, end: { reason, ...(message ? { message } : {}), at }, at },
       OPEN,
+      (ended) => endedRecord(ended, actor, surface, this.auditOptions),
     );
     if (!change) throw await this.closedError(id);
     this.publish(change);

@@ -1,8 +1,10 @@
 // People, programs and tokens in the embedded SQLite store: three tables beside the interactions,
 // on the same connection.
 import type { Database } from "better-sqlite3";
+import type { AuditRecord } from "./audit-types.js";
 import type { PeopleStore, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
+import type { SqliteAuditLog } from "./sqlite-audit.js";
 
 /** The tables (idempotent DDL), run by the store on open. */
 export const SQLITE_PEOPLE_SCHEMA = `
@@ -50,11 +52,17 @@ const SELECT_PERSON = `SELECT id, kind, name, created_at,
   (SELECT json_group_array(group_id) FROM (SELECT group_id FROM person_groups WHERE person_id = people.id ORDER BY group_id)) AS groups
   FROM people`;
 
-/** The {@link PeopleStore} of a SQLite database (the interaction store's connection). */
+/**
+ * The {@link PeopleStore} of a SQLite database (the interaction store's connection); changes are
+ * recorded in `audit`, the database's audit log, in their own transaction.
+ */
 export class SqlitePeopleStore implements PeopleStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly audit: SqliteAuditLog,
+  ) {}
 
-  async addPerson(person: Person): Promise<boolean> {
+  async addPerson(person: Person, audit?: AuditRecord): Promise<boolean> {
     return this.db
       .transaction(() => {
         const added = this.db
@@ -67,6 +75,7 @@ export class SqlitePeopleStore implements PeopleStore {
           "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
         );
         for (const name of person.groups) group.run(person.id, name);
+        if (audit) this.audit.appendIn(audit);
         return true;
       })
       .immediate();
@@ -82,17 +91,19 @@ export class SqlitePeopleStore implements PeopleStore {
     return rows.map(personOf);
   }
 
-  async removePerson(id: string): Promise<boolean> {
+  async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {
     return this.db
       .transaction(() => {
         this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
         this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
-        return this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
+        const removed = this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
+        if (removed && audit) this.audit.appendIn(audit);
+        return removed;
       })
       .immediate();
   }
 
-  async addToken(token: StoredToken): Promise<boolean> {
+  async addToken(token: StoredToken, audit?: AuditRecord): Promise<boolean> {
     return this.db
       .transaction(() => {
         if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(token.personId)) return false;
@@ -101,6 +112,7 @@ export class SqlitePeopleStore implements PeopleStore {
             "INSERT INTO tokens (id, person_id, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)",
           )
           .run(token.id, token.personId, JSON.stringify(token.scopes), token.hash, token.createdAt);
+        if (audit) this.audit.appendIn(audit);
         return true;
       })
       .immediate();
@@ -125,14 +137,19 @@ export class SqlitePeopleStore implements PeopleStore {
     return rows.map(recordOf);
   }
 
-  async revokeToken(id: string, at: string): Promise<TokenRecord | undefined> {
-    this.db
-      .prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-      .run(at, id);
-    const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
-      | TokenRow
-      | undefined;
-    return row ? recordOf(row) : undefined;
+  async revokeToken(id: string, at: string, audit?: AuditRecord): Promise<TokenRecord | undefined> {
+    return this.db
+      .transaction(() => {
+        const revoked = this.db
+          .prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+          .run(at, id);
+        if (revoked.changes > 0 && audit) this.audit.appendIn(audit);
+        const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
+          | TokenRow
+          | undefined;
+        return row ? recordOf(row) : undefined;
+      })
+      .immediate();
   }
 }
 

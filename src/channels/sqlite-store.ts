@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Database } from "better-sqlite3";
 import { CodexHarnessError } from "../errors.js";
+import type { AuditRecord } from "./audit-types.js";
 import { loadDriver } from "./drivers.js";
 import type {
   ChangeType,
@@ -12,6 +13,7 @@ import type {
   InteractionStatus,
 } from "./interaction-types.js";
 import { ensurePrivateFile, restrictFiles } from "./private-files.js";
+import { SQLITE_AUDIT_SCHEMA, SqliteAuditLog } from "./sqlite-audit.js";
 import { SQLITE_PEOPLE_SCHEMA, SqlitePeopleStore } from "./sqlite-people.js";
 import {
   applyUpdate,
@@ -56,12 +58,15 @@ export interface SqliteStoreOptions {
 export class SqliteInteractionStore implements InteractionStore {
   /** The people, programs and tokens of this database. */
   readonly people: SqlitePeopleStore;
+  /** The audit log of this database. */
+  readonly audit: SqliteAuditLog;
 
   private constructor(
     readonly file: string,
     private readonly db: Database,
   ) {
-    this.people = new SqlitePeopleStore(db);
+    this.audit = new SqliteAuditLog(db);
+    this.people = new SqlitePeopleStore(db, this.audit);
   }
 
   /**
@@ -85,6 +90,7 @@ export class SqliteInteractionStore implements InteractionStore {
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
       db.exec(SQLITE_PEOPLE_SCHEMA);
+      db.exec(SQLITE_AUDIT_SCHEMA);
       return new SqliteInteractionStore(file, db);
     } catch (error) {
       throw new CodexHarnessError(
@@ -95,7 +101,7 @@ export class SqliteInteractionStore implements InteractionStore {
     }
   }
 
-  async create(interaction: Interaction): Promise<InteractionChange> {
+  async create(interaction: Interaction, audit?: AuditRecord): Promise<InteractionChange> {
     const body = JSON.stringify(interaction);
     return this.db
       .transaction(() => {
@@ -112,6 +118,7 @@ export class SqliteInteractionStore implements InteractionStore {
             interaction.expiresAt,
             body,
           );
+        if (audit) this.audit.appendIn(audit);
         return this.addChange(interaction.kind, interaction);
       })
       .immediate();
@@ -154,6 +161,7 @@ export class SqliteInteractionStore implements InteractionStore {
     id: string,
     update: StatusUpdate,
     from: InteractionStatus[],
+    audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined> {
     return this.db
       .transaction(() => {
@@ -167,6 +175,7 @@ export class SqliteInteractionStore implements InteractionStore {
         this.db
           .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
           .run(next.status, JSON.stringify(next), id);
+        if (audit) this.audit.appendIn(audit(next));
         return this.addChange(update.status as ChangeType, next);
       })
       .immediate();

@@ -1,4 +1,6 @@
 // Where interactions live: the interface both stores (embedded SQLite, PostgreSQL) implement.
+
+import type { AuditLog, AuditRecord } from "./audit-types.js";
 import type {
   Interaction,
   InteractionChange,
@@ -31,19 +33,27 @@ export interface StatusUpdate {
  * wins, across processes sharing the store.
  */
 export interface InteractionStore {
-  /** Stores a new interaction; returns its creation change. */
-  create(interaction: Interaction): Promise<InteractionChange>;
+  /**
+   * Stores a new interaction; returns its creation change. `audit` is appended to the
+   * {@link audit} log in the same transaction.
+   */
+  create(interaction: Interaction, audit?: AuditRecord): Promise<InteractionChange>;
   get(id: string): Promise<Interaction | undefined>;
   /**
    * Newest first (creation time, then insertion order), at most `filter.limit`; with
    * `filter.cursor` (an interaction's id), only those after that one in this order.
    */
   list(filter: InteractionFilter): Promise<Interaction[]>;
-  /** Applies `update` if the status is one of `from`; undefined when it is not (or no such id). */
+  /**
+   * Applies `update` if the status is one of `from`; undefined when it is not (or no such id).
+   * When it applies, `audit`'s record of the interaction as updated is appended in the same
+   * transaction.
+   */
   update(
     id: string,
     update: StatusUpdate,
     from: InteractionStatus[],
+    audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined>;
   /** Changes after `seq`, oldest first (at most `limit`). */
   changesSince(seq: number, limit: number): Promise<InteractionChange[]>;
@@ -59,6 +69,11 @@ export interface InteractionStore {
    * A store without them knows only the data directory's token.
    */
   readonly people?: PeopleStore;
+  /**
+   * The audit log kept beside the interactions (both built-in stores have one): every change the
+   * store makes with an audit record appends it in the same transaction, chained by hash.
+   */
+  readonly audit?: AuditLog;
   close(): Promise<void>;
 }
 

@@ -60,6 +60,10 @@ export function addChannelsCommands(program: Command): void {
       "--webhook <url>",
       "also POST every change there, signed with $CODEX_HARNESS_WEBHOOK_SECRET",
     )
+    .option(
+      "--audit-prompts",
+      "also keep the text of requests and answers (questions, reasons, values) in the audit log",
+    )
     .action(
       async (options: {
         host: string;
@@ -67,6 +71,7 @@ export function addChannelsCommands(program: Command): void {
         dataDir?: string;
         store?: string;
         webhook?: string;
+        auditPrompts?: boolean;
         allowedHost?: string[];
         slack?: boolean;
         slackChannel?: string;
@@ -92,6 +97,7 @@ export function addChannelsCommands(program: Command): void {
           port: options.port,
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(options.store ? { storeUrl: options.store } : {}),
+          ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
           backends,
           onBackendFailure: (failure) =>
             console.error(

@@ -11,6 +11,7 @@ import {
   remoteFolder,
   wholeNumber,
 } from "./arguments.js";
+import { addAuditCommand } from "./audit.js";
 import { addChannelsCommands } from "./channels.js";
 import { channelsAsker } from "./channels-asker.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
@@ -198,6 +199,7 @@ export function buildProgram(): Command {
 
   addChannelsCommands(program);
   addPeopleCommands(program);
+  addAuditCommand(program);
   addHostCommand(program);
   addScriptedModelCommand(program);
   addAcpCommand(program);

@@ -1,29 +1,21 @@
 // `codex-harness people …`: the people and programs who may use a channels runtime with tokens of
 // their own, managed on its store (the data directory's SQLite, or PostgreSQL with --store).
-import path from "node:path";
 import type { Command } from "commander";
 import type { People } from "../channels/people.js";
 import type { Person, TokenRecord } from "../channels/people-types.js";
 import { CodexHarnessError } from "../errors.js";
-import { defaultDataDir } from "./channels.js";
-
-interface StoreFlags {
-  dataDir?: string;
-  store?: string;
-}
+import { addStoreFlags, type StoreFlags, useStore } from "./store-flags.js";
 
 /** Adds `people` and its subcommands to the program. */
 export function addPeopleCommands(program: Command): void {
-  const people = program
-    .command("people")
-    .description(
-      "Manage who may use the channels runtime: people and programs, their groups, and their tokens' scopes",
-    )
-    .option(
-      "--data-dir <dir>",
-      "the runtime's data directory, whose SQLite store holds them (default ~/.codex-harness/channels)",
-    )
-    .option("--store <url>", "postgres://… when the runtime runs with --store");
+  const people = addStoreFlags(
+    program
+      .command("people")
+      .description(
+        "Manage who may use the channels runtime: people and programs, their groups, and their tokens' scopes",
+      ),
+    "them",
+  );
 
   const withPeople = <T>(work: (people: People) => Promise<T>): Promise<T> =>
     usePeople(people.opts<StoreFlags>(), work);
@@ -102,22 +94,18 @@ export function addPeopleCommands(program: Command): void {
     });
 }
 
-/** Opens the store of `flags` (the data directory's SQLite, or PostgreSQL), works, closes it. */
+/**
+ * Opens the store of `flags` (the data directory's SQLite, or PostgreSQL), works on its people,
+ * closes it. The audit log records the changes as the admin's, from the CLI.
+ */
 async function usePeople<T>(flags: StoreFlags, work: (people: People) => Promise<T>): Promise<T> {
-  // Loaded here: only these commands (and `serve`) need the stores and their drivers.
-  const [{ openStore }, { People }] = await Promise.all([
-    import("../channels/http-server.js"),
-    import("../channels/people.js"),
-  ]);
-  const store = await openStore(flags.store, path.resolve(flags.dataDir ?? defaultDataDir()));
-  try {
+  const { People } = await import("../channels/people.js");
+  return useStore(flags, async (store) => {
     if (!store.people) {
       throw new CodexHarnessError("invalid_option", "This store keeps no people.");
     }
-    return await work(new People(store.people));
-  } finally {
-    await store.close();
-  }
+    return work(new People(store.people, { surface: "cli" }));
+  });
 }
 
 function personLine(person: Person): string {

@@ -34,7 +34,7 @@ async function people(clock?: () => Date): Promise<{ people: People; file: strin
   const file = path.join(dir, "interactions.db");
   const store = await SqliteInteractionStore.open(file);
   stores.push(store);
-  return { people: new People(store.people, clock), file };
+  return { people: new People(store.people, { now: clock }), file };
 }
 
 function refused(code: string, pattern: RegExp) {
