@@ -2,7 +2,6 @@
 // PostgreSQL), the runtime on it, `codex-harness audit` against it, and direct SQL on its tables.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before } from "node:test";
 import Sqlite from "better-sqlite3";
 import pg from "pg";
 import type { AuditEntry } from "../../src/channels/audit-types.js";
@@ -11,7 +10,7 @@ import type { InteractionInput } from "../../src/channels/interaction-types.js";
 import type { People } from "../../src/channels/people.js";
 import { channelsTestDirs } from "./channels-dirs.js";
 import { runCli } from "./cli.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "./postgres.js";
+import { postgresForFile } from "./postgres-file.js";
 
 type Options = Parameters<typeof startChannelsServer>[0];
 
@@ -70,17 +69,12 @@ export const approval = (
  */
 export function auditFixtures(prefix: string) {
   const { dataDir, servers } = channelsTestDirs(prefix);
-  const missing = postgresMissing();
-  let postgres: TestPostgres | undefined;
+  const { missing, url: postgresUrl } = postgresForFile();
   let databases = 0;
-  before(async () => {
-    if (!missing) postgres = await startPostgres();
-  });
-  after(() => postgres?.stop());
 
   async function place(kind: "sqlite" | "postgres"): Promise<Place> {
     if (kind === "sqlite") return sqlitePlace(dataDir());
-    const base = (postgres as TestPostgres).url;
+    const base = postgresUrl();
     const name = `audit_${process.pid}_${++databases}`;
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
