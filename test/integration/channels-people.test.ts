@@ -9,14 +9,11 @@ import { afterEach, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
-import type {
-  Interaction,
-  InteractionChange,
-  InteractionInput,
-} from "../../src/channels/interaction-types.js";
+import type { InteractionChange, InteractionInput } from "../../src/channels/interaction-types.js";
 import type { People } from "../../src/channels/people.js";
 import type { ApprovalResolvedEvent } from "../../src/events/types.js";
 import { execCommand, reply } from "../../src/testing/script.js";
+import { call } from "../support/channels-call.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
 import { eventually } from "../support/eventually.js";
@@ -32,32 +29,6 @@ afterEach(async () => {
 });
 
 type Options = Parameters<typeof startChannelsServer>[0];
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: { error?: { code: string; message: string } } & Partial<Interaction> &
-    Record<string, unknown>;
-}
-
-async function call(
-  server: ChannelsServer,
-  token: string,
-  method: string,
-  route: string,
-  body?: unknown,
-): Promise<Reply> {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
-}
 
 const approval = (command: string): InteractionInput => ({
   kind: "approval_request",

@@ -12,6 +12,8 @@ import { channelsTestDirs } from "./channels-dirs.js";
 import { runCli } from "./cli.js";
 import { postgresForFile } from "./postgres-file.js";
 
+export { call, type Reply } from "./channels-call.js";
+
 type Options = Parameters<typeof startChannelsServer>[0];
 
 /** A store to run on: where the runtime and the CLI find it, and direct SQL on its tables. */
@@ -24,32 +26,6 @@ export interface Place {
   /** The audit log's table (its head is `<table>_head`). */
   table: string;
   close(): Promise<void>;
-}
-
-/** A reply of the runtime's API. */
-export interface Reply {
-  status: number;
-  body: Record<string, unknown> & { id?: string };
-}
-
-/** Calls the runtime's API with `token`. */
-export async function call(
-  server: ChannelsServer,
-  token: string,
-  method: string,
-  route: string,
-  body?: unknown,
-): Promise<Reply> {
-  const response = await fetch(`${server.url}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {} };
 }
 
 /** An approval of `command` (with a reason, which the log must not keep). */
