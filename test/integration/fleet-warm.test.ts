@@ -226,8 +226,13 @@ describe("a session's next turn and its warm worker", { skip: missing }, () => {
         await eventually(
           "the last turn's job done",
           async () =>
-            (await fleetRows((postgres as TestPostgres).url, "SELECT 1 FROM graphile_worker.jobs"))
-              .length === 0,
+            (
+              await fleetRows(
+                (postgres as TestPostgres).url,
+                "SELECT 1 FROM graphile_worker.jobs WHERE key = $1",
+                [`back-${n - 1}`],
+              )
+            ).length === 0,
         );
         assert.equal((await turn("back", n)).success, true);
         // Three free workers race for each turn: without affinity, all three land on the first
