@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { runCampaign } from "../../soak/campaign.js";
 import { pathMissing, stopPaths } from "../../soak/paths.js";
 
-const STOPS = 12;
+const STOPS = 8;
 
 describe("random stops on every stop path (a short soak)", { concurrency: 1 }, () => {
   const seed = Number(process.env.SOAK_SEED ?? Date.now() % 100_000);
