@@ -59,18 +59,22 @@ export async function runGoal(
   /** The goal's turns whose streams are being read. */
   let reading = 0;
   /** Why the goal is being stopped here (limit, abort, failure), once it is. */
-  let stopping: { paused: boolean; error?: unknown } | undefined;
+  let stopping: { error?: unknown } | undefined;
+  /** Whether codex has paused the goal this run is stopping. */
+  let paused = false;
   let finish!: (error?: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => {
     finish = (error) => (error === undefined ? resolve() : reject(error));
   });
+  // Read once the goal is set; an end before that (codex gone) is no unhandled rejection.
+  finished.catch(() => undefined);
   const followed = await follow(followTurn);
   const client = followed.client;
   let setting: Promise<{ goal: ThreadGoal }> | undefined;
   function maybeDone(): void {
     if (reading > 0) return;
     if (stopping) {
-      if (stopping.paused) finish(stopping.error);
+      if (paused) finish(stopping.error);
       return;
     }
     if (goal && goal.status !== "active") finish();
@@ -82,32 +86,30 @@ export async function runGoal(
    */
   function stop(error?: unknown): void {
     if (stopping) return;
-    const reason: { paused: boolean; error?: unknown } = { paused: false, error };
-    stopping = reason;
+    stopping = { error };
     followed.stopTurns();
     (setting ?? Promise.resolve())
       .then(() => client.request("thread/goal/set", { threadId, status: "paused" }))
-      .then(async ({ goal: paused }) => {
-        goal = paused;
+      .then(async (answer) => {
+        goal = answer.goal;
         // One codex started as the pause came, not seen starting yet: stopped too.
         await followed.adoptInProgress();
       })
       .then(
         () => {
-          reason.paused = true;
+          paused = true;
           maybeDone();
         },
         (failure: unknown) => finish(error ?? failure),
       );
   }
-  /** Reads a turn codex started for the goal; one started once it is being stopped is not counted. */
+  /** Reads a turn codex ran for the goal; one that ends once the goal is being stopped is not counted. */
   function followTurn(turn: FollowedTurn): void {
-    const counted = stopping === undefined;
     reading++;
     readTurn(turn, options.onEvent).then(
       (result) => {
         reading--;
-        if (counted && stopping === undefined) turns.push(result);
+        if (stopping === undefined) turns.push(result);
         if (turns.length >= maxTurns && goal?.status === "active" && stopping === undefined) {
           endedBy = "max_turns";
           stop();

@@ -271,33 +271,35 @@ export class AppServerTurnTransport implements TurnTransport {
     signal?: AbortSignal,
   ): Promise<FollowedThread> {
     const endUse = this.supervisor.use();
-    let release = endUse;
+    let on: TurnClient | undefined;
+    let unlock: (() => void) | undefined;
+    let follower: ThreadFollower | undefined;
+    const release = () => {
+      if (follower && this.followers.get(threadId) === follower) this.followers.delete(threadId);
+      unlock?.();
+      on?.release();
+      endUse();
+    };
     try {
       const client = await this.connection();
-      const on = new TurnClient(client, client.hold());
-      release = () => {
-        on.release();
-        endUse();
-      };
-      const unlock = await this.threadLocks.lock(threadId, signal);
-      const unfollow = release;
-      release = () => {
-        this.followers.delete(threadId);
-        unlock();
-        unfollow();
-      };
+      const turnClient = new TurnClient(client, client.hold());
+      on = turnClient;
+      unlock = await this.threadLocks.lock(threadId, signal);
       await this.loadedThreads.attach(client, threadId, options);
       const approvals = mergeApprovals(this.options.approvals, options.approvals);
-      const follower = new ThreadFollower(
-        () => on.client,
+      follower = new ThreadFollower(
+        () => turnClient.client,
         (turnId, done) => {
-          const opened = this.turns.open(on, threadId, approvals, false, undefined, done);
+          const opened = this.turns.open(turnClient, threadId, approvals, false, undefined, done);
           opened.turn.start(turnId);
           opened.turn.events.onFinish = opened.finish;
           return opened;
         },
         async () => {
-          const read = await on.client.request("thread/read", { threadId, includeTurns: true });
+          const read = await turnClient.client.request("thread/read", {
+            threadId,
+            includeTurns: true,
+          });
           return read.thread.turns.find((turn) => turn.status === "inProgress")?.id;
         },
         onTurn,

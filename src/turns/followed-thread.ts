@@ -1,16 +1,9 @@
 // A thread whose turns codex starts by itself (a goal's): each becomes an ordinary turn of the
 // thread as its `turn/started` arrives, and the follower stops them all through their undo.
 import type { AppServerClient } from "../app-server/client.js";
-import type { ActiveTurn, StopKind } from "./active-turn.js";
+import type { ActiveTurn } from "./active-turn.js";
+import type { OpenedTurn } from "./running-turns.js";
 import type { FollowedThread, FollowedTurn } from "./turn-transport.js";
-
-/** A turn made for the follower: its stop, its release, and the end of its undo. */
-export interface OpenedTurn {
-  turn: ActiveTurn;
-  stop: (kind: StopKind, error?: Error) => void;
-  /** Lets go of the turn (stopping it at codex first if codex has not ended it). */
-  finish: () => void;
-}
 
 /** One followed thread (see {@link FollowedThread}). */
 export class ThreadFollower implements FollowedThread {

@@ -5,12 +5,19 @@ import type { AppServerClient } from "../app-server/client.js";
 import type { ApprovalTarget } from "../approvals/broker.js";
 import type { Approvals } from "../events/approval-types.js";
 import { ActiveTurn, ActiveTurns, type StopKind } from "./active-turn.js";
-import type { OpenedTurn } from "./followed-thread.js";
 import type { TurnClient } from "./rejoin.js";
 import { TurnAbortedError } from "./run-result.js";
 import { RecentIds, STOPPED_TURN } from "./stopped-turns.js";
 import { stopAtCodex, warnNotStopped } from "./turn-interrupt.js";
 import { isInterruption } from "./turn-stop.js";
+
+/** A turn as {@link RunningTurns.open} made it: its stop, and its release. */
+export interface OpenedTurn {
+  turn: ActiveTurn;
+  stop: (kind: StopKind, error?: Error) => void;
+  /** Lets go of the turn (stopping it at codex first if codex has not ended it). */
+  finish: () => void;
+}
 
 /** The running turns of a transport, by thread, and the last ones stopped there. */
 export class RunningTurns {
@@ -55,9 +62,9 @@ export class RunningTurns {
    * Makes `threadId`'s running turn on `on` and routes its notifications to it: its approvals, its
    * idle watchdog, and the one stop every way of stopping goes through — `signal` (an abort or an
    * interruption), a reader that leaves, the watchdog, a request answered "cancel". Before its id
-   * is known a stop is only noted; whoever sets the id applies it ({@link undo}). `finish` lets go of the
-   * turn: one codex has not ended is stopped there first, and `done` is called once its undo, if
-   * any, is over (with the undo's error when it failed).
+   * is known a stop is only noted; whoever sets the id applies it ({@link undo}). `finish` lets go
+   * of the turn: one codex has not ended is stopped there first, and `done` is called once its
+   * undo, if any, is over (with the undo's error when it failed).
    */
   open(
     on: TurnClient,
