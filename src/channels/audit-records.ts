@@ -6,6 +6,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { AuditActor, AuditRecord, AuditSummary } from "./audit-types.js";
 import type { Interaction } from "./interaction-types.js";
 import type { Identity, Person, TokenRecord } from "./people-types.js";
+import { approvalProgress } from "./routing.js";
 import { commandLine } from "./titles.js";
 
 /** What the runtime records of requests (`ChannelsServerOptions.audit`). */
@@ -45,7 +46,7 @@ const textOf = (value: unknown) => (typeof value === "string" && value !== "" ? 
 
 /** A request in a few fields: what kind, from whom, the command or files or server, no prompt text. */
 export function requestSummary(
-  interaction: Pick<Interaction, "kind" | "source" | "title" | "payload" | "codex">,
+  interaction: Pick<Interaction, "kind" | "source" | "title" | "payload" | "codex" | "routing">,
   options: AuditOptions = {},
 ): Record<string, string | readonly string[]> {
   const payload = interaction.payload ?? {};
@@ -73,6 +74,11 @@ export function requestSummary(
   if (server) summary.server = clip(server);
   const thread = interaction.codex?.threadId;
   if (thread) summary.thread = thread;
+  const routing = interaction.routing;
+  if (routing?.rule) summary.rule = clip(routing.rule);
+  if (routing?.answer) summary.answerers = routing.answer;
+  if (routing?.approvals && routing.approvals > 1) summary.approvalsNeeded = `${routing.approvals}`;
+  if (routing?.notSelf && routing.startedBy) summary.notSelf = clip(routing.startedBy);
   if (options.prompts) {
     const reason = textOf(payload.reason) ?? textOf(payload.message);
     if (reason) summary.text = reason;
@@ -104,7 +110,10 @@ export function createdRecord(
   };
 }
 
-/** An interaction answered: `answered` is it with the response stored. */
+/**
+ * An interaction answered: `answered` is it with the response stored; or, when it needs several
+ * accepts and is still open, one more accept (`interaction.approved`, with where it stands).
+ */
 export function answeredRecord(
   answered: Interaction,
   by: Identity,
@@ -118,13 +127,15 @@ export function answeredRecord(
   const claimed = response?.metadata?.claimedBy;
   if (typeof claimed === "string") summary.claimedBy = clip(claimed);
   if (options.prompts && response?.values) summary.values = JSON.stringify(response.values);
+  const open = answered.status === "pending" || answered.status === "delivered";
+  if (answered.approvals) summary.approvals = approvalProgress(answered);
   return {
-    at: response?.respondedAt ?? answered.updatedAt,
-    action: "interaction.answered",
+    at: open ? answered.updatedAt : (response?.respondedAt ?? answered.updatedAt),
+    action: open ? "interaction.approved" : "interaction.answered",
     actor: actorOf(by),
     surface,
     subject: answered.id,
-    decision: response?.action ?? "answered",
+    decision: open ? "accept" : (response?.action ?? "answered"),
     summary,
   };
 }

@@ -4,12 +4,14 @@
 import type { IdentityKind } from "./people-types.js";
 
 /**
- * What an entry records: an interaction created, answered, refused an answer, cancelled or ended
+ * What an entry records: an interaction created, answered (or accepted by one of the several
+ * people it needs: `interaction.approved`), refused an answer, cancelled or ended
  * at its deadline; a person or program added or removed; a token issued or revoked.
  */
 export type AuditAction =
   | "interaction.created"
   | "interaction.answered"
+  | "interaction.approved"
   | "answer.refused"
   | "interaction.cancelled"
   | "interaction.expired"

@@ -21,11 +21,13 @@ import { answer, recordBadToken } from "./http-answer.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
 import { decodePart, filterOf } from "./http-query.js";
 import { serveInbox } from "./inbox.js";
+import type { Interaction } from "./interaction-types.js";
 import { People } from "./people.js";
 import type { Identity } from "./people-types.js";
 import { PostgresInteractionStore } from "./postgres-store.js";
+import { maySee, viewFor } from "./routing.js";
 import { ChannelsRuntime } from "./runtime.js";
-import { cancelBody, createBody, parseBody } from "./schemas.js";
+import { cancelBody, createBody, parseBody, routingCheckBody } from "./schemas.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
 import { DEFAULT_SSE_BUFFER_BYTES, streamChanges } from "./sse.js";
 import type { InteractionStore } from "./store.js";
@@ -279,7 +281,13 @@ class Api {
     }
     if (parts[1] === "events" && parts.length === 2 && method === "GET") {
       may("read");
-      return this.events(request, response, url);
+      return this.events(request, response, url, identity);
+    }
+    if (parts[1] === "routing" && parts[2] === "check" && parts.length === 3 && method === "POST") {
+      may("create");
+      const body = parseBody(routingCheckBody, await readJson(request, this.limits.maxBodyBytes));
+      await runtime.checkRouting(body.routing);
+      return sendJson(response, 200, { ok: true });
     }
     if (parts[1] !== "interactions") {
       throw new ChannelsError("not_found", 404, `No such path ${url.pathname}.`);
@@ -289,45 +297,71 @@ class Api {
       if (method === "POST") {
         may("create");
         const body = parseBody(createBody, await readJson(request, this.limits.maxBodyBytes));
-        return sendJson(response, 201, await runtime.create(body, identity, "api"));
+        const created = await runtime.create(body, identity, "api");
+        return sendJson(response, 201, viewFor(created, identity) ?? created);
       }
       if (method === "GET") {
         may("read");
-        return sendJson(response, 200, await runtime.page(filterOf(url)));
+        const page = await runtime.page(filterOf(url));
+        const interactions = page.interactions.flatMap((one) => viewFor(one, identity) ?? []);
+        return sendJson(response, 200, { ...page, interactions });
       }
     } else if (parts.length === 3 && method === "GET") {
       may("read");
+      await this.visible(id, identity);
       const waitMs = Math.min(Number(url.searchParams.get("waitMs") ?? 0) || 0, MAX_WAIT_MS);
       const aborted = new AbortController();
       response.on("close", () => aborted.abort());
-      return sendJson(response, 200, await runtime.wait(id, waitMs, aborted.signal));
+      return this.send(response, await runtime.wait(id, waitMs, aborted.signal), identity);
     } else if (parts.length === 4 && method === "POST") {
       const action = parts[3];
       if (action === "respond") {
         const answered = await answer(runtime, request, id, identity, this.limits.maxBodyBytes);
-        return sendJson(response, 200, answered);
+        return this.send(response, answered, identity);
       }
       if (action === "cancel") {
         may("operate");
+        await this.visible(id, identity);
         const body = parseBody(cancelBody, await readJson(request, this.limits.maxBodyBytes, true));
         const ended = await runtime.cancel(id, body.reason, body.message, identity, "api");
-        return sendJson(response, 200, ended);
+        return this.send(response, ended, identity);
       }
       if (action === "delivered") {
         // Said by whoever was shown it (the inbox does, for each waiting request it shows).
         may("read");
-        await runtime.get(id);
+        await this.visible(id, identity);
         await runtime.markDelivered(id);
-        return sendJson(response, 200, await runtime.get(id));
+        return this.send(response, await runtime.get(id), identity);
       }
     }
     throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);
   }
 
-  /** SSE: see {@link streamChanges}. */
-  private events(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+  /**
+   * Throws `not_found` (404) when there is no interaction `id` or its routing hides it from
+   * `identity` (the same answer: whether a hidden one exists is not told).
+   */
+  private async visible(id: string, identity: Identity): Promise<Interaction> {
+    const interaction = await this.runtime.get(id);
+    if (maySee(interaction, identity)) return interaction;
+    throw new ChannelsError("not_found", 404, `There is no interaction ${JSON.stringify(id)}.`);
+  }
+
+  /** Sends `interaction` as `identity` sees it ({@link viewFor}). */
+  private send(response: ServerResponse, interaction: Interaction, identity: Identity): void {
+    sendJson(response, 200, viewFor(interaction, identity) ?? interaction);
+  }
+
+  /** SSE: see {@link streamChanges}; each change as `identity` sees it, hidden ones left out. */
+  private events(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    identity: Identity,
+  ): Promise<void> {
     this.streams.add(response);
     return streamChanges(this.runtime, request, response, url, {
+      view: (interaction) => viewFor(interaction, identity),
       maxBufferedBytes: this.limits.sseBufferBytes,
       ...(this.limits.sseHeartbeatMs ? { heartbeatMs: this.limits.sseHeartbeatMs } : {}),
       stillAllowed: () => this.access.stillAllowed(request, "read"),

@@ -3,7 +3,7 @@
 // is declared once, as the zod schemas of `schemas.ts`; the types here are derived from them
 // (type-only imports: importing this module loads no zod).
 import type { z } from "zod";
-import type { correlation, createBody, respondBody, responseMetadata } from "./schemas.js";
+import type { correlation, createBody, respondBody, responseMetadata, routing } from "./schemas.js";
 
 /** The kinds of interaction: what an interaction asks for. */
 export const INTERACTION_KINDS = [
@@ -50,6 +50,23 @@ export type ResponseAction = (typeof RESPONSE_ACTIONS)[number];
  * `requestId` (codex's `RequestId`, a string or a number, kept as given), `itemId`.
  */
 export type Correlation = z.output<typeof correlation>;
+
+/**
+ * Who may see and answer an interaction, as the runtime enforces it: `answer` and `see` name
+ * principals (a person's or program's id, `group:<id>`), `approvals` how many different people
+ * must accept, `notSelf` that `startedBy` may not answer; `rule` names the policy's rule. Other
+ * keys are hints for backends. See docs/channels.md, "Who may answer".
+ */
+export type Routing = z.output<typeof routing>;
+
+/** One accept of an interaction that needs several. */
+export interface Approval {
+  /** Who accepted (as authenticated). */
+  by: string;
+  name?: string;
+  /** ISO 8601. */
+  at: string;
+}
 
 /**
  * An interaction as clients create it (the body of `POST /v1/interactions`): `kind`, `source`
@@ -114,8 +131,17 @@ export interface InteractionEnd {
 }
 
 /** An interaction as the runtime stores and serves it. */
-export interface Interaction extends Omit<InteractionInput, "timeoutMs" | "actions" | "title"> {
+export interface Interaction
+  extends Omit<InteractionInput, "timeoutMs" | "actions" | "title" | "routing"> {
   id: string;
+  routing?: Routing;
+  /** Who created it (as authenticated; absent on interactions created before this was kept). */
+  createdBy?: string;
+  /**
+   * The accepts so far of an interaction whose routing needs several (`routing.approvals`); with
+   * the last one it is resolved, and this lists them all.
+   */
+  approvals?: Approval[];
   /** One line for lists and notifications: as created, or derived from the payload. */
   title: string;
   status: InteractionStatus;
@@ -126,10 +152,24 @@ export interface Interaction extends Omit<InteractionInput, "timeoutMs" | "actio
   expiresAt: string;
   response?: InteractionResponse;
   end?: InteractionEnd;
+  /**
+   * What the one asking may do with it, set by the API for each caller (`mayAnswer`, and the
+   * `reason` when not): screens offer Accept only when `mayAnswer` is true. Not stored.
+   */
+  viewer?: { mayAnswer: boolean; reason?: string };
 }
 
-/** What changed, as the SSE stream and backends get it: a new interaction by its kind, or its new status. */
-export type ChangeType = InteractionKind | "delivered" | "resolved" | "cancelled" | "errored";
+/**
+ * What changed, as the SSE stream and backends get it: a new interaction by its kind, its new
+ * status, or `approval` (one more accept of an interaction that needs several; still open).
+ */
+export type ChangeType =
+  | InteractionKind
+  | "delivered"
+  | "approval"
+  | "resolved"
+  | "cancelled"
+  | "errored";
 
 /** One change of the runtime's history, numbered in order. */
 export interface InteractionChange {

@@ -144,7 +144,7 @@ export class PostgresInteractionStore implements InteractionStore {
 
   async update(
     id: string,
-    update: StatusUpdate,
+    update: StatusUpdate | ((current: Interaction) => StatusUpdate),
     from: InteractionStatus[],
     audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined> {
@@ -155,12 +155,12 @@ export class PostgresInteractionStore implements InteractionStore {
       );
       const current = found.rows[0]?.body;
       if (!current || !from.includes(current.status)) return undefined;
-      const next = applyUpdate(current, update);
+      const { next, type } = applyUpdate(current, update);
       await client.query(
         "UPDATE codex_harness_interactions SET status = $2, body = $3 WHERE id = $1",
         [id, next.status, next],
       );
-      return this.addChange(client, update.status as ChangeType, next, audit?.(next));
+      return this.addChange(client, type, next, audit?.(next));
     });
   }
 

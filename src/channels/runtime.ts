@@ -23,10 +23,20 @@ import {
   type InteractionResponse,
   type InteractionResponseInput,
   type InteractionStatus,
+  type Routing,
 } from "./interaction-types.js";
 import { actionsOf } from "./normalize.js";
 import { ADMIN, type Identity } from "./people-types.js";
-import type { InteractionStore } from "./store.js";
+import {
+  approvalsNeeded,
+  checkPrincipals,
+  isRouted,
+  someoneMayAnswer,
+  whoMayAnswer,
+  whyNotAnswerer,
+  withApproval,
+} from "./routing.js";
+import type { InteractionStore, StatusUpdate } from "./store.js";
 import { titleOf } from "./titles.js";
 
 const OPEN: InteractionStatus[] = ["pending", "delivered"];
@@ -72,12 +82,14 @@ export class ChannelsRuntime {
     const now = this.now();
     const timeoutMs = input.timeoutMs ?? DEFAULT_INTERACTION_TIMEOUT_MS;
     const { timeoutMs: _, ...rest } = input;
+    if (input.routing) await this.checkRouting(input.routing);
     const interaction: Interaction = {
       ...rest,
       title: input.title ?? titleOf(input.kind, input.payload),
       actions: input.actions ?? actionsOf(input.kind),
       id: `int_${randomUUID()}`,
       status: "pending",
+      createdBy: by.id,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + timeoutMs).toISOString(),
@@ -86,6 +98,16 @@ export class ChannelsRuntime {
     const change = await this.options.store.create(interaction, audit);
     this.publish(change);
     return interaction;
+  }
+
+  /**
+   * Checks that `routing` names only people, programs and groups this runtime knows; throws
+   * `unknown_principal` (422) naming the others. {@link create} checks every interaction's; a
+   * policy's loader calls it (`POST /v1/routing/check`) to refuse a policy before its first request.
+   */
+  async checkRouting(routing: Routing): Promise<void> {
+    if (routing.answer === undefined && routing.see === undefined) return;
+    checkPrincipals(routing, (await this.options.store.people?.people()) ?? []);
   }
 
   async get(id: string): Promise<Interaction> {
@@ -235,15 +257,20 @@ export class ChannelsRuntime {
   async sweep(): Promise<void> {
     if (this.closed) return;
     const now = this.now().toISOString();
-    for (const interaction of await this.options.store.expired(now)) {
-      await this.end(
-        interaction.id,
-        "errored",
-        "timeout",
-        "Nobody answered in time.",
-        RUNTIME_ACTOR,
-        "runtime",
-      ).catch(() => undefined);
+    const expired = await this.options.store.expired(now);
+    if (expired.length === 0) return;
+    // Unreadable people (the store failing) are not taken for nobody: the end is a plain timeout.
+    const people = expired.some((interaction) => isRouted(interaction.routing))
+      ? await (this.options.store.people?.people() ?? Promise.resolve([])).catch(() => undefined)
+      : [];
+    for (const interaction of expired) {
+      const [reason, message] =
+        people === undefined || someoneMayAnswer(interaction, people)
+          ? ["timeout", "Nobody answered in time."]
+          : ["no_one_allowed", `No one allowed to answer: ${whoMayAnswer(interaction)}.`];
+      await this.end(interaction.id, "errored", reason, message, RUNTIME_ACTOR, "runtime").catch(
+        () => undefined,
+      );
     }
   }
 
@@ -274,7 +301,7 @@ export class ChannelsRuntime {
     const at = this.now().toISOString();
     const change = await this.options.store.update(
       id,
-      { status: "resolved", response: stamped(response, by, at), at },
+      (current) => decideAnswer(current, response, by, at),
       OPEN,
       (answered) => answeredRecord(answered, by, surface, this.auditOptions),
     );
@@ -321,6 +348,34 @@ export class ChannelsRuntime {
       }
     }
   }
+}
+
+/**
+ * What an answer by `by` does to `current` (as it is inside the store's transaction): refused
+ * with `not_allowed` (403) when its routing does not let `by` answer; one more accept of several
+ * (still open, change `approval`), refused with `already_approved` (409) when `by` accepted
+ * already; else resolved. A decline by anyone allowed declines, whatever was accepted before.
+ */
+function decideAnswer(
+  current: Interaction,
+  response: InteractionResponseInput,
+  by: Identity,
+  at: string,
+): StatusUpdate {
+  const refusal = whyNotAnswerer(current, by);
+  if (refusal) throw new ChannelsError("not_allowed", 403, refusal);
+  if (response.action !== "accept" || approvalsNeeded(current) === 1) {
+    return { status: "resolved", response: stamped(response, by, at), at };
+  }
+  const { approvals, complete } = withApproval(current, by, at);
+  if (!complete) return { status: current.status, type: "approval", approvals, at };
+  const names = approvals.map((approval) => approval.name ?? approval.by).join(", ");
+  return {
+    status: "resolved",
+    response: { ...stamped(response, by, at), answeredByName: names },
+    approvals,
+    at,
+  };
 }
 
 /**

@@ -28,6 +28,39 @@ export const correlation = z.strictObject({
   itemId: name.optional(),
 });
 
+/** A principal: a person's or program's id, or `group:<id>`. */
+const principal = z
+  .string()
+  .regex(
+    /^(group:)?[a-z0-9][a-z0-9._-]{0,63}$/,
+    'give a person\'s or program\'s id (e.g. "alice") or a group as "group:<id>" (e.g. "group:release")',
+  );
+const principals = z.array(principal).min(1, "name at least one person or group").max(100);
+
+/**
+ * Who may see and answer an interaction; the runtime enforces it. Other keys are hints for
+ * backends (e.g. which channel), stored as given.
+ */
+export const routing = z
+  .looseObject({
+    /** Who may answer (principals); absent: anyone whose token has the `answer` scope. */
+    answer: principals.optional(),
+    /** Who else may see it besides those who may answer; absent: anyone who may read. */
+    see: principals.optional(),
+    /** How many different people must accept (default 1); one decline declines. */
+    approvals: z.int().min(1).max(10).optional(),
+    /** The person who started the turn (`startedBy`) may not answer. */
+    notSelf: z.boolean().optional(),
+    /** Who started the turn (a person's id): the run's submitter, the session's owner. */
+    startedBy: name.optional(),
+    /** Which rule of a policy chose this routing, for the audit log and the inbox. */
+    rule: name.optional(),
+  })
+  .refine((value) => !value.notSelf || value.startedBy !== undefined, {
+    message: "notSelf needs startedBy: who started the turn, whom it excludes",
+    path: ["startedBy"],
+  });
+
 /** POST /v1/interactions: an interaction as clients create it. */
 export const createBody = z.strictObject({
   kind,
@@ -43,8 +76,8 @@ export const createBody = z.strictObject({
   payload: object,
   /** Which actions make sense (a hint for UIs; the runtime checks responses against it). */
   actions: z.array(action).min(1).optional(),
-  /** Routing hints for backends (e.g. which channel, who). Stored as given. */
-  routing: object.optional(),
+  /** Who may see and answer it ({@link routing}), and hints for backends. */
+  routing: routing.optional(),
   /** After this long without an answer the interaction ends `errored` (default 10 minutes). */
   timeoutMs: z
     .number()
@@ -72,6 +105,9 @@ export const respondBody = z.strictObject({
   /** What the client says: stored as given, but `answeredBy` (checked to be a string) as `claimedBy`. */
   metadata: responseMetadata.optional(),
 });
+
+/** POST /v1/routing/check: a policy's routing, checked before its first request. */
+export const routingCheckBody = z.strictObject({ routing });
 
 /** POST /v1/interactions/:id/cancel */
 export const cancelBody = z.strictObject({

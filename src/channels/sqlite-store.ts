@@ -159,7 +159,7 @@ export class SqliteInteractionStore implements InteractionStore {
 
   async update(
     id: string,
-    update: StatusUpdate,
+    update: StatusUpdate | ((current: Interaction) => StatusUpdate),
     from: InteractionStatus[],
     audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined> {
@@ -171,12 +171,12 @@ export class SqliteInteractionStore implements InteractionStore {
         if (!row) return undefined;
         const current = JSON.parse(row.body) as Interaction;
         if (!from.includes(current.status)) return undefined;
-        const next = applyUpdate(current, update);
+        const { next, type } = applyUpdate(current, update);
         this.db
           .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
           .run(next.status, JSON.stringify(next), id);
         if (audit) this.audit.appendIn(audit(next));
-        return this.addChange(update.status as ChangeType, next);
+        return this.addChange(type, next);
       })
       .immediate();
   }

@@ -4,7 +4,7 @@
 // more than its buffer bound waits unsent, so it cannot grow the runtime's memory; it may come
 // back with `Last-Event-ID` and miss nothing.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { InteractionChange } from "./interaction-types.js";
+import type { Interaction, InteractionChange } from "./interaction-types.js";
 import type { ChannelsRuntime } from "./runtime.js";
 
 /** Bytes an SSE client may leave unread before the runtime cuts it off (1 MiB). */
@@ -28,6 +28,11 @@ export interface StreamOptions {
    * stream ends when it says no.
    */
   stillAllowed?: () => Promise<boolean>;
+  /**
+   * The interaction as this client may see it; undefined leaves the change out (its routing hides
+   * it from them). Default: as it is.
+   */
+  view?: (interaction: Interaction) => Interaction | undefined;
 }
 
 /** Streams `runtime`'s changes to `response` until the client goes or is cut off. */
@@ -53,8 +58,10 @@ export async function streamChanges(
   const write = (change: InteractionChange): boolean => {
     if (change.seq <= last) return true;
     last = change.seq;
+    const shown = options.view ? options.view(change.interaction) : change.interaction;
+    if (!shown) return true;
     return response.write(
-      `id: ${change.seq}\nevent: ${change.type}\ndata: ${JSON.stringify(change.interaction)}\n\n`,
+      `id: ${change.seq}\nevent: ${change.type}\ndata: ${JSON.stringify(shown)}\n\n`,
     );
   };
   const off = runtime.subscribe((change) => {

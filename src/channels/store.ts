@@ -2,6 +2,8 @@
 
 import type { AuditLog, AuditRecord } from "./audit-types.js";
 import type {
+  Approval,
+  ChangeType,
   Interaction,
   InteractionChange,
   InteractionEnd,
@@ -21,6 +23,10 @@ export type ModuleImporter = (specifier: string) => Promise<unknown>;
 /** A status change: the new status, with the response or the end that caused it. */
 export interface StatusUpdate {
   status: InteractionStatus;
+  /** The change's type when it is not the status (`approval`: one more accept, still open). */
+  type?: ChangeType;
+  /** The accepts so far (`Interaction.approvals`). */
+  approvals?: Approval[];
   response?: InteractionResponse;
   end?: InteractionEnd;
   /** ISO 8601 time of the change. */
@@ -46,12 +52,14 @@ export interface InteractionStore {
   list(filter: InteractionFilter): Promise<Interaction[]>;
   /**
    * Applies `update` if the status is one of `from`; undefined when it is not (or no such id).
-   * When it applies, `audit`'s record of the interaction as updated is appended in the same
-   * transaction.
+   * Given as a function, the update is decided from the interaction as it is inside the
+   * transaction (racing updates are decided one after the other); it may throw to refuse, and
+   * nothing is written. When it applies, `audit`'s record of the interaction as updated is
+   * appended in the same transaction.
    */
   update(
     id: string,
-    update: StatusUpdate,
+    update: StatusUpdate | ((current: Interaction) => StatusUpdate),
     from: InteractionStatus[],
     audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined>;
@@ -77,13 +85,22 @@ export interface InteractionStore {
   close(): Promise<void>;
 }
 
-/** The interaction after `update` (what both stores write). */
-export function applyUpdate(current: Interaction, update: StatusUpdate): Interaction {
-  return {
+/**
+ * The interaction after `update` (what both stores write), and the type of the change: `update`
+ * decided from `current` when it is a function (which may throw to refuse).
+ */
+export function applyUpdate(
+  current: Interaction,
+  given: StatusUpdate | ((current: Interaction) => StatusUpdate),
+): { next: Interaction; type: ChangeType } {
+  const update = typeof given === "function" ? given(current) : given;
+  const next: Interaction = {
     ...current,
     status: update.status,
     updatedAt: update.at,
     ...(update.response ? { response: update.response } : {}),
     ...(update.end ? { end: update.end } : {}),
+    ...(update.approvals ? { approvals: update.approvals } : {}),
   };
+  return { next, type: update.type ?? (update.status as ChangeType) };
 }
