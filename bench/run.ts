@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { benchAcp } from "./acp.js";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
+import { benchChannelsPolicy } from "./channels-policy.js";
 import { benchConcurrency } from "./concurrency.js";
 import { benchFleet } from "./fleet.js";
 import { benchImport } from "./import.js";
@@ -88,6 +89,12 @@ const BENCHES: Bench[] = [
     run: () => benchRemote(rounds, events),
   },
   { key: "channels", title: "channels runtime", table: "main", run: () => benchChannels(rounds) },
+  {
+    key: "channels-policy",
+    title: "channels: who may answer",
+    table: "main",
+    run: () => benchChannelsPolicy(rounds),
+  },
   {
     key: "acp",
     title: "ACP agent (codex-harness acp)",

@@ -15,6 +15,7 @@ import type {
 import { ensurePrivateFile, restrictFiles } from "./private-files.js";
 import { SQLITE_AUDIT_SCHEMA, SqliteAuditLog } from "./sqlite-audit.js";
 import { SQLITE_PEOPLE_SCHEMA, SqlitePeopleStore } from "./sqlite-people.js";
+import { cacheStatements } from "./sqlite-statements.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -91,6 +92,7 @@ export class SqliteInteractionStore implements InteractionStore {
       db.exec(SCHEMA);
       db.exec(SQLITE_PEOPLE_SCHEMA);
       db.exec(SQLITE_AUDIT_SCHEMA);
+      cacheStatements(db);
       return new SqliteInteractionStore(file, db);
     } catch (error) {
       throw new CodexHarnessError(
