@@ -2,6 +2,7 @@
 // changes, MCP calls and searches as tool calls with their updates, codex's plan as a plan. One
 // mapper per turn; the same extended events the SDK yields, no second reading of codex.
 import type * as acp from "@agentclientprotocol/sdk";
+import { IN_CHANNELS } from "../channels/bridge.js";
 import { commandLine } from "../channels/titles.js";
 import { toCanonicalItem } from "../events/items.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
@@ -18,6 +19,8 @@ export type TurnEnd =
 
 /** codex's reasons for a failed turn that mean the model refused (ACP's `refusal`). */
 const REFUSALS = new Set(["cyberPolicy", "misalignmentPolicyViolation"]);
+
+const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 /** Maps one turn's events to ACP session updates, in order. */
 export class TurnUpdates {
@@ -73,6 +76,17 @@ export class TurnUpdates {
                 size: event.model_context_window,
               },
             ];
+      case "approval.resolved":
+        // Answered by someone else than the editor (the inbox, a chat): who, as the runtime says.
+        return event.reason?.endsWith(IN_CHANNELS)
+          ? [
+              chunk(
+                "agent_thought_chunk",
+                `${capitalised(event.reason)}.\n`,
+                `approval-${String(event.request_id)}`,
+              ),
+            ]
+          : [];
       case "turn.completed":
         this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
         return [];

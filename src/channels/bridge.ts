@@ -43,6 +43,9 @@ const SAID: Readonly<Record<Interaction["actions"][number], string>> = {
   text: "answered",
 };
 
+/** How the reason of an answer given through the runtime ends ("approved by alice in …"). */
+export const IN_CHANNELS = " in the channels runtime";
+
 /** How long one long poll waits (the runtime caps it at 60 s). */
 const POLL_MS = 25_000;
 
@@ -98,7 +101,7 @@ async function ask(
   if (ended?.status === "resolved" && ended.response) {
     const decision = decisionFor(request, ended.response);
     const by = answeredBy(ended.response);
-    if (by) explain?.(`${SAID[ended.response.action]} by ${by} in the channels runtime`);
+    if (by) explain?.(`${SAID[ended.response.action]} by ${by}${IN_CHANNELS}`);
     return decision;
   }
   if (signal.aborted) {

@@ -237,7 +237,10 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
         ["--channels", server.url, "--channels-token-file", server.tokenFile, ...more],
         { ...process.env, CODEX_HOME: home, CODEX_HARNESS_TOKEN: "" },
       );
-    const person = new ChannelsClient({ url: server.url, token: server.token });
+    await server.people?.add({ id: "alice", name: "Alice" });
+    const alice = await server.people?.issueToken("alice", "read,answer");
+    assert.ok(alice);
+    const person = new ChannelsClient({ url: server.url, token: alice.token });
     const acceptInInbox = async () => {
       const asked = await eventually(
         "the request in the inbox",
@@ -262,6 +265,15 @@ describe("codex-harness acp: permissions (real codex, ScriptedModel)", () => {
         await acceptInInbox();
         assert.equal((await prompt).stopReason, "end_turn");
         assert.equal(editor.asked.length, 1, "the editor was asked too");
+        assert.ok(
+          editor.updates.some(
+            ({ update }) =>
+              update.sessionUpdate === "agent_thought_chunk" &&
+              update.content.type === "text" &&
+              update.content.text === "Approved by Alice in the channels runtime.\n",
+          ),
+          "the editor is told who answered",
+        );
         assert.ok(
           both.sent.some((message) => message.method === "$/cancel_request"),
           "and told it was answered elsewhere",
