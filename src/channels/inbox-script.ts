@@ -2,7 +2,8 @@
 // (and shows whose it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure. Answers and their keys go only to requests the runtime
-// lets this person answer (`mayAnswer`, inbox-rights.ts).
+// lets this person answer (`mayAnswer`, inbox-rights.ts); a refused answer leaves the request as
+// the runtime has it.
 
 import { WEB_INBOX } from "./check-response.js";
 import { INBOX_VIEW_JS } from "./inbox-view.js";
@@ -76,8 +77,15 @@ const MAIN_JS = String.raw`
       remember(updated);
       render();
     } catch (error) {
+      // Refused (not allowed, approved already, answered elsewhere): the runtime's words, and the
+      // request as the runtime has it now, still waiting if it is.
       showError(error.message);
+      if (error.message !== "unauthorized") refresh(interaction.id);
     }
+  }
+
+  function refresh(id) {
+    api("GET", "/v1/interactions/" + encodeURIComponent(id)).then((fresh) => { remember(fresh); render(); }, () => {});
   }
 
   function collectAnswers(node, interaction) {
