@@ -88,6 +88,8 @@ li.option.chosen { border-color: #116329; background: #dafbe1; color: #116329; f
 .keys { color: #778; font-size: .8rem; margin: .5rem 0 0; }
 kbd { font: 12px ui-monospace, monospace; border: 1px solid #bbc; border-bottom-width: 2px; border-radius: 4px; padding: 0 .3rem; background: #fafbfc; }
 .outcome { font-weight: 600; margin: .5rem 0 0; }
+.approvals { font-weight: 600; color: #6a4a00; margin: 0 0 .4rem; }
+.not-yours { color: #556; background: #f0f2f5; border-left: 3px solid #99a; padding: .35rem .6rem; margin: .6rem 0 0; }
 .item-end { margin: .2rem 0 0; color: #445; }
 .asks, .network, .grant-root { font-weight: 600; color: #8a1c1c; }
 #error { background: #fde8e8; color: #8a1c1c; padding: .5rem 1rem; margin: 0; }

@@ -1,7 +1,9 @@
 // The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token
 // (and shows whose it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
-// by `inbox-view.ts`, in the same closure.
+// by `inbox-view.ts`, in the same closure. Answers and their keys go only to requests the runtime
+// lets this person answer (`mayAnswer`, inbox-rights.ts); a refused answer leaves the request as
+// the runtime has it.
 
 import { WEB_INBOX } from "./check-response.js";
 import { INBOX_VIEW_JS } from "./inbox-view.js";
@@ -52,7 +54,8 @@ const MAIN_JS = String.raw`
     // The list and the live stream may overlap: keep whichever is newer.
     if (known && (known.updatedAt > interaction.updatedAt || (!open(known.status) && open(interaction.status)))) return;
     interactions.set(interaction.id, interaction);
-    if (interaction.status === "pending") api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/delivered", {}).catch(() => {});
+    // Shown to someone who may answer it: then it is delivered.
+    if (interaction.status === "pending" && mayAnswer(interaction)) api("POST", "/v1/interactions/" + encodeURIComponent(interaction.id) + "/delivered", {}).catch(() => {});
   }
 
   // Who answers is the token's. With the runtime's own token (admin), a name typed here (kept in
@@ -62,6 +65,9 @@ const MAIN_JS = String.raw`
   nameBox.addEventListener("change", () => localStorage.setItem("codex-harness-name", nameBox.value.trim()));
 
   async function respond(interaction, action, values) {
+    // The gate again, on what the page knows now: nothing is sent for a request this person may not answer.
+    const known = interactions.get(interaction.id) || interaction;
+    if (!mayAnswer(known)) { showError(notAnswerableWords(known)); return; }
     showError("");
     const name = me && me.kind === "admin" ? nameBox.value.trim() : "";
     try {
@@ -71,8 +77,15 @@ const MAIN_JS = String.raw`
       remember(updated);
       render();
     } catch (error) {
+      // Refused (not allowed, approved already, answered elsewhere): the runtime's words, and the
+      // request as the runtime has it now, still waiting if it is.
       showError(error.message);
+      if (error.message !== "unauthorized") refresh(interaction.id);
     }
+  }
+
+  function refresh(id) {
+    api("GET", "/v1/interactions/" + encodeURIComponent(id)).then((fresh) => { remember(fresh); render(); }, () => {});
   }
 
   function collectAnswers(node, interaction) {
@@ -148,7 +161,8 @@ const MAIN_JS = String.raw`
       if (next) { event.preventDefault(); next.focus(); }
       return;
     }
-    const button = current && current.querySelector('button[data-key="' + CSS.escape(event.key) + '"]');
+    if (!current || !mayAnswer(interactions.get(current.getAttribute("data-id")))) return;
+    const button = current.querySelector('button[data-key="' + CSS.escape(event.key) + '"]');
     if (button) { event.preventDefault(); button.click(); }
   });
   byId("pending").addEventListener("click", (event) => {

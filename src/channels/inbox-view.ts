@@ -2,7 +2,10 @@
 // a short title, the full command wrapped below it, coloured diffs, questions with their options
 // as buttons, and the history in words ("Accepted for this session by alice, 12:52"; "The command
 // ran (exit 0)"). A request it cannot show in full is its raw JSON, with Decline and Interrupt
-// only. Every value from the API becomes a text node; nothing is parsed as HTML.
+// only. A request's answers are made only through the gate of `inbox-rights.ts` (for someone the
+// runtime does not let answer: the reason instead, the questions read-only), and one that needs
+// several accepts says how many it has and whose. Every value from the API becomes a text node;
+// nothing is parsed as HTML.
 import {
   CHOICES,
   choicesOf,
@@ -12,14 +15,16 @@ import {
   outcomeWords,
   refusalsOf,
 } from "./choices.js";
+import { INBOX_RIGHTS_JS } from "./inbox-rights.js";
 import { PAYLOAD_FIELDS, SHOWABLE_JS } from "./showable.js";
 import { commandLine, shortTitle } from "./titles.js";
 
 /**
  * Browser code defining `el`, `open`, `CHOICES` (from choices.ts), `unshownReason` (from
- * showable.ts), `shortTitle`, `originOf`, `originLine`, `card` and `safeCard` inside the script's
- * closure; cards call back into `respond`, `collectAnswers`, `showError` and `interactions` (what
- * the page knows, for the history's item outcomes) there.
+ * showable.ts), `mayAnswer` and `notAnswerableWords` (from inbox-rights.ts), `shortTitle`,
+ * `originOf`, `originLine`, `card` and `safeCard` inside the script's closure; cards call back
+ * into `respond`, `collectAnswers`, `showError` and `interactions` (what the page knows, for the
+ * history's item outcomes) there.
  */
 export const INBOX_VIEW_JS = String.raw`
   function el(tag, attributes, ...children) {
@@ -49,6 +54,9 @@ export const INBOX_VIEW_JS = String.raw`
   // What the page can show in full (shared with the runtime, see showable.ts).
   const PAYLOAD_FIELDS = ${JSON.stringify(PAYLOAD_FIELDS)};
   ${SHOWABLE_JS}
+
+  // Who may answer: the gate of every answer control, and approval progress (see inbox-rights.ts).
+  ${INBOX_RIGHTS_JS}
 
   // The short title of a card (shared with Node code, see titles.ts).
   ${commandLine}
@@ -150,7 +158,8 @@ export const INBOX_VIEW_JS = String.raw`
   // An option that was offered, marked when it was the one chosen.
   const marked = (text, on) => el("li", { class: on ? "option chosen" : "option", "aria-current": on ? "true" : null }, on ? "✓ " : "", text);
 
-  // Answered questions keep their options, the chosen one marked (a typed answer added).
+  // Answered questions keep their options, the chosen one marked (a typed answer added); open ones
+  // shown to someone who may not answer them are the same list, nothing marked.
   function answeredQuestions(interaction) {
     const values = (interaction.response && interaction.response.values) || {};
     const questions = questionsOf(interaction);
@@ -161,12 +170,14 @@ export const INBOX_VIEW_JS = String.raw`
       const labels = (q.options || []).map((option) => option.label);
       const items = (q.options || []).map((option) => marked(optionText(option), chosen.has(option.label)));
       for (const value of chosen) if (!labels.includes(value)) items.push(marked(q.is_secret ? "••••" : value, true));
-      return el("div", { class: "question answered", "data-question": q.id },
+      return el("div", { class: interaction.response ? "question answered" : "question", "data-question": q.id },
         el("p", {}, el("strong", {}, q.header ? q.header + ": " : ""), q.question), el("ul", { class: "options" }, items));
     });
   }
 
+  // Answer buttons, behind the gate even when called from outside answerControls.
   function buttons(interaction, node, choices) {
+    if (!mayAnswer(interaction)) return [];
     return choices.map((choice) =>
       el("button", { class: choice.style || "", type: "button", "data-key": choice.key, "aria-keyshortcuts": choice.key, onclick: () => {
         let values;
@@ -218,13 +229,20 @@ export const INBOX_VIEW_JS = String.raw`
     node.append(
       el("h3", { title: interaction.title }, shortTitle(interaction)),
       el("p", { class: "meta" }, interaction.kind.replace(/_/g, " ") + " · " + interaction.status + " · asked " + clock(interaction.createdAt)),
+      approvalLine(interaction),
       ...details(interaction),
     );
     if (open(interaction.status)) {
-      if (interaction.kind === "user_input_request") node.append(...questionFields(interaction));
-      if (interaction.kind === "elicitation_request") node.append(el("textarea", { rows: 4, "aria-label": "form answer (JSON)", placeholder: "{}" }));
-      const choices = choicesOf(interaction);
-      node.append(el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, true));
+      // Questions stay readable for someone who may not answer them: their options, not as buttons.
+      if (interaction.kind === "user_input_request" && !mayAnswer(interaction)) node.append(...answeredQuestions(interaction));
+      node.append(...answerControls(interaction, () => {
+        const controls = [];
+        if (interaction.kind === "user_input_request") controls.push(...questionFields(interaction));
+        if (interaction.kind === "elicitation_request") controls.push(el("textarea", { rows: 4, "aria-label": "form answer (JSON)", placeholder: "{}" }));
+        const choices = choicesOf(interaction);
+        controls.push(el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, true));
+        return controls;
+      }));
       return node;
     }
     node.insertBefore(originLine(originOf(interaction), "meta origin"), node.children[1]);
@@ -247,12 +265,15 @@ export const INBOX_VIEW_JS = String.raw`
     const node = el("article", { class: "card unshowable", "data-id": interaction.id, "data-status": interaction.status, tabindex: waiting ? "0" : null });
     node.append(
       el("h3", {}, "This interaction cannot be shown"),
+      approvalLine(interaction),
       el("p", { class: "meta" }, "The inbox cannot show it in full (" + reason + "), so it can only be declined here; this is what was sent:"),
       el("pre", { class: "raw" }, raw),
     );
     if (waiting) {
-      const choices = refusalsOf(interaction);
-      node.append(el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, false));
+      node.append(...answerControls(interaction, () => {
+        const choices = refusalsOf(interaction);
+        return [el("div", { class: "actions" }, buttons(interaction, node, choices)), keyHints(interaction, choices, false)];
+      }));
     } else {
       try { const line = outcome(interaction); if (line) node.append(line); } catch (_) { /* the raw JSON says how */ }
     }
