@@ -14,6 +14,12 @@ import {
   type InteractionStatus,
 } from "../channels/interaction-types.js";
 import { requestLines } from "../channels/request-lines.js";
+import {
+  approvalProgress,
+  approvalsNeeded,
+  isRouted,
+  whoMayAnswer,
+} from "../channels/routing.js";
 import { unshownReason } from "../channels/showable.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { CodexHarnessError } from "../errors.js";
@@ -386,7 +392,8 @@ async function clientFor(
 }
 
 function formatLine(interaction: Interaction): string {
-  return `${interaction.id}  ${interaction.status.padEnd(9)}  ${interaction.kind.padEnd(19)}  ${interaction.title}`;
+  const progress = approvalsNeeded(interaction) > 1 ? `  (${approvalProgress(interaction)})` : "";
+  return `${interaction.id}  ${interaction.status.padEnd(9)}  ${interaction.kind.padEnd(19)}  ${interaction.title}${progress}`;
 }
 
 function formatFull(interaction: Interaction): string {
@@ -397,6 +404,13 @@ function formatFull(interaction: Interaction): string {
   ];
   if (interaction.codex?.threadId)
     lines.push(`  thread: ${interaction.codex.threadId}  turn: ${interaction.codex.turnId ?? "-"}`);
+  if (isRouted(interaction.routing)) {
+    const rule = interaction.routing.rule ? ` (rule ${interaction.routing.rule})` : "";
+    lines.push(`  who may answer: ${whoMayAnswer(interaction)}${rule}`);
+  }
+  if (interaction.viewer && !interaction.viewer.mayAnswer && !interaction.response) {
+    lines.push(`  you may not answer: ${interaction.viewer.reason ?? "the runtime says so"}`);
+  }
   // Every field at every depth, as the chat messages write them; what no surface can show, as sent.
   const unshown = unshownReason(interaction);
   const body =

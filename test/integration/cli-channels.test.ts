@@ -102,6 +102,55 @@ describe("codex-harness serve / interactions", () => {
     assert.equal(await second.stop(), 0);
   });
 
+  it("shows who may answer and where two approvals stand; a refused answer says why", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-serve-routing-"));
+    dirs.push(dataDir);
+    const server = await startChannelsServer({ dataDir, port: 0 });
+    try {
+      const people = server.people;
+      assert.ok(people);
+      await people.add({ id: "alice", name: "Alice", groups: ["release"] });
+      await people.add({ id: "bob", name: "Bob" });
+      const alice = await people.issueToken("alice", "read,answer");
+      const bob = await people.issueToken("bob", "read,answer");
+      await people.add({ id: "carol", name: "Carol" });
+      const carol = await people.issueToken("carol", "read,answer");
+      const asked = await server.runtime.create({
+        kind: "approval_request",
+        source: { name: "test" },
+        payload: { kind: "command", command: "npm publish" },
+        routing: { answer: ["group:release", "bob"], approvals: 2, rule: "publish" },
+      });
+      const as = (token: string, ...args: string[]) =>
+        runCli(["interactions", "--url", server.url, "--token", token, ...args]);
+      const accepted = await as(alice.token, "respond", asked.id, "--accept");
+      assert.equal(accepted.code, 0, accepted.stderr);
+      assert.match(accepted.stdout, /pending .* \(1 of 2 approvals \(Alice\)\)\n$/);
+      const shown = await as(alice.token, "show", asked.id);
+      assert.match(
+        shown.stdout,
+        /\n {2}who may answer: group:release, bob, 2 approvals \(rule publish\)\n/,
+      );
+      assert.match(
+        shown.stdout,
+        /\n {2}you may not answer: You approved it; it waits for someone else/,
+      );
+      const again = await as(alice.token, "respond", asked.id, "--accept");
+      assert.notEqual(again.code, 0);
+      assert.match(again.stderr, /alice has approved this request already/);
+      const refused = await as(carol.token, "respond", asked.id, "--accept");
+      assert.notEqual(refused.code, 0);
+      assert.match(
+        refused.stderr,
+        /Only group:release, bob may answer this request, and carol is not/,
+      );
+      const done = await as(bob.token, "respond", asked.id, "--accept");
+      assert.match(done.stdout, /resolved .* \(2 of 2 approvals \(Alice, Bob\)\)\n$/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("says Decline and Interrupt the turn, in the help and the commands", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-words-"));
     dirs.push(dataDir);
