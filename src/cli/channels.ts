@@ -24,6 +24,7 @@ import {
   type DiscordServeFlags,
   discordServeBackend,
 } from "./serve-discord.js";
+import { addOidcServeOptions, type OidcServeFlags, oidcServeOptions } from "./serve-oidc.js";
 import { addSlackServeOptions, slackServeBackend } from "./serve-slack.js";
 
 /** The data directory when `--data-dir` is not given. */
@@ -91,6 +92,7 @@ export function addChannelsCommands(program: Command): void {
         if (slack) backends.push(slack.backend);
         const discord = await discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
         if (discord) backends.push(discord.backend);
+        const oidc = await oidcServeOptions(serve.opts<OidcServeFlags>(), process.env);
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -98,6 +100,7 @@ export function addChannelsCommands(program: Command): void {
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(options.store ? { storeUrl: options.store } : {}),
           ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
+          ...(oidc ? { oidc } : {}),
           backends,
           onBackendFailure: (failure) =>
             console.error(
@@ -107,6 +110,7 @@ export function addChannelsCommands(program: Command): void {
         console.log(`codex-harness channels runtime listening on ${server.url}`);
         for (const line of slack?.describe(server.url) ?? []) console.log(line);
         for (const line of discord?.describe(server.url) ?? []) console.log(line);
+        if (oidc) console.log(`inbox sign-in: ${oidc.issuer} (client ${oidc.clientId})`);
         if (server.tokenCreated) {
           console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
           console.log(`inbox: ${server.inboxUrl}`);
@@ -124,6 +128,7 @@ export function addChannelsCommands(program: Command): void {
   addTelegramFlags(serve);
   addSlackServeOptions(serve);
   addDiscordServeOptions(serve);
+  addOidcServeOptions(serve);
 
   const interactions = program
     .command("interactions")
