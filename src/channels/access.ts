@@ -128,9 +128,23 @@ const NEEDED_FOR: Readonly<Record<Scope, string>> = {
   admin: "managing people and tokens",
 };
 
-/** Throws `missing_scope` (403) naming the scope when `identity` lacks it. */
-export function requireScope(identity: Identity, scope: Scope): void {
+/**
+ * Throws `missing_scope` (403) naming the scope when `identity` lacks it, and how to get it: a
+ * token that has it, or (`by` a sign-in `session`) the runtime's setting for signed-in people.
+ */
+export function requireScope(
+  identity: Identity,
+  scope: Scope,
+  by: Authenticated["by"] = "token",
+): void {
   if (identity.scopes.includes(scope)) return;
+  if (by === "session") {
+    throw new ChannelsError(
+      "missing_scope",
+      403,
+      `Signed-in people (here ${identity.id}) lack the "${scope}" scope, which ${NEEDED_FOR[scope]} needs; they have ${identity.scopes.map((s) => `"${s}"`).join(", ")}. The runtime's operator can give it to everyone who signs in (serve --oidc-scopes ${[...identity.scopes, scope].join(",")}), or issue you a token that has it.`,
+    );
+  }
   const who = identity.kind === "program" ? `program ${identity.id}` : identity.id;
   throw new ChannelsError(
     "missing_scope",

@@ -47,7 +47,7 @@ export async function answer(
   const surface = by === "session" ? "inbox" : httpSurface(read.value);
   let body: ReturnType<typeof parseBody<typeof respondBody>>;
   try {
-    requireScope(identity, "answer");
+    requireScope(identity, "answer", by);
     if ("error" in read) throw read.error;
     body = parseBody(respondBody, read.value);
   } catch (error) {

@@ -308,7 +308,8 @@ class Api {
     await refuseForgedRequest(runtime, request, parts, authenticated, (origin) =>
       this.hosts.ownsOrigin(origin),
     );
-    const may = (scope: Parameters<typeof requireScope>[1]) => requireScope(identity, scope);
+    const may = (scope: Parameters<typeof requireScope>[1]) =>
+      requireScope(identity, scope, authenticated.by);
     if (parts[1] === "me" && parts.length === 2 && method === "GET") {
       const { tokenId: _, ...shown } = identity;
       return sendJson(response, 200, shown);

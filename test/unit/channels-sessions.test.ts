@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { Access } from "../../src/channels/access.js";
+import { Access, requireScope } from "../../src/channels/access.js";
 import { ChannelsError } from "../../src/channels/errors.js";
 import { People } from "../../src/channels/people.js";
 import { SESSION_COOKIE, Sessions } from "../../src/channels/sessions.js";
@@ -87,6 +87,15 @@ describe("sign-in sessions", () => {
     });
     assert.equal(await access.stillAllowed(withCookie(started.cookie), "answer"), true);
     assert.equal(await access.stillAllowed(withCookie(started.cookie), "create"), false);
+    assert.throws(
+      () => requireScope(found.identity, "operate", found.by),
+      (error: unknown) =>
+        error instanceof ChannelsError &&
+        error.code === "missing_scope" &&
+        /Signed-in people \(here alice\) lack the "operate" scope.*--oidc-scopes read,answer,operate/.test(
+          error.message,
+        ),
+    );
   });
 
   it("a later sign-in updates the name, and the groups only when the provider sent them", async () => {
