@@ -291,7 +291,7 @@ class Api {
 
   /**
    * Each route needs a scope of the caller's ({@link requireScope}: 403 naming it when not); a
-   * signed-in browser's changes, an Origin of the runtime's own ({@link refuseForgery}).
+   * signed-in browser's changes, an Origin of the runtime's own ({@link refuseForgedRequest}).
    */
   private async route(
     request: IncomingMessage,
