@@ -5,8 +5,10 @@ import type { IdentityKind } from "./people-types.js";
 
 /**
  * What an entry records: an interaction created, answered (or accepted by one of the several
- * people it needs: `interaction.approved`), refused an answer, cancelled or ended
- * at its deadline; a person or program added or removed; a token issued or revoked.
+ * people it needs: `interaction.approved`), refused an answer, cancelled or ended at its
+ * deadline; a person or program added or removed; a token issued or revoked; a person signed in
+ * to the inbox through an OpenID provider (`session.started`), refused sign-in
+ * (`sign-in.refused`, with why) or signed out (`session.ended`).
  */
 export type AuditAction =
   | "interaction.created"
@@ -18,7 +20,10 @@ export type AuditAction =
   | "person.added"
   | "person.removed"
   | "token.issued"
-  | "token.revoked";
+  | "token.revoked"
+  | "session.started"
+  | "sign-in.refused"
+  | "session.ended";
 
 /**
  * Who did it: an authenticated identity (`admin`, a `person` — a chat platform's user too, as
@@ -56,7 +61,8 @@ export interface AuditRecord {
   subject: string;
   /**
    * The outcome: `created`; the answer's action (`accept`, `decline`, `cancel`, `text`);
-   * `refused`; `cancelled`; `expired`; `added`; `removed`; `issued`; `revoked`.
+   * `refused`; `cancelled`; `expired`; `added`; `removed`; `issued`; `revoked`; `signed-in`;
+   * `signed-out`.
    */
   decision: string;
   /** Why: a refusal's error code (`missing_scope`, `conflict`, …) or an end's reason. */

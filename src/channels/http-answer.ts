@@ -2,7 +2,7 @@
 // sees it — a bad token, a missing scope, a malformed body — recorded in the audit log with who
 // tried and the surface the answer says it came from.
 import type { IncomingMessage } from "node:http";
-import { requireScope } from "./access.js";
+import { type Authenticated, refuseForgery, requireScope } from "./access.js";
 import { actorOf } from "./audit-records.js";
 import type { AuditSurface } from "./audit-types.js";
 import { WEB_INBOX } from "./check-response.js";
@@ -11,7 +11,6 @@ import { readJson } from "./http-body.js";
 import { decodePart } from "./http-query.js";
 import type { Interaction } from "./interaction-types.js";
 import { parseToken } from "./people-tokens.js";
-import type { Identity } from "./people-types.js";
 import type { ChannelsRuntime } from "./runtime.js";
 import { parseBody, respondBody } from "./schemas.js";
 
@@ -29,25 +28,26 @@ export function httpSurface(body: unknown): AuditSurface {
 }
 
 /**
- * Answers interaction `id` as `identity` with the request's body: needs the `answer` scope (its
- * refusal comes before any about the body). Every refusal is recorded in the audit log, here or by
- * the runtime ({@link ChannelsRuntime.respond}), and thrown.
+ * Answers interaction `id` as the authenticated identity with the request's body: needs the `answer`
+ * scope (its refusal comes before any about the body). Every refusal is recorded in the audit log,
+ * here or by the runtime ({@link ChannelsRuntime.respond}), and thrown. The surface is `inbox` for
+ * the sign-in cookie; for a token, what the body says ({@link httpSurface}).
  */
 export async function answer(
   runtime: ChannelsRuntime,
   request: IncomingMessage,
   id: string,
-  identity: Identity,
-  maxBodyBytes: number,
+  { identity, by }: Authenticated,
+  { maxBodyBytes }: { maxBodyBytes: number },
 ): Promise<Interaction> {
   const read = await readJson(request, maxBodyBytes).then(
     (value) => ({ value }),
     (error: unknown) => ({ error, value: undefined }),
   );
-  const surface = httpSurface(read.value);
+  const surface = by === "session" ? "inbox" : httpSurface(read.value);
   let body: ReturnType<typeof parseBody<typeof respondBody>>;
   try {
-    requireScope(identity, "answer");
+    requireScope(identity, "answer", by);
     if ("error" in read) throw read.error;
     body = parseBody(respondBody, read.value);
   } catch (error) {
@@ -55,6 +55,29 @@ export async function answer(
     throw error;
   }
   return runtime.respond(id, body, identity, surface);
+}
+
+/**
+ * Refuses ({@link refuseForgery}) a change by the sign-in cookie without an Origin of the runtime's
+ * own; an answer so refused is recorded in the audit log, as by whom the cookie stands for, from the
+ * inbox. `parts` are the request path's.
+ */
+export async function refuseForgedRequest(
+  runtime: ChannelsRuntime,
+  request: IncomingMessage,
+  parts: readonly string[],
+  authenticated: Authenticated,
+  ownsOrigin: (origin: string) => boolean,
+): Promise<void> {
+  try {
+    refuseForgery(request, authenticated, ownsOrigin);
+  } catch (error) {
+    const [, collection, id, action] = parts;
+    if (collection === "interactions" && id !== undefined && action === "respond") {
+      await runtime.recordRefusal(id, actorOf(authenticated.identity), "inbox", error);
+    }
+    throw error;
+  }
 }
 
 /**

@@ -1,11 +1,11 @@
 // The runtime's HTTP API (`/v1/…`, `/healthz`), on 127.0.0.1 by default: bearer tokens (the data
-// directory's, or a person's with scopes), own-origin only, size-limited validated bodies, SSE for
-// changes.
+// directory's, or a person's with scopes) or the inbox's sign-in cookie (`/auth/…`, with an OpenID
+// provider), own-origin only, size-limited validated bodies, SSE for changes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
-import { Access, requireScope } from "./access.js";
+import { Access, type Authenticated, requireScope } from "./access.js";
 import type { AuditOptions } from "./audit-records.js";
 import {
   BackendDispatcher,
@@ -17,11 +17,14 @@ import { type BadTokenLimits, TooManyBadTokens } from "./bad-tokens.js";
 import { DEFAULT_CHANNELS_PORT } from "./default-port.js";
 import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
-import { answer, recordBadToken } from "./http-answer.js";
+import { answer, recordBadToken, refuseForgedRequest } from "./http-answer.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
 import { decodePart, filterOf } from "./http-query.js";
 import { serveInbox } from "./inbox.js";
 import type { Interaction } from "./interaction-types.js";
+import type { OidcOptions } from "./oidc.js";
+import { handleAuth, type SignInContext } from "./oidc-routes.js";
+import { discoverSignIn, type SignInParts, signInOver } from "./oidc-setup.js";
 import { People } from "./people.js";
 import type { Identity } from "./people-types.js";
 import { PostgresInteractionStore } from "./postgres-store.js";
@@ -88,6 +91,13 @@ export interface ChannelsServerOptions {
    * --audit-prompts`).
    */
   audit?: AuditOptions;
+  /**
+   * Sign-in to the web inbox with an OpenID Connect provider (authorization code + PKCE): people
+   * who sign in are added to (or updated in) the store's people, with the claims' name and groups,
+   * and get a session cookie with `oidc.scopes`. The provider is discovered at start: an
+   * unreachable or bad issuer fails the start (`oidc_discovery_failed`). Tokens keep working.
+   */
+  oidc?: OidcOptions;
 }
 
 /** A running runtime server. */
@@ -112,6 +122,9 @@ export interface ChannelsServer {
 /** Starts the runtime and its HTTP server. */
 export async function startChannelsServer(options: ChannelsServerOptions): Promise<ChannelsServer> {
   const host = options.host ?? "127.0.0.1";
+  let url = "";
+  // The provider first: a bad issuer fails the start before anything is opened.
+  const discovered = options.oidc && (await discoverSignIn(options.oidc, host, () => url));
   const { token, file, created } = await loadOrCreateToken(options.dataDir);
   const store = options.store ?? (await openStore(options.storeUrl, options.dataDir));
   const runtime = new ChannelsRuntime({
@@ -119,6 +132,13 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     ...(options.audit ? { audit: options.audit } : {}),
   });
   const people = store.people ? new People(store.people) : undefined;
+  let signIn: SignInParts | undefined;
+  try {
+    signIn = discovered && signInOver(discovered, store);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
   const dispatcher = options.backends?.length
     ? new BackendDispatcher(runtime, options.backends, {
         ...options.backendRetry,
@@ -138,9 +158,11 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   const sockets = new Set<ServerResponse>();
   let port = 0;
   const hosts = new HostNames(host, options.allowedHosts, () => port);
+  const access = new Access(token, people, options.badTokens, signIn?.sessions);
   const api = new Api(
     runtime,
-    new Access(token, people, options.badTokens),
+    access,
+    signIn && { ...signIn, access, ownsOrigin: (origin) => hosts.ownsOrigin(origin) },
     hosts,
     sockets,
     routes,
@@ -163,7 +185,7 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   });
   port = (server.address() as AddressInfo).port;
   const shown = host.includes(":") ? `[${host}]` : host;
-  const url = `http://${shown}:${port}`;
+  url = `http://${shown}:${port}`;
   return {
     url,
     token,
@@ -222,6 +244,7 @@ class Api {
   constructor(
     private readonly runtime: ChannelsRuntime,
     private readonly access: Access,
+    private readonly signIn: SignInContext | undefined,
     private readonly hosts: HostNames,
     private readonly streams: Set<ServerResponse>,
     private readonly routes: ReadonlyMap<string, BackendRoute>,
@@ -247,6 +270,9 @@ class Api {
         );
       }
       if (health) return sendJson(response, 200, { ok: true });
+      if (url.pathname.startsWith("/auth/")) {
+        return await handleAuth(request, response, url, this.signIn);
+      }
       if (!url.pathname.startsWith("/v1/")) {
         throw new ChannelsError(
           "not_found",
@@ -254,27 +280,39 @@ class Api {
           `No such path ${url.pathname}; the API is under /v1/.`,
         );
       }
-      const identity = await this.access.identify(request).catch(async (error: unknown) => {
-        await recordBadToken(this.runtime, request, url, error, this.limits.maxBodyBytes);
-        throw error;
-      });
-      await this.route(request, response, url, identity);
+      const authenticated = await this.access
+        .authenticate(request)
+        .catch(async (error: unknown) => {
+          await recordBadToken(this.runtime, request, url, error, this.limits.maxBodyBytes);
+          throw error;
+        });
+      await this.route(request, response, url, authenticated);
     } catch (error) {
       sendError(response, error);
     }
   }
 
-  /** Each route needs a scope of the caller's ({@link requireScope}: 403 naming it when not). */
+  /**
+   * Each route needs a scope of the caller's ({@link requireScope}: 403 naming it when not); a
+   * signed-in browser's changes, an Origin of the runtime's own ({@link refuseForgedRequest}).
+   */
   private async route(
     request: IncomingMessage,
     response: ServerResponse,
     url: URL,
-    identity: Identity,
+    authenticated: Authenticated,
   ): Promise<void> {
     const parts = url.pathname.split("/").filter(Boolean).map(decodePart);
     const method = request.method ?? "GET";
     const runtime = this.runtime;
-    const may = (scope: Parameters<typeof requireScope>[1]) => requireScope(identity, scope);
+    const { identity } = authenticated;
+    // What the signed-in inbox does is the inbox's.
+    const surface = authenticated.by === "session" ? "inbox" : "api";
+    await refuseForgedRequest(runtime, request, parts, authenticated, (origin) =>
+      this.hosts.ownsOrigin(origin),
+    );
+    const may = (scope: Parameters<typeof requireScope>[1]) =>
+      requireScope(identity, scope, authenticated.by);
     if (parts[1] === "me" && parts.length === 2 && method === "GET") {
       const { tokenId: _, ...shown } = identity;
       return sendJson(response, 200, shown);
@@ -297,7 +335,7 @@ class Api {
       if (method === "POST") {
         may("create");
         const body = parseBody(createBody, await readJson(request, this.limits.maxBodyBytes));
-        const created = await runtime.create(body, identity, "api");
+        const created = await runtime.create(body, identity, surface);
         return sendJson(response, 201, viewFor(created, identity) ?? created);
       }
       if (method === "GET") {
@@ -316,14 +354,14 @@ class Api {
     } else if (parts.length === 4 && method === "POST") {
       const action = parts[3];
       if (action === "respond") {
-        const answered = await answer(runtime, request, id, identity, this.limits.maxBodyBytes);
+        const answered = await answer(runtime, request, id, authenticated, this.limits);
         return this.send(response, answered, identity);
       }
       if (action === "cancel") {
         may("operate");
         await this.visible(id, identity);
         const body = parseBody(cancelBody, await readJson(request, this.limits.maxBodyBytes, true));
-        const ended = await runtime.cancel(id, body.reason, body.message, identity, "api");
+        const ended = await runtime.cancel(id, body.reason, body.message, identity, surface);
         return this.send(response, ended, identity);
       }
       if (action === "delivered") {

@@ -1,7 +1,11 @@
-// The web inbox's page and style: the login form, the waiting list (grouped by where each
-// request comes from) and the history. Static text; the script (`inbox-script.ts`) fills it in.
+// The web inbox's page and style: the login form (a token, or the provider's sign-in when the
+// runtime has one), the waiting list (grouped by where each request comes from) and the history.
+// Static text; the script (`inbox-script.ts`) fills it in.
 
-/** `/`: the page. Everything but the login and the error box stays hidden until a token works. */
+/**
+ * `/`: the page. Everything but the login and the error box stays hidden until a token or a
+ * sign-in works.
+ */
 export const INBOX_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -20,6 +24,8 @@ export const INBOX_HTML = `<!doctype html>
 <p id="error" role="alert" hidden></p>
 <form id="login" class="panel" hidden>
   <h2>Open the inbox</h2>
+  <div id="sso-box" hidden><a id="sso" class="button primary" href="/auth/login">Sign in with single sign-on</a>
+    <p class="or">or</p></div>
   <p>Paste your token (<code>codex-harness people token</code> issues one), or the runtime's:
     <code>codex-harness serve</code> printed it, and it is in <code>&lt;data-dir&gt;/token</code>.</p>
   <label for="token">Token</label>
@@ -28,6 +34,7 @@ export const INBOX_HTML = `<!doctype html>
 </form>
 <main id="inbox" hidden>
   <p id="you"><span id="signed-in"></span>
+    <button id="signout" type="button">Sign out</button>
     <span id="claim" hidden><label for="name">Your name</label>
     <input id="name" type="text" autocomplete="nickname" maxlength="200" placeholder="noted with your answers, not verified"></span></p>
   <section><h2>Waiting for an answer</h2><div id="pending"><p class="empty">Nothing is waiting.</p></div></section>
@@ -58,6 +65,10 @@ section > h2 { font-size: 1rem; text-transform: uppercase; letter-spacing: .04em
 .panel label { display: block; font-weight: 600; margin: .8rem 0 .3rem; }
 .panel input { display: block; width: 100%; }
 .panel button { margin-top: .9rem; width: 100%; }
+a.button { display: block; text-align: center; text-decoration: none; font-weight: 600; padding: .5rem .9rem; border-radius: 6px; }
+a.button.primary { background: #1f6feb; color: #fff; }
+.panel .or { text-align: center; margin: .6rem 0 0; }
+#signout { padding: .15rem .6rem; font-size: .85rem; }
 input, textarea { font: inherit; font-size: 16px; padding: .4rem .5rem; border: 1px solid #aab; border-radius: 6px; max-width: 100%; }
 .group { margin-bottom: 1.2rem; }
 .group-head, .origin { display: flex; flex-wrap: wrap; gap: .2rem .8rem; align-items: baseline; }

@@ -1,5 +1,5 @@
-// The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token
-// (and shows whose it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
+// The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token,
+// or with the sign-in cookie when the runtime has an OpenID provider (and shows who it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure. Answers and their keys go only to requests the runtime
 // lets this person answer (`mayAnswer`, inbox-rights.ts); a refused answer leaves the request as
@@ -17,8 +17,12 @@ const MAIN_JS = String.raw`
     history.replaceState(null, "", location.pathname);
   }
   let token = sessionStorage.getItem("codex-harness-token");
-  // Who the token is (GET /v1/me): kind, id, name, scopes.
+  // Who the token (or the sign-in) is (GET /v1/me): kind, id, name, scopes.
   let me = null;
+  // What the runtime offers (GET /auth/config): { oidc, provider, signedIn }.
+  let signIn = { oidc: false };
+  // Stops the live stream (signing out).
+  let following = null;
   const interactions = new Map();
   const byId = (id) => document.getElementById(id);
 
@@ -28,14 +32,20 @@ const MAIN_JS = String.raw`
     box.hidden = !message;
   }
 
+  // With a token, it goes in the Authorization header; without, the sign-in cookie goes along
+  // (HttpOnly: this script never sees it).
+  const credentials = () => (token ? { authorization: "Bearer " + token } : {});
+  const refused = () => (token ? "That token was refused." : "Your sign-in has ended; sign in again.");
+
   async function api(method, path, body) {
     const response = await fetch(path, {
       method,
-      headers: { authorization: "Bearer " + token, ...(body ? { "content-type": "application/json" } : {}) },
+      credentials: "same-origin",
+      headers: { ...credentials(), ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = await response.json().catch(() => ({}));
-    if (response.status === 401) { askToken("That token was refused."); throw new Error("unauthorized"); }
+    if (response.status === 401) { askToken(refused()); throw new Error("unauthorized"); }
     if (!response.ok) throw new Error((json.error && json.error.message) || response.status + " " + response.statusText);
     return json;
   }
@@ -43,6 +53,11 @@ const MAIN_JS = String.raw`
   function askToken(message) {
     sessionStorage.removeItem("codex-harness-token");
     token = null;
+    me = null;
+    signIn.signedIn = false;
+    if (following) following.abort();
+    interactions.clear();
+    byId("sso-box").hidden = !signIn.oidc;
     byId("inbox").hidden = true;
     byId("login").hidden = false;
     byId("connection").textContent = "";
@@ -187,10 +202,13 @@ const MAIN_JS = String.raw`
 
   async function follow() {
     let lastId = null;
+    const stop = new AbortController();
+    following = stop;
     for (;;) {
       try {
-        const response = await fetch("/v1/events" + (lastId === null ? "" : "?since=" + lastId), { headers: { authorization: "Bearer " + token } });
-        if (response.status === 401) return askToken("That token was refused.");
+        if (stop.signal.aborted) return;
+        const response = await fetch("/v1/events" + (lastId === null ? "" : "?since=" + lastId), { credentials: "same-origin", headers: credentials(), signal: stop.signal });
+        if (response.status === 401) return askToken(refused());
         byId("connection").textContent = "live";
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
@@ -219,6 +237,7 @@ const MAIN_JS = String.raw`
       } catch (error) {
         // fall through: reconnect
       }
+      if (stop.signal.aborted) return;
       byId("connection").textContent = "reconnecting…";
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -244,7 +263,7 @@ const MAIN_JS = String.raw`
     }
     byId("login").hidden = true;
     byId("inbox").hidden = false;
-    byId("signed-in").textContent = me.kind === "admin" ? "Signed in with the runtime's token (admin)." : "Signed in as " + me.name + " (" + me.id + ").";
+    byId("signed-in").textContent = me.kind === "admin" ? "Signed in with the runtime's token (admin)." : "Signed in as " + me.name + " (" + me.id + ")" + (token ? "." : " through " + signIn.provider + ".");
     byId("claim").hidden = me.kind !== "admin";
     showNotifyButton();
     try {
@@ -268,7 +287,24 @@ const MAIN_JS = String.raw`
     sessionStorage.setItem("codex-harness-token", token);
     start();
   });
-  if (token) start(); else askToken("");
+
+  // Signing out forgets the token, or ends the sign-in's session on the runtime.
+  byId("signout").addEventListener("click", async () => {
+    if (!token) {
+      const response = await fetch("/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => null);
+      if (!response || !response.ok) return showError("Signing out failed; try again.");
+    }
+    askToken("Signed out.");
+  });
+
+  (async () => {
+    try {
+      const response = await fetch("/auth/config", { credentials: "same-origin" });
+      if (response.ok) signIn = await response.json();
+    } catch (_) { /* an older runtime: tokens only */ }
+    if (signIn.oidc) byId("sso").textContent = "Sign in with " + signIn.provider;
+    if (token || signIn.signedIn) start(); else askToken("");
+  })();
 `;
 
 /** `/inbox.js`: the cards and the page logic in one closure. */

@@ -43,8 +43,27 @@ export {
   decisionFor,
   interactionFor,
 } from "./normalize.js";
+export {
+  DEFAULT_SESSION_TTL_MS,
+  DEFAULT_SIGNED_IN_SCOPES,
+  type OidcOptions,
+} from "./oidc.js";
+export {
+  type ClaimNames,
+  type Claims,
+  DEFAULT_GROUPS_CLAIM,
+  DEFAULT_ID_CLAIM,
+  type SignedInClaims,
+  signedInOf,
+} from "./oidc-claims.js";
+export type { SignInConfig } from "./oidc-routes.js";
 export { type IssuedToken, type NewPerson, People, type PeopleOptions } from "./people.js";
-export type { PeopleStore, StoredToken } from "./people-store.js";
+export type {
+  PeopleStore,
+  SignedInPerson,
+  StoredSession,
+  StoredToken,
+} from "./people-store.js";
 export { parseToken, TOKEN_PREFIX } from "./people-tokens.js";
 export * from "./people-types.js";
 export { PostgresAuditLog } from "./postgres-audit.js";
@@ -52,6 +71,7 @@ export { PostgresPeopleStore } from "./postgres-people.js";
 export { PostgresInteractionStore, type PostgresStoreOptions } from "./postgres-store.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./progress.js";
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
+export { SESSION_COOKIE } from "./sessions.js";
 export { SqliteAuditLog } from "./sqlite-audit.js";
 export { SqlitePeopleStore } from "./sqlite-people.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";

@@ -1,5 +1,6 @@
-// Where people, programs and their tokens live: the interface both stores (embedded SQLite,
-// PostgreSQL) implement beside their interactions. Rows only; the rules are `people.ts`'s.
+// Where people, programs, their tokens and sign-in sessions live: the interface both stores
+// (embedded SQLite, PostgreSQL) implement beside their interactions. Rows only; the rules are
+// `people.ts`'s and `sessions.ts`'s.
 import type { AuditRecord } from "./audit-types.js";
 import type { Person, TokenRecord } from "./people-types.js";
 
@@ -9,7 +10,28 @@ export interface StoredToken extends TokenRecord {
 }
 
 /**
- * The rows of people, programs and tokens. Every method reads or writes the store at the time it
+ * A sign-in session as stored: the SHA-256 of its secret (never the secret), whose it is, and when
+ * it ends (ISO 8601).
+ */
+export interface StoredSession {
+  hash: string;
+  personId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A person as a provider's sign-in says they are. */
+export interface SignedInPerson {
+  id: string;
+  name: string;
+  /** Undefined when the provider sent no groups: they stay as they are. */
+  groups?: readonly string[];
+  /** ISO 8601: when they signed in (a new person's `createdAt`). */
+  at: string;
+}
+
+/**
+ * The rows of people, programs, tokens and sessions. Every method reads or writes the store at the time it
  * is called: nothing is cached, so a token revoked by another process is refused on its next use.
  * A change given an `audit` record appends it to the store's audit log in the same transaction,
  * when the change is made.
@@ -33,4 +55,22 @@ export interface PeopleStore {
    * the token as it is now, or undefined when there is none.
    */
   revokeToken(id: string, at: string, audit?: AuditRecord): Promise<TokenRecord | undefined>;
+  /**
+   * Adds the person of a sign-in, or sets their name (and groups, when given), and stores
+   * `session`, in one transaction that also deletes sessions ended by `session.createdAt`.
+   * `audit(person, added)` gives the records to append with it. Undefined (nothing written) when
+   * the id is a program's.
+   */
+  startSession(
+    person: SignedInPerson,
+    session: StoredSession,
+    audit?: (person: Person, added: boolean) => AuditRecord[],
+  ): Promise<Person | undefined>;
+  /** The session of `hash` and whose it is, while it lasts at `now` (ISO 8601). */
+  session(
+    hash: string,
+    now: string,
+  ): Promise<{ session: StoredSession; person: Person } | undefined>;
+  /** Deletes the session of `hash`; false when there was none. */
+  endSession(hash: string, audit?: AuditRecord): Promise<boolean>;
 }

@@ -1,8 +1,9 @@
-// People, programs and tokens in the PostgreSQL store: three tables beside the interactions, on
-// the same pool, so every runtime instance sharing the database knows the same people.
+// People, programs, tokens and sign-in sessions in the PostgreSQL store: tables beside the
+// interactions, on the same pool, so every runtime instance sharing the database knows the same
+// people and accepts the same sessions.
 import type { Pool } from "pg";
 import type { AuditRecord } from "./audit-types.js";
-import type { PeopleStore, StoredToken } from "./people-store.js";
+import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import { inTransaction } from "./pg-pool.js";
 import type { PostgresAuditLog } from "./postgres-audit.js";
@@ -31,6 +32,14 @@ CREATE TABLE IF NOT EXISTS codex_harness_tokens (
   revoked_at TIMESTAMPTZ
 );
 CREATE INDEX IF NOT EXISTS codex_harness_tokens_person ON codex_harness_tokens (person_id);
+CREATE TABLE IF NOT EXISTS codex_harness_sessions (
+  hash TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES codex_harness_people (id) ON DELETE CASCADE,
+  created_at TIMESTAMPTZ NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX IF NOT EXISTS codex_harness_sessions_person ON codex_harness_sessions (person_id);
+CREATE INDEX IF NOT EXISTS codex_harness_sessions_expires ON codex_harness_sessions (expires_at);
 `;
 
 interface PersonRow {
@@ -39,6 +48,13 @@ interface PersonRow {
   name: string;
   created_at: Date;
   groups: string[];
+}
+
+interface SessionRow {
+  hash: string;
+  person_id: string;
+  created_at: Date;
+  expires_at: Date;
 }
 
 interface TokenRow {
@@ -156,6 +172,82 @@ export class PostgresPeopleStore implements PeopleStore {
         [id],
       );
       return rows[0] ? recordOf(rows[0]) : undefined;
+    });
+  }
+
+  async startSession(
+    signedIn: SignedInPerson,
+    session: StoredSession,
+    audit?: (person: Person, added: boolean) => AuditRecord[],
+  ): Promise<Person | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query("DELETE FROM codex_harness_sessions WHERE expires_at <= $1", [
+        session.createdAt,
+      ]);
+      // Added, or locked against a removal meanwhile; `added` tells which (xmax is 0 on insert).
+      const { rows } = await client.query<{ kind: Person["kind"]; added: boolean }>(
+        `INSERT INTO codex_harness_people (id, kind, name, created_at) VALUES ($1, 'person', $2, $3)
+         ON CONFLICT (id) DO UPDATE SET name = CASE WHEN codex_harness_people.kind = 'person'
+           THEN EXCLUDED.name ELSE codex_harness_people.name END
+         RETURNING kind, (xmax = 0) AS added`,
+        [signedIn.id, signedIn.name, signedIn.at],
+      );
+      const row = rows[0];
+      if (!row || row.kind === "program") return undefined;
+      if (signedIn.groups) {
+        await client.query("DELETE FROM codex_harness_person_groups WHERE person_id = $1", [
+          signedIn.id,
+        ]);
+        await client.query(
+          `INSERT INTO codex_harness_person_groups (person_id, group_id)
+           SELECT $1, unnest($2::text[])`,
+          [signedIn.id, signedIn.groups],
+        );
+      }
+      await client.query(
+        `INSERT INTO codex_harness_sessions (hash, person_id, created_at, expires_at)
+         VALUES ($1, $2, $3, $4)`,
+        [session.hash, signedIn.id, session.createdAt, session.expiresAt],
+      );
+      const found = await client.query<PersonRow>(`${SELECT_PERSON} WHERE id = $1`, [signedIn.id]);
+      const person = personOf(found.rows[0] as PersonRow);
+      for (const record of audit?.(person, row.added) ?? []) {
+        await this.audit.appendIn(client, record);
+      }
+      return person;
+    });
+  }
+
+  async session(
+    hash: string,
+    now: string,
+  ): Promise<{ session: StoredSession; person: Person } | undefined> {
+    const { rows } = await this.pool.query<SessionRow & { person: PersonRow }>(
+      `SELECT s.*, row_to_json(p) AS person FROM codex_harness_sessions s
+       JOIN (${SELECT_PERSON}) p ON p.id = s.person_id WHERE s.hash = $1 AND s.expires_at > $2`,
+      [hash, now],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      session: {
+        hash: row.hash,
+        personId: row.person_id,
+        createdAt: row.created_at.toISOString(),
+        expiresAt: row.expires_at.toISOString(),
+      },
+      person: personOf({ ...row.person, created_at: new Date(row.person.created_at) }),
+    };
+  }
+
+  async endSession(hash: string, audit?: AuditRecord): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const ended = await client.query("DELETE FROM codex_harness_sessions WHERE hash = $1", [
+        hash,
+      ]);
+      if ((ended.rowCount ?? 0) === 0) return false;
+      if (audit) await this.audit.appendIn(client, audit);
+      return true;
     });
   }
 }

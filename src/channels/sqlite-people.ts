@@ -1,8 +1,8 @@
-// People, programs and tokens in the embedded SQLite store: three tables beside the interactions,
-// on the same connection.
+// People, programs, tokens and sign-in sessions in the embedded SQLite store: tables beside the
+// interactions, on the same connection.
 import type { Database } from "better-sqlite3";
 import type { AuditRecord } from "./audit-types.js";
-import type { PeopleStore, StoredToken } from "./people-store.js";
+import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import type { SqliteAuditLog } from "./sqlite-audit.js";
 
@@ -29,6 +29,13 @@ CREATE TABLE IF NOT EXISTS tokens (
   revoked_at TEXT
 );
 CREATE INDEX IF NOT EXISTS tokens_person ON tokens (person_id);
+CREATE TABLE IF NOT EXISTS sessions (
+  hash TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_person ON sessions (person_id);
 `;
 
 interface PersonRow {
@@ -37,6 +44,13 @@ interface PersonRow {
   name: string;
   created_at: string;
   groups: string | null;
+}
+
+interface SessionRow {
+  hash: string;
+  person_id: string;
+  created_at: string;
+  expires_at: string;
 }
 
 interface TokenRow {
@@ -95,6 +109,7 @@ export class SqlitePeopleStore implements PeopleStore {
     return this.db
       .transaction(() => {
         this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
+        this.db.prepare("DELETE FROM sessions WHERE person_id = ?").run(id);
         this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
         const removed = this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
         if (removed && audit) this.audit.appendIn(audit);
@@ -148,6 +163,77 @@ export class SqlitePeopleStore implements PeopleStore {
           | TokenRow
           | undefined;
         return row ? recordOf(row) : undefined;
+      })
+      .immediate();
+  }
+
+  async startSession(
+    signedIn: SignedInPerson,
+    session: StoredSession,
+    audit?: (person: Person, added: boolean) => AuditRecord[],
+  ): Promise<Person | undefined> {
+    return this.db
+      .transaction(() => {
+        this.db.prepare("DELETE FROM sessions WHERE expires_at <= ?").run(session.createdAt);
+        const before = this.db.prepare("SELECT kind FROM people WHERE id = ?").get(signedIn.id) as
+          | { kind: Person["kind"] }
+          | undefined;
+        if (before?.kind === "program") return undefined;
+        if (before) {
+          this.db
+            .prepare("UPDATE people SET name = ? WHERE id = ?")
+            .run(signedIn.name, signedIn.id);
+        } else {
+          this.db
+            .prepare("INSERT INTO people (id, kind, name, created_at) VALUES (?, 'person', ?, ?)")
+            .run(signedIn.id, signedIn.name, signedIn.at);
+        }
+        if (signedIn.groups) {
+          this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(signedIn.id);
+          const group = this.db.prepare(
+            "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
+          );
+          for (const name of signedIn.groups) group.run(signedIn.id, name);
+        }
+        this.db
+          .prepare(
+            "INSERT INTO sessions (hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+          )
+          .run(session.hash, signedIn.id, session.createdAt, session.expiresAt);
+        const row = this.db.prepare(`${SELECT_PERSON} WHERE id = ?`).get(signedIn.id) as PersonRow;
+        const person = personOf(row);
+        for (const record of audit?.(person, !before) ?? []) this.audit.appendIn(record);
+        return person;
+      })
+      .immediate();
+  }
+
+  async session(
+    hash: string,
+    now: string,
+  ): Promise<{ session: StoredSession; person: Person } | undefined> {
+    const row = this.db
+      .prepare("SELECT * FROM sessions WHERE hash = ? AND expires_at > ?")
+      .get(hash, now) as SessionRow | undefined;
+    const person = row && (await this.person(row.person_id));
+    if (!row || !person) return undefined;
+    return {
+      session: {
+        hash: row.hash,
+        personId: row.person_id,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      },
+      person,
+    };
+  }
+
+  async endSession(hash: string, audit?: AuditRecord): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const ended = this.db.prepare("DELETE FROM sessions WHERE hash = ?").run(hash).changes > 0;
+        if (ended && audit) this.audit.appendIn(audit);
+        return ended;
       })
       .immediate();
   }

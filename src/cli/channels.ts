@@ -14,12 +14,7 @@ import {
   type InteractionStatus,
 } from "../channels/interaction-types.js";
 import { requestLines } from "../channels/request-lines.js";
-import {
-  approvalProgress,
-  approvalsNeeded,
-  isRouted,
-  whoMayAnswer,
-} from "../channels/routing.js";
+import { approvalProgress, approvalsNeeded, isRouted, whoMayAnswer } from "../channels/routing.js";
 import { unshownReason } from "../channels/showable.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { CodexHarnessError } from "../errors.js";
@@ -30,6 +25,7 @@ import {
   type DiscordServeFlags,
   discordServeBackend,
 } from "./serve-discord.js";
+import { addOidcServeOptions, type OidcServeFlags, oidcServeOptions } from "./serve-oidc.js";
 import { addSlackServeOptions, slackServeBackend } from "./serve-slack.js";
 
 /** The data directory when `--data-dir` is not given. */
@@ -97,6 +93,7 @@ export function addChannelsCommands(program: Command): void {
         if (slack) backends.push(slack.backend);
         const discord = await discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
         if (discord) backends.push(discord.backend);
+        const oidc = await oidcServeOptions(serve.opts<OidcServeFlags>(), process.env);
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -104,6 +101,7 @@ export function addChannelsCommands(program: Command): void {
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
           ...(options.store ? { storeUrl: options.store } : {}),
           ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
+          ...(oidc ? { oidc } : {}),
           backends,
           onBackendFailure: (failure) =>
             console.error(
@@ -113,6 +111,7 @@ export function addChannelsCommands(program: Command): void {
         console.log(`codex-harness channels runtime listening on ${server.url}`);
         for (const line of slack?.describe(server.url) ?? []) console.log(line);
         for (const line of discord?.describe(server.url) ?? []) console.log(line);
+        if (oidc) console.log(`inbox sign-in: ${oidc.issuer} (client ${oidc.clientId})`);
         if (server.tokenCreated) {
           console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
           console.log(`inbox: ${server.inboxUrl}`);
@@ -130,6 +129,7 @@ export function addChannelsCommands(program: Command): void {
   addTelegramFlags(serve);
   addSlackServeOptions(serve);
   addDiscordServeOptions(serve);
+  addOidcServeOptions(serve);
 
   const interactions = program
     .command("interactions")
