@@ -1,10 +1,14 @@
-// Who may answer codex from a chat: platform user ids mapped to the names the history shows.
+// Who may answer codex from a chat: platform user ids on the chat's allow-list (with the names the
+// history shows), or linked to the runtime's people; and what a refused chat user is told.
 import { CodexHarnessError } from "../../errors.js";
+import { ChannelsError } from "../errors.js";
+import type { Person } from "../people-types.js";
 
 /**
- * The people a chat backend lets answer: each platform user id (Slack `U…`, a Telegram numeric
- * id, a Discord snowflake) and the name shown for them. Their answers are recorded as by
- * `<platform>:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+ * The allow-list of a chat backend: each platform user id (Slack `U…`, a Telegram numeric id, a
+ * Discord snowflake) and the name shown for them. Their answers are recorded as by
+ * `<platform>:<user id>` (the response's `answeredBy`), with that name (`answeredByName`). Users
+ * linked to a person (`codex-harness people link`) may answer without being on it, as the person.
  */
 export type ChatPeople = ReadonlyMap<string, string>;
 
@@ -54,7 +58,41 @@ export function peopleOf(
   return parsePeople(spec, flagValue ? names.flag : names.envName);
 }
 
-/** Why an answer from a chat was refused, in words the person sees. */
-export function notAllowed(platform: string): string {
-  return `You are not on this codex-harness ${platform} allow-list, so your answer was not taken. Ask whoever runs it to add your user id.`;
+/**
+ * Who a chat user answers as, asked at each click: `<platform>:<user>` with the allow-list's name,
+ * or, when they are not on it, the name of the person they are linked to (`linkedPerson`, the
+ * backend context's: read from the store now); undefined when neither (they may not answer). The
+ * runtime takes a linked user's answer as the person's either way.
+ */
+export async function chatAnswerer(
+  people: ChatPeople,
+  platform: "slack" | "telegram" | "discord",
+  user: string,
+  linkedPerson: (platformUser: string) => Promise<Person | undefined>,
+): Promise<{ id: string; name: string } | undefined> {
+  const id = `${platform}:${user}`;
+  const listed = people.get(user);
+  if (listed !== undefined) return { id, name: listed };
+  const person = await linkedPerson(id);
+  return person ? { id, name: person.name } : undefined;
+}
+
+/**
+ * Why an answer from a chat was refused, in words the person sees (under 200 characters: the most
+ * a Telegram alert shows), naming the command that would link them.
+ */
+export function notAllowed(platform: string, platformUser?: string): string {
+  const user = platformUser ?? `${platform.toLowerCase()}:<your id>`;
+  return `You are not on this codex-harness ${platform} allow-list nor linked to a person, so nothing was answered. Ask whoever runs it to link you: codex-harness people link <person> ${user}`;
+}
+
+/**
+ * What to tell a chat user whose answer the runtime refused under the request's routing (403
+ * `not_allowed`: not among who may answer it; 409 `already_approved`: their accept counts
+ * already), or undefined for any other error.
+ */
+export function routingRefusal(error: unknown): string | undefined {
+  if (!(error instanceof ChannelsError)) return undefined;
+  if (error.code !== "not_allowed" && error.code !== "already_approved") return undefined;
+  return `Your answer was not taken: ${error.message}`;
 }

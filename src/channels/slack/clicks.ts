@@ -3,10 +3,11 @@
 // through the runtime (the first answer wins).
 
 import { answerOf, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, notAllowed } from "../chat/people.js";
+import { type ChatPeople, chatAnswerer, notAllowed, routingRefusal } from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
+import type { Person } from "../people-types.js";
 import {
   answerModal,
   type SlackSubmissionPayload,
@@ -26,12 +27,18 @@ export interface SlackClickPayload {
   message?: { ts?: string };
 }
 
-/** What a click did (`modal`: the answer modal was opened). */
+/**
+ * What a click did (`modal`: the answer modal was opened; `refused`: the clicker may not answer,
+ * by the allow-list and the links or by the request's routing, and was told why).
+ */
 export type ClickOutcome = "answered" | "refused" | "late" | "ignored" | "invalid" | "modal";
 
 /** What {@link handleClick} needs from the backend. */
 export interface ClickDeps {
+  /** The allow-list. */
   people: ChatPeople;
+  /** The person a platform user is linked to, read now (the backend context's). */
+  linkedPerson(platformUser: string): Promise<Person | undefined>;
   get(id: string): Promise<Interaction>;
   respond(id: string, answer: ClickAnswer): Promise<Interaction>;
   /** Tells only the clicker (an ephemeral message). */
@@ -49,11 +56,17 @@ export interface ClickAnswer {
   action: Interaction["actions"][number];
   values?: Record<string, unknown>;
   metadata: { via: "slack"; slackUser: string };
-  /** `slack:<user id>`, and the name the people map gives them. */
+  /**
+   * `slack:<user id>`, and the name the allow-list gives them (or their linked person's name: the
+   * runtime answers as that person).
+   */
   answerer: { id: string; name: string };
 }
 
-/** Handles a click or a modal's submission: answers as the mapped person, or tells them why not. */
+/**
+ * Handles a click or a modal's submission: answers as the clicker (on the allow-list, or linked to
+ * a person), or tells them why not.
+ */
 export async function handleClick(
   payload: SlackClickPayload | SlackSubmissionPayload,
   deps: ClickDeps,
@@ -114,11 +127,12 @@ async function personAndInteraction(
   where: { channel: string; user: string },
   id: string,
 ): Promise<{ name: string; interaction: Interaction } | ClickOutcome> {
-  const name = deps.people.get(where.user);
-  if (name === undefined) {
-    await deps.tell(where, notAllowed("Slack"));
+  const answerer = await chatAnswerer(deps.people, "slack", where.user, deps.linkedPerson);
+  if (answerer === undefined) {
+    await deps.tell(where, notAllowed("Slack", `slack:${where.user}`));
     return "refused";
   }
+  const { name } = answerer;
   try {
     return { name, interaction: await deps.get(id) };
   } catch (error) {
@@ -128,7 +142,10 @@ async function personAndInteraction(
   }
 }
 
-/** Sends the answer; when someone answered first, tells the clicker who and shows the outcome. */
+/**
+ * Sends the answer; when someone answered first, tells the clicker who and shows the outcome; when
+ * the request's routing refuses them, tells them why.
+ */
 async function answerAs(
   deps: ClickDeps,
   origin: { id: string; channel: string; ts?: string | undefined },
@@ -144,6 +161,11 @@ async function answerAs(
     });
     return "answered";
   } catch (error) {
+    const refusal = routingRefusal(error);
+    if (refusal !== undefined) {
+      await deps.tell({ channel: origin.channel, user }, refusal);
+      return "refused";
+    }
     if (!(error instanceof ChannelsError && error.code === "conflict")) throw error;
   }
   const ended = await deps.get(origin.id);
