@@ -39,23 +39,25 @@ export function parsePeople(spec: string, from: string): ChatPeople {
 }
 
 /**
- * The people of a chat's `--<chat>-people` flag, else of its environment variable. Throws
- * `invalid_option` naming both when neither is given (e.g. `--slack needs --slack-people
- * U…=name,… (or $CODEX_HARNESS_SLACK_PEOPLE): who may answer.`).
+ * The allow-list of a chat's `--<chat>-people` flag, else of its environment variable; with
+ * neither, an empty one when `linked` (people are linked to this platform's users: they answer,
+ * nobody else). Throws `invalid_option` naming the flag, the variable and `people link` when
+ * nobody could answer (e.g. `--slack needs --slack-people U…=name,… (or
+ * $CODEX_HARNESS_SLACK_PEOPLE), or people linked to Slack users …: who may answer.`).
  */
-export function peopleOf(
+export async function peopleOf(
   flagValue: string | undefined,
   env: NodeJS.ProcessEnv,
-  names: { chat: string; flag: string; envName: string; example: string },
-): ChatPeople {
+  names: { chat: string; flag: string; envName: string; example: string; platform: string },
+  linked: () => Promise<boolean> = async () => false,
+): Promise<ChatPeople> {
   const spec = flagValue ?? env[names.envName];
-  if (!spec) {
-    throw new CodexHarnessError(
-      "invalid_option",
-      `${names.chat} needs ${names.flag} ${names.example} (or $${names.envName}): who may answer.`,
-    );
-  }
-  return parsePeople(spec, flagValue ? names.flag : names.envName);
+  if (spec) return parsePeople(spec, flagValue ? names.flag : names.envName);
+  if (await linked()) return new Map();
+  throw new CodexHarnessError(
+    "invalid_option",
+    `${names.chat} needs ${names.flag} ${names.example} (or $${names.envName}), or people linked to ${capitalized(names.platform)} users (codex-harness people link <person> ${names.platform}:<user id>): who may answer.`,
+  );
 }
 
 /**
@@ -95,4 +97,15 @@ export function routingRefusal(error: unknown): string | undefined {
   if (!(error instanceof ChannelsError)) return undefined;
   if (error.code !== "not_allowed" && error.code !== "already_approved") return undefined;
   return `Your answer was not taken: ${error.message}`;
+}
+
+/** Who may answer from a chat, for `serve` to print: "2 people may answer, and those linked to Slack users". */
+export function whoMayAnswer(listed: number, platform: string): string {
+  if (listed === 0) return `the people linked to ${platform} users may answer`;
+  const allowList = `${listed} ${listed === 1 ? "person" : "people"} may answer`;
+  return `${allowList}, and the people linked to ${platform} users`;
+}
+
+function capitalized(word: string): string {
+  return `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
 }
