@@ -44,6 +44,12 @@ export {
   interactionFor,
 } from "./normalize.js";
 export { type IssuedToken, type NewPerson, People, type PeopleOptions } from "./people.js";
+export {
+  checkPlatformUser,
+  LINK_PLATFORMS,
+  type LinkPlatform,
+  type PersonLink,
+} from "./people-links.js";
 export type { PeopleStore, StoredToken } from "./people-store.js";
 export { parseToken, TOKEN_PREFIX } from "./people-tokens.js";
 export * from "./people-types.js";
