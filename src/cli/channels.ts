@@ -15,7 +15,6 @@ import {
 } from "../channels/interaction-types.js";
 import { requestLines } from "../channels/request-lines.js";
 import { unshownReason } from "../channels/showable.js";
-import type { InteractionStore } from "../channels/store.js";
 import { readToken, tokenFile } from "../channels/token.js";
 import { CodexHarnessError } from "../errors.js";
 import { portNumber, wholeNumber } from "./arguments.js";
@@ -80,53 +79,40 @@ export function addChannelsCommands(program: Command): void {
       }) => {
         const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
         // The runtime's code (its HTTP server, store, schemas) is loaded by `serve` alone.
-        const [{ startChannelsServer, openStore }, { webhookBackend }, { platformOf }] =
-          await Promise.all([
-            import("../channels/http-server.js"),
-            import("../channels/webhook-backend.js"),
-            import("../channels/people-links.js"),
-          ]);
+        const [{ startChannelsServer }, { webhookBackend }, { EarlyStore }] = await Promise.all([
+          import("../channels/http-server.js"),
+          import("../channels/webhook-backend.js"),
+          import("./serve-store.js"),
+        ]);
         // Opened early only when a chat names no allow-list: are people linked to its users?
-        let store: InteractionStore | undefined;
-        const linked = async (platform: string) => {
-          store ??= await openStore(options.store, dataDir);
-          const links = (await store.people?.links()) ?? [];
-          return links.some((link) => platformOf(link.platformUser) === platform);
-        };
-        let server: Awaited<ReturnType<typeof startChannelsServer>>;
-        let slack: Awaited<ReturnType<typeof slackServeBackend>>;
-        let discord: Awaited<ReturnType<typeof discordServeBackend>>;
-        // Once given to the runtime, the store is the runtime's to close.
-        let handedOver = false;
-        try {
+        const early = new EarlyStore(options.store, dataDir);
+        const { backends, slack, discord } = await early.deciding(async (linked) => {
           const backends = options.webhook
             ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
             : [];
           backends.push(
             ...(await telegramBackendsOf(serve.opts<TelegramFlags>(), process.env, linked)),
           );
-          slack = await slackServeBackend(options, process.env, linked);
+          const slack = await slackServeBackend(options, process.env, linked);
           if (slack) backends.push(slack.backend);
-          discord = await discordServeBackend(serve.opts<DiscordServeFlags>(), process.env, linked);
+          const flags = serve.opts<DiscordServeFlags>();
+          const discord = await discordServeBackend(flags, process.env, linked);
           if (discord) backends.push(discord.backend);
-          handedOver = true;
-          server = await startChannelsServer({
-            dataDir,
-            host: options.host,
-            port: options.port,
-            ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
-            ...(store ? { store } : options.store ? { storeUrl: options.store } : {}),
-            ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
-            backends,
-            onBackendFailure: (failure) =>
-              console.error(
-                `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
-              ),
-          });
-        } catch (error) {
-          if (!handedOver) await store?.close().catch(() => undefined);
-          throw error;
-        }
+          return { backends, slack, discord };
+        });
+        const server = await startChannelsServer({
+          dataDir,
+          host: options.host,
+          port: options.port,
+          ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+          ...early.serverOptions(),
+          ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
+          backends,
+          onBackendFailure: (failure) =>
+            console.error(
+              `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
+            ),
+        });
         console.log(`codex-harness channels runtime listening on ${server.url}`);
         for (const line of slack?.describe(server.url) ?? []) console.log(line);
         for (const line of discord?.describe(server.url) ?? []) console.log(line);
