@@ -4,6 +4,8 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CodexHarnessError } from "../errors.js";
+import { actorOf } from "./audit-records.js";
+import { ChannelsError } from "./errors.js";
 import type {
   Interaction,
   InteractionChange,
@@ -23,6 +25,12 @@ import type { ChannelsRuntime } from "./runtime.js";
 export interface BackendAnswerer {
   id: string;
   name?: string;
+  /**
+   * The backend let them answer only because they are linked to a person (they are not on its
+   * allow-list): if the link is gone by the time the answer is taken, it is refused (`not_allowed`,
+   * 403, recorded) rather than taken as the bare platform user's.
+   */
+  linked?: boolean;
 }
 
 /** What a backend can do besides receiving: answer an interaction it delivered. */
@@ -163,8 +171,19 @@ export class BackendDispatcher {
 
   private context(backend: InteractionBackend): BackendContext {
     return {
-      respond: async (id, response, answerer) =>
-        this.runtime.respond(id, response, await this.answerer(backend, answerer), backend.name),
+      respond: async (id, response, answerer) => {
+        const by = await this.answerer(backend, answerer);
+        if (answerer?.linked && by.platformUser === undefined) {
+          const error = new ChannelsError(
+            "not_allowed",
+            403,
+            `${answerer.id} is no longer linked to anyone, and not on the ${backend.name} allow-list.`,
+          );
+          await this.runtime.recordRefusal(id, actorOf(by), backend.name, error);
+          throw error;
+        }
+        return this.runtime.respond(id, response, by, backend.name);
+      },
       get: (id) => this.runtime.get(id),
       linkedPerson: (platformUser) => this.linkedPerson(platformUser),
       signal: this.abort.signal,

@@ -237,6 +237,7 @@ describe("who may answer", () => {
     assert.deepEqual(await chatAnswerer(people, "slack", "U2", linkedPerson), {
       id: "slack:U2",
       name: "Bob",
+      linked: true,
     });
     assert.equal(await chatAnswerer(people, "slack", "U3", linkedPerson), undefined);
     assert.deepEqual(asked, ["slack:U2", "slack:U3"]);

@@ -151,7 +151,7 @@ describe("answers from a chat, as the linked person", () => {
   });
 
   it("looks the link up on every answer: unlinked, the user is refused; linked again, taken", async () => {
-    const { runtime, people, chat } = await chatRuntime();
+    const { runtime, store, people, chat } = await chatRuntime();
     const routed = approval({ answer: ["alice"] });
     await people.unlink("slack:U0ALICE");
     const first = await runtime.create(routed);
@@ -166,6 +166,21 @@ describe("answers from a chat, as the linked person", () => {
       { id: "slack:U0ALICE", name: "alice" },
     );
     assert.equal(taken.response?.answeredBy, "alice");
+    // Let in by the backend for their link alone, gone by the time the answer is taken: refused.
+    await people.unlink("slack:U0ALICE");
+    const late = await runtime.create(approval());
+    await assert.rejects(
+      chat.respond(
+        late.id,
+        { action: "accept" },
+        { id: "slack:U0ALICE", name: "Alice", linked: true },
+      ),
+      { code: "not_allowed", status: 403, message: /slack:U0ALICE is no longer linked to anyone/ },
+    );
+    const refusal = await lastRecord(store);
+    assert.equal(refusal.action, "answer.refused");
+    assert.equal(refusal.subject, late.id);
+    assert.deepEqual(refusal.actor, { kind: "person", id: "slack:U0ALICE", name: "Alice" });
     // Without routing, an unlinked user answers as before: as the platform user, in no group.
     const open = await runtime.create(approval());
     const plain = await chat.respond(

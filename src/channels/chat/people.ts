@@ -60,23 +60,32 @@ export async function peopleOf(
   );
 }
 
+/** Who answers from a chat, as its backend gives them to the runtime (`BackendAnswerer`). */
+export interface ChatAnswerer {
+  /** `<platform>:<user id>`. */
+  id: string;
+  name: string;
+  /** Allowed only for being linked to a person (not on the allow-list). */
+  linked?: true;
+}
+
 /**
  * Who a chat user answers as, asked at each click: `<platform>:<user>` with the allow-list's name,
  * or, when they are not on it, the name of the person they are linked to (`linkedPerson`, the
- * backend context's: read from the store now); undefined when neither (they may not answer). The
- * runtime takes a linked user's answer as the person's either way.
+ * backend context's: read from the store now; `linked` set); undefined when neither (they may not
+ * answer). The runtime takes a linked user's answer as the person's either way.
  */
 export async function chatAnswerer(
   people: ChatPeople,
   platform: "slack" | "telegram" | "discord",
   user: string,
   linkedPerson: (platformUser: string) => Promise<Person | undefined>,
-): Promise<{ id: string; name: string } | undefined> {
+): Promise<ChatAnswerer | undefined> {
   const id = `${platform}:${user}`;
   const listed = people.get(user);
   if (listed !== undefined) return { id, name: listed };
   const person = await linkedPerson(id);
-  return person ? { id, name: person.name } : undefined;
+  return person ? { id, name: person.name, linked: true } : undefined;
 }
 
 /**

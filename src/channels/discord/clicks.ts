@@ -2,7 +2,13 @@
 // may answer, the answer through the runtime (the first answer wins), and the interaction
 // response Discord shows — all within Discord's 3 seconds.
 import { answerOf, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, chatAnswerer, notAllowed, routingRefusal } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
@@ -62,7 +68,7 @@ export interface ClickAnswer {
    * `discord:<user id>`, and the name the allow-list gives them (recorded as `answeredBy`), or
    * their linked person's name (the runtime answers as that person).
    */
-  answerer: { id: string; name: string };
+  answerer: ChatAnswerer;
 }
 
 /** A click's reply (sent at once) and what the click did (known later when the answer is slow). */
@@ -105,7 +111,6 @@ export async function handleClick(
   if (answerer === undefined) {
     return now(tellOnly(notAllowed("Discord", `discord:${user}`)), "refused");
   }
-  const { name } = answerer;
   let interaction: Interaction;
   try {
     interaction = await deps.get(id);
@@ -126,7 +131,7 @@ export async function handleClick(
     .respond(id, {
       ...answer,
       metadata: { via: "discord", discordUserId: user },
-      answerer: { id: `discord:${user}`, name },
+      answerer,
     })
     .then(
       (done) => ({ done }),

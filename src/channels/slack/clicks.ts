@@ -3,7 +3,13 @@
 // through the runtime (the first answer wins).
 
 import { answerOf, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, chatAnswerer, notAllowed, routingRefusal } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
@@ -60,7 +66,7 @@ export interface ClickAnswer {
    * `slack:<user id>`, and the name the allow-list gives them (or their linked person's name: the
    * runtime answers as that person).
    */
-  answerer: { id: string; name: string };
+  answerer: ChatAnswerer;
 }
 
 /**
@@ -86,7 +92,7 @@ export async function handleClick(
   const where = { channel, user };
   const person = await personAndInteraction(deps, where, id);
   if (typeof person === "string") return person;
-  const { name, interaction } = person;
+  const { answerer, interaction } = person;
   if (ts) deps.remember(id, { channel, ts });
   if (typing) {
     if (typedQuestions(interaction).length === 0 || !click.trigger_id) return "invalid";
@@ -101,7 +107,7 @@ export async function handleClick(
     await deps.tell(where, "This button does not answer this interaction; nothing was sent.");
     return "invalid";
   }
-  return answerAs(deps, { id, channel, ts }, user, name, answer);
+  return answerAs(deps, { id, channel, ts }, user, answerer, answer);
 }
 
 /** A submitted answer modal: its text fields answer the questions (`values.answers`). */
@@ -115,26 +121,25 @@ async function handleSubmission(
   const { origin, answers } = submitted;
   const person = await personAndInteraction(deps, { channel: origin.channel, user }, origin.id);
   if (typeof person === "string") return person;
-  return answerAs(deps, origin, user, person.name, {
+  return answerAs(deps, origin, user, person.answerer, {
     action: "text",
     values: { answers },
   });
 }
 
-/** The clicker's name and the interaction, or why there is nothing to answer (they were told). */
+/** Who the clicker answers as and the interaction, or why there is nothing to answer (they were told). */
 async function personAndInteraction(
   deps: ClickDeps,
   where: { channel: string; user: string },
   id: string,
-): Promise<{ name: string; interaction: Interaction } | ClickOutcome> {
+): Promise<{ answerer: ChatAnswerer; interaction: Interaction } | ClickOutcome> {
   const answerer = await chatAnswerer(deps.people, "slack", where.user, deps.linkedPerson);
   if (answerer === undefined) {
     await deps.tell(where, notAllowed("Slack", `slack:${where.user}`));
     return "refused";
   }
-  const { name } = answerer;
   try {
-    return { name, interaction: await deps.get(id) };
+    return { answerer, interaction: await deps.get(id) };
   } catch (error) {
     if (!(error instanceof ChannelsError && error.code === "not_found")) throw error;
     await deps.tell(where, "codex-harness does not know this interaction (any more).");
@@ -150,14 +155,14 @@ async function answerAs(
   deps: ClickDeps,
   origin: { id: string; channel: string; ts?: string | undefined },
   user: string,
-  name: string,
+  answerer: ChatAnswerer,
   answer: Pick<ClickAnswer, "action" | "values">,
 ): Promise<ClickOutcome> {
   try {
     await deps.respond(origin.id, {
       ...answer,
       metadata: { via: "slack", slackUser: user },
-      answerer: { id: `slack:${user}`, name },
+      answerer,
     });
     return "answered";
   } catch (error) {

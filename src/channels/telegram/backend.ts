@@ -6,7 +6,13 @@ import type { CallbackQuery, Message, Update } from "grammy/types";
 import { CodexHarnessError } from "../../errors.js";
 import type { BackendContext, InteractionBackend } from "../backends.js";
 import { answerOf, type ChatAnswer, chatUnshownReason, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, chatAnswerer, notAllowed, routingRefusal } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
@@ -263,20 +269,19 @@ class TelegramBackend implements InteractionBackend {
   }
 
   /**
-   * The name of who is answering (on the allow-list, or linked to a person: asked now), or
-   * undefined for a stranger or a chat other than ours.
+   * Who is answering (on the allow-list, or linked to a person: asked now), or undefined for a
+   * stranger or a chat other than ours.
    */
   private async person(
     chat: { id: number } | undefined,
     user: { id: number } | undefined,
-  ): Promise<string | undefined> {
+  ): Promise<ChatAnswerer | undefined> {
     const context = this.context;
     if (!chat || !user || String(chat.id) !== this.chatId || !context) return undefined;
     const people = this.options.people ?? new Map<string, string>();
-    const answerer = await chatAnswerer(people, "telegram", String(user.id), (platformUser) =>
+    return chatAnswerer(people, "telegram", String(user.id), (platformUser) =>
       context.linkedPerson(platformUser),
     );
-    return answerer?.name;
   }
 
   private async onClick(query: CallbackQuery): Promise<void> {
@@ -289,8 +294,8 @@ class TelegramBackend implements InteractionBackend {
           signal,
         ),
       );
-    const name = await this.person(query.message?.chat, query.from);
-    if (!name) return tell(notAllowed("Telegram", `telegram:${query.from.id}`), true);
+    const answerer = await this.person(query.message?.chat, query.from);
+    if (!answerer) return tell(notAllowed("Telegram", `telegram:${query.from.id}`), true);
     const data = query.data ?? "";
     const id = interactionIdOf(data);
     const entry = id === undefined ? undefined : this.sent.get(id);
@@ -305,7 +310,7 @@ class TelegramBackend implements InteractionBackend {
     const answer = answerOf(entry.interaction, data, "telegram");
     if (!answer)
       return tell("That button is not one of this request's; nothing was answered.", true);
-    const reply = await this.answer(entry, answer, name, query.from.id);
+    const reply = await this.answer(entry, answer, answerer, query.from.id);
     await tell(reply.text, reply.alert);
   }
 
@@ -326,8 +331,8 @@ class TelegramBackend implements InteractionBackend {
         ),
       );
     const from = message.from;
-    const name = await this.person(message.chat, from);
-    if (!name || !from) return say(notAllowed("Telegram", from && `telegram:${from.id}`));
+    const answerer = await this.person(message.chat, from);
+    if (!answerer || !from) return say(notAllowed("Telegram", from && `telegram:${from.id}`));
     if (!answersByReply(entry.interaction)) {
       const unshown = chatUnshownReason(entry.interaction, "telegram");
       return say(
@@ -338,7 +343,7 @@ class TelegramBackend implements InteractionBackend {
     }
     const text = message.text.trim();
     if (text === "") return;
-    const reply = await this.answer(entry, { action: "text", values: { text } }, name, from.id);
+    const reply = await this.answer(entry, { action: "text", values: { text } }, answerer, from.id);
     // A taken answer shows in the edited message; only a refusal needs words.
     if (reply.alert) await say(reply.text);
   }
@@ -347,7 +352,7 @@ class TelegramBackend implements InteractionBackend {
   private async answer(
     entry: Sent,
     answer: ChatAnswer,
-    name: string,
+    answerer: ChatAnswerer,
     userId: number,
   ): Promise<{ text: string; alert: boolean }> {
     if (isFinal(entry.interaction)) {
@@ -359,7 +364,7 @@ class TelegramBackend implements InteractionBackend {
       const done = await context.respond(
         entry.interaction.id,
         { ...answer, metadata: { via: "telegram", telegramUserId: String(userId) } },
-        { id: `telegram:${userId}`, name },
+        answerer,
       );
       this.remember(done);
       if (!isFinal(done) && done.approvals?.length) {
