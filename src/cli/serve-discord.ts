@@ -2,7 +2,7 @@
 // environment (the bot token and the application's public key, never arguments).
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { peopleOf, whoMayAnswer } from "../channels/chat/people.js";
+import { answerersLine, peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { CodexHarnessError } from "../errors.js";
 
@@ -73,7 +73,7 @@ export async function discordServeBackend(
   return {
     backend,
     describe: (url) => [
-      `discord: posting to channel ${channelId}; ${whoMayAnswer(people.size, "Discord")}`,
+      `discord: posting to channel ${channelId}; ${answerersLine(people.size, "Discord")}`,
       `discord: interactions endpoint at ${url}${DISCORD_INTERACTIONS_PATH} (give Discord this path under your public URL)`,
     ],
   };

@@ -2,7 +2,7 @@
 // (tokens and the signing secret, never arguments).
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { peopleOf, whoMayAnswer } from "../channels/chat/people.js";
+import { answerersLine, peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { CodexHarnessError } from "../errors.js";
 
@@ -86,7 +86,7 @@ export async function slackServeBackend(
   return {
     backend,
     describe: (url) => [
-      `slack: posting to ${channel}; ${whoMayAnswer(people.size, "Slack")}`,
+      `slack: posting to ${channel}; ${answerersLine(people.size, "Slack")}`,
       ...(signingSecret
         ? [
             `slack: interactivity at ${url}${SLACK_INTERACTIONS_PATH} (give Slack this path under your public URL)`,
