@@ -108,7 +108,7 @@ export function routingRefusal(error: unknown): string | undefined {
   return `Your answer was not taken: ${error.message}`;
 }
 
-/** Who may answer from a chat, for `serve` to print: "2 people may answer, and those linked to Slack users". */
+/** Who may answer from a chat, for `serve` to print ("2 people may answer, and the people linked to Slack users"). */
 export function answerersLine(listed: number, platform: string): string {
   if (listed === 0) return `the people linked to ${platform} users may answer`;
   const allowList = `${listed} ${listed === 1 ? "person" : "people"} may answer`;
