@@ -5,6 +5,7 @@
 import { CodexHarnessError } from "../errors.js";
 import type { AuditActor, AuditRecord, AuditSummary } from "./audit-types.js";
 import type { Interaction } from "./interaction-types.js";
+import type { PersonLink } from "./people-links.js";
 import type { Identity, Person, TokenRecord } from "./people-types.js";
 import { approvalProgress } from "./routing.js";
 import { commandLine } from "./titles.js";
@@ -27,6 +28,7 @@ export function actorOf(identity: Identity): AuditActor {
     id: identity.id,
     ...(identity.name !== identity.id ? { name: identity.name } : {}),
     ...(identity.tokenId ? { tokenId: identity.tokenId } : {}),
+    ...(identity.platformUser ? { platformUser: identity.platformUser } : {}),
   };
 }
 
@@ -225,5 +227,24 @@ export function tokenRecord(
     subject: token.id,
     decision: action === "token.issued" ? "issued" : "revoked",
     summary: { person: token.personId, scopes: token.scopes },
+  };
+}
+
+/** A chat platform's user linked to a person, or unlinked (the subject is the platform user). */
+export function linkRecord(
+  action: "person.linked" | "person.unlinked",
+  link: PersonLink,
+  actor: AuditActor,
+  surface: string,
+  at: string,
+): AuditRecord {
+  return {
+    at,
+    action,
+    actor,
+    surface,
+    subject: link.platformUser,
+    decision: action === "person.linked" ? "linked" : "unlinked",
+    summary: { person: link.personId },
   };
 }

@@ -6,9 +6,10 @@ import type { IdentityKind } from "./people-types.js";
 /**
  * What an entry records: an interaction created, answered (or accepted by one of the several
  * people it needs: `interaction.approved`), refused an answer, cancelled or ended at its
- * deadline; a person or program added or removed; a token issued or revoked; a person signed in
- * to the inbox through an OpenID provider (`session.started`), refused sign-in
- * (`sign-in.refused`, with why) or signed out (`session.ended`).
+ * deadline; a person or program added or removed; a token issued or revoked; a chat platform's
+ * user linked to a person or unlinked; a person signed in to the inbox through an OpenID provider
+ * (`session.started`), refused sign-in (`sign-in.refused`, with why) or signed out
+ * (`session.ended`).
  */
 export type AuditAction =
   | "interaction.created"
@@ -21,6 +22,8 @@ export type AuditAction =
   | "person.removed"
   | "token.issued"
   | "token.revoked"
+  | "person.linked"
+  | "person.unlinked"
   | "session.started"
   | "sign-in.refused"
   | "session.ended";
@@ -37,6 +40,11 @@ export interface AuditActor {
   name?: string;
   /** The person's or program's token the request carried (its id, never the secret). */
   tokenId?: string;
+  /**
+   * The chat platform's user a person acted as, when they answered from a chat they are linked to
+   * (`slack:U024BE7LH`); `id` is then the person's.
+   */
+  platformUser?: string;
 }
 
 /**
@@ -57,12 +65,15 @@ export interface AuditRecord {
   action: AuditAction;
   actor: AuditActor;
   surface: AuditSurface;
-  /** What it is about: an interaction's id, a person's or program's id, a token's id. */
+  /**
+   * What it is about: an interaction's id, a person's or program's id, a token's id, a linked
+   * platform user (`slack:U024BE7LH`).
+   */
   subject: string;
   /**
    * The outcome: `created`; the answer's action (`accept`, `decline`, `cancel`, `text`);
-   * `refused`; `cancelled`; `expired`; `added`; `removed`; `issued`; `revoked`; `signed-in`;
-   * `signed-out`.
+   * `refused`; `cancelled`; `expired`; `added`; `removed`; `issued`; `revoked`; `linked`;
+   * `unlinked`; `signed-in`; `signed-out`.
    */
   decision: string;
   /** Why: a refusal's error code (`missing_scope`, `conflict`, …) or an end's reason. */

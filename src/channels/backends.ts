@@ -4,31 +4,47 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CodexHarnessError } from "../errors.js";
+import { actorOf } from "./audit-records.js";
+import { ChannelsError } from "./errors.js";
 import type {
   Interaction,
   InteractionChange,
   InteractionResponseInput,
 } from "./interaction-types.js";
-import type { Identity } from "./people-types.js";
+import { People } from "./people.js";
+import { checkPlatformUser } from "./people-links.js";
+import type { Identity, Person } from "./people-types.js";
 import type { ChannelsRuntime } from "./runtime.js";
 
 /**
  * Who answered through a backend, as the backend verified them (a chat platform's signed user
- * id): `id` is `<platform>:<user>` (`slack:U024BE7LH`, `telegram:123456789`), `name` how to show them.
+ * id): `id` is `<platform>:<user>` (`slack:U024BE7LH`, `telegram:123456789`), `name` how to show
+ * them. When that platform user is linked to a person (`codex-harness people link`), the answer is
+ * the person's.
  */
 export interface BackendAnswerer {
   id: string;
   name?: string;
+  /**
+   * The backend let them answer only because they are linked to a person (they are not on its
+   * allow-list): if the link is gone by the time the answer is taken, it is refused (`not_allowed`,
+   * 403, recorded) rather than taken as the bare platform user's.
+   */
+  linked?: boolean;
 }
 
 /** What a backend can do besides receiving: answer an interaction it delivered. */
 export interface BackendContext {
   /**
-   * Answers an interaction (the first answer wins; a later one throws `conflict`) as `answerer`,
-   * recorded as the response's `answeredBy`; without one, as the backend itself
-   * (`backend:<name>`). An `answerer.id` without a `:` is refused (`invalid_input`): those ids are
-   * the runtime's people. The audit log records the answer (or its refusal) from the backend's
-   * `name` as the surface.
+   * Answers an interaction (the first answer wins; a later one throws `conflict`) as `answerer`;
+   * without one, as the backend itself (`backend:<name>`). A platform user linked to a person
+   * (looked up in the store on each answer) answers as that person: their id, name and groups, so
+   * that routing naming them or their groups applies, and the response's `answeredBy` and the audit
+   * log's actor are the person (the actor's `platformUser` keeps who clicked). An unlinked one
+   * answers as `answerer.id`, in no group. An `answerer.id` without a `:` is refused
+   * (`invalid_input`): those ids are the runtime's people. The routing's refusals are the runtime's
+   * (`not_allowed` 403, `already_approved` 409). The audit log records the answer (or its refusal)
+   * from the backend's `name` as the surface.
    */
   respond(
     id: string,
@@ -37,6 +53,13 @@ export interface BackendContext {
   ): Promise<Interaction>;
   /** An interaction as it is now (`not_found` when there is none). */
   get(id: string): Promise<Interaction>;
+  /**
+   * The person a chat platform's user (`slack:U024BE7LH`) is linked to, read from the store now
+   * (nothing is cached: a link made or removed holds from the next click on); undefined when they
+   * are not linked, or the store keeps no people. A chat backend lets a linked user answer
+   * whether or not its allow-list names them.
+   */
+  linkedPerson(platformUser: string): Promise<Person | undefined>;
   /** Aborts when the runtime closes. */
   signal: AbortSignal;
 }
@@ -148,9 +171,21 @@ export class BackendDispatcher {
 
   private context(backend: InteractionBackend): BackendContext {
     return {
-      respond: (id, response, answerer) =>
-        this.runtime.respond(id, response, answererIdentity(backend, answerer), backend.name),
+      respond: async (id, response, answerer) => {
+        const by = await this.answerer(backend, answerer);
+        if (answerer?.linked && by.platformUser === undefined) {
+          const error = new ChannelsError(
+            "not_allowed",
+            403,
+            `${answerer.id} is no longer linked to anyone, and not on the ${backend.name} allow-list.`,
+          );
+          await this.runtime.recordRefusal(id, actorOf(by), backend.name, error);
+          throw error;
+        }
+        return this.runtime.respond(id, response, by, backend.name);
+      },
       get: (id) => this.runtime.get(id),
+      linkedPerson: (platformUser) => this.linkedPerson(platformUser),
       signal: this.abort.signal,
     };
   }
@@ -183,28 +218,54 @@ export class BackendDispatcher {
       }
     }
   }
-}
 
-/** Who a backend's answer is by: the platform user it names, or the backend itself. */
-function answererIdentity(
-  backend: InteractionBackend,
-  answerer: BackendAnswerer | undefined,
-): Identity {
-  if (!answerer) {
-    const id = `backend:${backend.name}`;
-    return { kind: "program", id, name: backend.name, groups: [], scopes: ["answer"] };
+  /** The person `platformUser` is linked to, from the store now; undefined when none. */
+  private async linkedPerson(platformUser: string): Promise<Person | undefined> {
+    const store = this.runtime.peopleStore;
+    if (!store) return undefined;
+    try {
+      checkPlatformUser(platformUser);
+    } catch {
+      return undefined; // Not a platform user anyone can be linked as.
+    }
+    return new People(store).linkedPerson(platformUser);
   }
-  if (typeof answerer.id !== "string" || !/^[^:\s]+:\S+$/.test(answerer.id)) {
-    throw new CodexHarnessError(
-      "invalid_input",
-      `The ${backend.name} backend answered as ${JSON.stringify(answerer.id)}; a backend names its platform's user as <platform>:<user id> (e.g. slack:U024BE7LH).`,
-    );
+
+  /**
+   * Who a backend's answer is by: the person its platform user is linked to (looked up now), the
+   * platform user, or the backend itself.
+   */
+  private async answerer(
+    backend: InteractionBackend,
+    answerer: BackendAnswerer | undefined,
+  ): Promise<Identity> {
+    if (!answerer) {
+      const id = `backend:${backend.name}`;
+      return { kind: "program", id, name: backend.name, groups: [], scopes: ["answer"] };
+    }
+    if (typeof answerer.id !== "string" || !/^[^:\s]+:\S+$/.test(answerer.id)) {
+      throw new CodexHarnessError(
+        "invalid_input",
+        `The ${backend.name} backend answered as ${JSON.stringify(answerer.id)}; a backend names its platform's user as <platform>:<user id> (e.g. slack:U024BE7LH).`,
+      );
+    }
+    const person = await this.linkedPerson(answerer.id);
+    if (person) {
+      return {
+        kind: "person",
+        id: person.id,
+        name: person.name,
+        groups: person.groups,
+        scopes: ["answer"],
+        platformUser: answerer.id,
+      };
+    }
+    return {
+      kind: "person",
+      id: answerer.id,
+      name: answerer.name ?? answerer.id,
+      groups: [],
+      scopes: ["answer"],
+    };
   }
-  return {
-    kind: "person",
-    id: answerer.id,
-    name: answerer.name ?? answerer.id,
-    groups: [],
-    scopes: ["answer"],
-  };
 }

@@ -19,6 +19,7 @@ import { ChannelsError } from "./errors.js";
 import { HostNames } from "./host-names.js";
 import { answer, recordBadToken, refuseForgedRequest } from "./http-answer.js";
 import { readJson, sendFailure, sendJson } from "./http-body.js";
+import { isPeopleRoute, servePeople } from "./http-people.js";
 import { decodePart, filterOf } from "./http-query.js";
 import { serveInbox } from "./inbox.js";
 import type { Interaction } from "./interaction-types.js";
@@ -317,6 +318,8 @@ class Api {
       const { tokenId: _, ...shown } = identity;
       return sendJson(response, 200, shown);
     }
+    if (isPeopleRoute(parts))
+      return servePeople(runtime, request, response, parts, identity, this.limits.maxBodyBytes);
     if (parts[1] === "events" && parts.length === 2 && method === "GET") {
       may("read");
       return this.events(request, response, url, identity);

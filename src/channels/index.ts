@@ -58,6 +58,12 @@ export {
 } from "./oidc-claims.js";
 export type { SignInConfig } from "./oidc-routes.js";
 export { type IssuedToken, type NewPerson, People, type PeopleOptions } from "./people.js";
+export {
+  checkPlatformUser,
+  LINK_PLATFORMS,
+  type LinkPlatform,
+  type PersonLink,
+} from "./people-links.js";
 export type {
   PeopleStore,
   SignedInPerson,

@@ -2,6 +2,7 @@
 // (embedded SQLite, PostgreSQL) implement beside their interactions. Rows only; the rules are
 // `people.ts`'s and `sessions.ts`'s.
 import type { AuditRecord } from "./audit-types.js";
+import type { PersonLink } from "./people-links.js";
 import type { Person, TokenRecord } from "./people-types.js";
 
 /** A token as stored: its record and the SHA-256 of its secret (never the secret). */
@@ -42,7 +43,7 @@ export interface PeopleStore {
   person(id: string): Promise<Person | undefined>;
   /** Everyone, by id. */
   people(): Promise<Person[]>;
-  /** Removes a person or program and their tokens; false when there was none. */
+  /** Removes a person or program, their tokens and their links; false when there was none. */
   removePerson(id: string, audit?: AuditRecord): Promise<boolean>;
   /** Adds a token of `token.personId`; false (nothing written) when there is no such person. */
   addToken(token: StoredToken, audit?: AuditRecord): Promise<boolean>;
@@ -73,4 +74,19 @@ export interface PeopleStore {
   ): Promise<{ session: StoredSession; person: Person } | undefined>;
   /** Deletes the session of `hash`; false when there was none. */
   endSession(hash: string, audit?: AuditRecord): Promise<boolean>;
+
+  // Chat platforms' users linked to people (`people link`).
+
+  /**
+   * Links `link.platformUser` to `link.personId` unless it is linked already: the link of that
+   * platform user as it is now (the new one, or the one it had: maybe another person's; nothing is
+   * recorded then), or undefined (nothing written) when there is no such person.
+   */
+  addLink(link: PersonLink, audit?: AuditRecord): Promise<PersonLink | undefined>;
+  /** Removes the link of `platformUser`: the link removed, or undefined when there was none. */
+  removeLink(platformUser: string, audit?: AuditRecord): Promise<PersonLink | undefined>;
+  /** The link of `platformUser` and the person it names, or undefined when it is not linked. */
+  link(platformUser: string): Promise<{ link: PersonLink; person: Person } | undefined>;
+  /** Links (of `personId`, or everyone's), by platform user. */
+  links(personId?: string): Promise<PersonLink[]>;
 }

@@ -31,6 +31,11 @@ export interface Identity {
   scopes: readonly Scope[];
   /** The token the request carried, when it was a person's or program's. */
   tokenId?: string;
+  /**
+   * The chat platform's user this person answers as, when a chat backend's click or reply came
+   * from a user linked to them (`slack:U024BE7LH`; `codex-harness people link`).
+   */
+  platformUser?: string;
 }
 
 /**

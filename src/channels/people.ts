@@ -1,8 +1,10 @@
 // The runtime's people and programs: adding and removing them, issuing and revoking their tokens,
-// and telling who a token stands for. The rules live here; the rows in a `PeopleStore`.
+// linking chat platforms' users to them, and telling who a token or a chat user stands for. The
+// rules live here; the rows in a `PeopleStore`.
 import { CodexHarnessError } from "../errors.js";
-import { actorOf, personRecord, tokenRecord } from "./audit-records.js";
+import { actorOf, linkRecord, personRecord, tokenRecord } from "./audit-records.js";
 import type { AuditActor, AuditSurface } from "./audit-types.js";
+import { checkPlatformUser, type PersonLink } from "./people-links.js";
 import type { PeopleStore } from "./people-store.js";
 import { mintToken, parseToken, secretMatches } from "./people-tokens.js";
 import {
@@ -49,9 +51,11 @@ export interface IssuedToken {
 /**
  * People and programs, and their tokens, over a {@link PeopleStore}. A token is stored only as
  * the SHA-256 of its secret, found by the id it carries, compared in constant time, and read from
- * the store on every use (a revocation holds from the next request on). Every change (added,
- * removed, token issued, revoked) is recorded in the store's audit log with the change. Errors are
- * {@link CodexHarnessError}s: `invalid_input`, `not_found`, `conflict`.
+ * the store on every use (a revocation holds from the next request on). A chat platform's user
+ * linked to a person answers from that chat as the person, read from the store on every answer too.
+ * Every change (added, removed, token issued, revoked, linked, unlinked) is recorded in the store's
+ * audit log with the change. Errors are {@link CodexHarnessError}s: `invalid_input`, `not_found`,
+ * `conflict`.
  */
 export class People {
   private readonly now: () => Date;
@@ -95,7 +99,10 @@ export class People {
     return this.store.people();
   }
 
-  /** Removes a person or program and every token of theirs; `not_found` when there is none. */
+  /**
+   * Removes a person or program with every token and link of theirs; `not_found` when there is
+   * none.
+   */
   async remove(id: string): Promise<void> {
     const person = await this.store.person(id);
     if (!person) throw noPerson(id);
@@ -165,6 +172,64 @@ export class People {
       scopes: record.scopes,
       tokenId: record.id,
     };
+  }
+
+  // Chat platforms' users linked to people.
+
+  /**
+   * Links a chat platform's user (`slack:U024BE7LH`, `telegram:123456789`,
+   * `discord:80351110224678912`) to the person `personId`: from then on, their answers from that
+   * chat are the person's, under the same routing as the person's own. One platform user links to
+   * one person: `conflict` when they are linked to someone else (linked to this person already,
+   * nothing changes). `invalid_input` for a malformed platform user or a program (programs do not
+   * click), `not_found` when there is no such person.
+   */
+  async link(personId: string, platformUser: string): Promise<PersonLink> {
+    checkPlatformUser(platformUser);
+    const person = await this.store.person(personId);
+    if (!person) throw noPerson(personId);
+    if (person.kind !== "person") {
+      throw new CodexHarnessError(
+        "invalid_input",
+        `${personId} is a program; only people are linked to chat users (a program answers with a token of its own).`,
+      );
+    }
+    const link: PersonLink = { platformUser, personId, createdAt: this.now().toISOString() };
+    const audit = linkRecord("person.linked", link, this.actor, this.surface, link.createdAt);
+    const stored = await this.store.addLink(link, audit);
+    if (!stored) throw noPerson(personId);
+    if (stored.personId !== personId) {
+      throw new CodexHarnessError(
+        "conflict",
+        `${platformUser} is linked to ${stored.personId} already; unlink it first (codex-harness people unlink ${platformUser}).`,
+      );
+    }
+    return stored;
+  }
+
+  /** Unlinks a chat platform's user; `not_found` when they are not linked. */
+  async unlink(platformUser: string): Promise<PersonLink> {
+    const found = await this.store.link(platformUser);
+    const at = this.now().toISOString();
+    const audit = found && linkRecord("person.unlinked", found.link, this.actor, this.surface, at);
+    const removed = audit && (await this.store.removeLink(platformUser, audit));
+    if (!removed) {
+      throw new CodexHarnessError(
+        "not_found",
+        `${JSON.stringify(platformUser)} is not linked to anyone; \`codex-harness people list\` shows the links.`,
+      );
+    }
+    return removed;
+  }
+
+  /** Links (of `personId`, or everyone's), by platform user. */
+  links(personId?: string): Promise<PersonLink[]> {
+    return this.store.links(personId);
+  }
+
+  /** The person a chat platform's user is linked to, read from the store now; undefined when none. */
+  async linkedPerson(platformUser: string): Promise<Person | undefined> {
+    return (await this.store.link(platformUser))?.person;
   }
 }
 

@@ -1,12 +1,24 @@
-// People, programs, tokens and sign-in sessions in the PostgreSQL store: tables beside the
-// interactions, on the same pool, so every runtime instance sharing the database knows the same
-// people and accepts the same sessions.
+// People, programs, tokens, sign-in sessions and linked chat users in the PostgreSQL store: tables
+// beside the interactions, on the same pool, so every runtime instance sharing the database knows
+// the same people and accepts the same sessions.
 import type { Pool } from "pg";
 import type { AuditRecord } from "./audit-types.js";
+import type { PersonLink } from "./people-links.js";
 import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import { inTransaction } from "./pg-pool.js";
 import type { PostgresAuditLog } from "./postgres-audit.js";
+
+/** Chat platforms' users linked to people: one person per platform user. */
+const POSTGRES_LINKS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS codex_harness_person_links (
+  platform_user TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES codex_harness_people (id) ON DELETE CASCADE,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX IF NOT EXISTS codex_harness_person_links_person
+  ON codex_harness_person_links (person_id);
+`;
 
 /** The tables (idempotent DDL), part of the store's schema. */
 export const POSTGRES_PEOPLE_SCHEMA = `
@@ -40,7 +52,7 @@ CREATE TABLE IF NOT EXISTS codex_harness_sessions (
 );
 CREATE INDEX IF NOT EXISTS codex_harness_sessions_person ON codex_harness_sessions (person_id);
 CREATE INDEX IF NOT EXISTS codex_harness_sessions_expires ON codex_harness_sessions (expires_at);
-`;
+${POSTGRES_LINKS_SCHEMA}`;
 
 interface PersonRow {
   id: string;
@@ -112,7 +124,7 @@ export class PostgresPeopleStore implements PeopleStore {
 
   async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
-      // Groups and tokens go with the person (ON DELETE CASCADE).
+      // Groups, tokens and links go with the person (ON DELETE CASCADE).
       const removed = await client.query("DELETE FROM codex_harness_people WHERE id = $1", [id]);
       if ((removed.rowCount ?? 0) === 0) return false;
       if (audit) await this.audit.appendIn(client, audit);
@@ -250,6 +262,84 @@ export class PostgresPeopleStore implements PeopleStore {
       return true;
     });
   }
+
+  // Chat platforms' users linked to people (`people link`).
+
+  async addLink(link: PersonLink, audit?: AuditRecord): Promise<PersonLink | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      // The person's row is held until the end: a removal meanwhile waits for this link.
+      const person = await client.query(
+        "SELECT 1 FROM codex_harness_people WHERE id = $1 FOR KEY SHARE",
+        [link.personId],
+      );
+      if ((person.rowCount ?? 0) === 0) return undefined;
+      const added = await client.query<LinkRow>(
+        `INSERT INTO codex_harness_person_links (platform_user, person_id, created_at)
+         VALUES ($1, $2, $3) ON CONFLICT (platform_user) DO NOTHING RETURNING *`,
+        [link.platformUser, link.personId, link.createdAt],
+      );
+      if (added.rows[0]) {
+        if (audit) await this.audit.appendIn(client, audit);
+        return linkOf(added.rows[0]);
+      }
+      const { rows } = await client.query<LinkRow>(
+        "SELECT * FROM codex_harness_person_links WHERE platform_user = $1",
+        [link.platformUser],
+      );
+      return rows[0] ? linkOf(rows[0]) : undefined;
+    });
+  }
+
+  async removeLink(platformUser: string, audit?: AuditRecord): Promise<PersonLink | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<LinkRow>(
+        "DELETE FROM codex_harness_person_links WHERE platform_user = $1 RETURNING *",
+        [platformUser],
+      );
+      if (!rows[0]) return undefined;
+      if (audit) await this.audit.appendIn(client, audit);
+      return linkOf(rows[0]);
+    });
+  }
+
+  async link(platformUser: string): Promise<{ link: PersonLink; person: Person } | undefined> {
+    const { rows } = await this.pool.query<LinkRow & { person: PersonRow }>(
+      `SELECT l.*, row_to_json(p) AS person FROM codex_harness_person_links l
+       JOIN (${SELECT_PERSON}) p ON p.id = l.person_id WHERE l.platform_user = $1`,
+      [platformUser],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const person = personOf({ ...row.person, created_at: new Date(row.person.created_at) });
+    return { link: linkOf(row), person };
+  }
+
+  async links(personId?: string): Promise<PersonLink[]> {
+    const { rows } =
+      personId === undefined
+        ? await this.pool.query<LinkRow>(
+            'SELECT * FROM codex_harness_person_links ORDER BY platform_user COLLATE "C"',
+          )
+        : await this.pool.query<LinkRow>(
+            'SELECT * FROM codex_harness_person_links WHERE person_id = $1 ORDER BY platform_user COLLATE "C"',
+            [personId],
+          );
+    return rows.map(linkOf);
+  }
+}
+
+interface LinkRow {
+  platform_user: string;
+  person_id: string;
+  created_at: Date;
+}
+
+function linkOf(row: LinkRow): PersonLink {
+  return {
+    platformUser: row.platform_user,
+    personId: row.person_id,
+    createdAt: row.created_at.toISOString(),
+  };
 }
 
 function personOf(row: PersonRow): Person {

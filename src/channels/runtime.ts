@@ -26,6 +26,7 @@ import {
   type Routing,
 } from "./interaction-types.js";
 import { actionsOf } from "./normalize.js";
+import type { PeopleStore } from "./people-store.js";
 import { ADMIN, type Identity } from "./people-types.js";
 import {
   approvalsNeeded,
@@ -108,6 +109,14 @@ export class ChannelsRuntime {
   async checkRouting(routing: Routing): Promise<void> {
     if (routing.answer === undefined && routing.see === undefined) return;
     checkPrincipals(routing, (await this.options.store.people?.people()) ?? []);
+  }
+
+  /**
+   * The people, programs, tokens and linked chat users of the store (undefined for a store that
+   * keeps none): what the admin routes manage and the chat backends' answers are looked up in.
+   */
+  get peopleStore(): PeopleStore | undefined {
+    return this.options.store.people;
   }
 
   async get(id: string): Promise<Interaction> {

@@ -1,10 +1,21 @@
-// People, programs, tokens and sign-in sessions in the embedded SQLite store: tables beside the
-// interactions, on the same connection.
+// People, programs, tokens, sign-in sessions and linked chat users in the embedded SQLite store:
+// tables beside the interactions, on the same connection.
 import type { Database } from "better-sqlite3";
 import type { AuditRecord } from "./audit-types.js";
+import type { PersonLink } from "./people-links.js";
 import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import type { SqliteAuditLog } from "./sqlite-audit.js";
+
+/** Chat platforms' users linked to people: one person per platform user. */
+const SQLITE_LINKS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS person_links (
+  platform_user TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS person_links_person ON person_links (person_id);
+`;
 
 /** The tables (idempotent DDL), run by the store on open. */
 export const SQLITE_PEOPLE_SCHEMA = `
@@ -36,7 +47,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   expires_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_person ON sessions (person_id);
-`;
+${SQLITE_LINKS_SCHEMA}`;
 
 interface PersonRow {
   id: string;
@@ -110,6 +121,7 @@ export class SqlitePeopleStore implements PeopleStore {
       .transaction(() => {
         this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
         this.db.prepare("DELETE FROM sessions WHERE person_id = ?").run(id);
+        this.db.prepare("DELETE FROM person_links WHERE person_id = ?").run(id);
         this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
         const removed = this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
         if (removed && audit) this.audit.appendIn(audit);
@@ -237,6 +249,69 @@ export class SqlitePeopleStore implements PeopleStore {
       })
       .immediate();
   }
+
+  // Chat platforms' users linked to people (`people link`).
+
+  async addLink(link: PersonLink, audit?: AuditRecord): Promise<PersonLink | undefined> {
+    return this.db
+      .transaction(() => {
+        if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(link.personId)) return;
+        const added = this.db
+          .prepare(
+            "INSERT INTO person_links (platform_user, person_id, created_at) VALUES (?, ?, ?) ON CONFLICT (platform_user) DO NOTHING",
+          )
+          .run(link.platformUser, link.personId, link.createdAt);
+        if (added.changes > 0 && audit) this.audit.appendIn(audit);
+        return this.linkRow(link.platformUser);
+      })
+      .immediate();
+  }
+
+  async removeLink(platformUser: string, audit?: AuditRecord): Promise<PersonLink | undefined> {
+    return this.db
+      .transaction(() => {
+        const link = this.linkRow(platformUser);
+        if (!link) return;
+        this.db.prepare("DELETE FROM person_links WHERE platform_user = ?").run(platformUser);
+        if (audit) this.audit.appendIn(audit);
+        return link;
+      })
+      .immediate();
+  }
+
+  async link(platformUser: string): Promise<{ link: PersonLink; person: Person } | undefined> {
+    const link = this.linkRow(platformUser);
+    const person = link && (await this.person(link.personId));
+    return link && person ? { link, person } : undefined;
+  }
+
+  async links(personId?: string): Promise<PersonLink[]> {
+    const rows = (
+      personId === undefined
+        ? this.db.prepare("SELECT * FROM person_links ORDER BY platform_user").all()
+        : this.db
+            .prepare("SELECT * FROM person_links WHERE person_id = ? ORDER BY platform_user")
+            .all(personId)
+    ) as LinkRow[];
+    return rows.map(linkOf);
+  }
+
+  private linkRow(platformUser: string): PersonLink | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM person_links WHERE platform_user = ?")
+      .get(platformUser) as LinkRow | undefined;
+    return row ? linkOf(row) : undefined;
+  }
+}
+
+interface LinkRow {
+  platform_user: string;
+  person_id: string;
+  created_at: string;
+}
+
+function linkOf(row: LinkRow): PersonLink {
+  return { platformUser: row.platform_user, personId: row.person_id, createdAt: row.created_at };
 }
 
 function personOf(row: PersonRow): Person {

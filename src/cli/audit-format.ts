@@ -37,7 +37,11 @@ function actorText(actor: AuditActor | undefined): string {
   if (!actor) return "?";
   const kind = actor.kind === "person" || actor.kind === "admin" ? "" : `${actor.kind} `;
   const who = actor.kind === "unknown" ? "unknown" : `${kind}${actor.id}`;
-  const notes = [actor.name, actor.tokenId && `token ${actor.tokenId}`].filter(Boolean);
+  const notes = [
+    actor.name,
+    actor.tokenId && `token ${actor.tokenId}`,
+    actor.platformUser && `as ${actor.platformUser}`,
+  ].filter(Boolean);
   return notes.length > 0 ? `${who} (${notes.join(", ")})` : who;
 }
 

@@ -81,25 +81,34 @@ export function addChannelsCommands(program: Command): void {
       }) => {
         const dataDir = path.resolve(options.dataDir ?? defaultDataDir());
         // The runtime's code (its HTTP server, store, schemas) is loaded by `serve` alone.
-        const [{ startChannelsServer }, { webhookBackend }] = await Promise.all([
+        const [{ startChannelsServer }, { webhookBackend }, { EarlyStore }] = await Promise.all([
           import("../channels/http-server.js"),
           import("../channels/webhook-backend.js"),
+          import("./serve-store.js"),
         ]);
-        const backends = options.webhook
-          ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
-          : [];
-        backends.push(...(await telegramBackendsOf(serve.opts<TelegramFlags>())));
-        const slack = await slackServeBackend(options, process.env);
-        if (slack) backends.push(slack.backend);
-        const discord = await discordServeBackend(serve.opts<DiscordServeFlags>(), process.env);
-        if (discord) backends.push(discord.backend);
+        // Opened early only when a chat names no allow-list: are people linked to its users?
+        const early = new EarlyStore(options.store, dataDir);
+        const { backends, slack, discord } = await early.deciding(async (linked) => {
+          const backends = options.webhook
+            ? [webhookBackend({ url: options.webhook, secret: webhookSecret() })]
+            : [];
+          backends.push(
+            ...(await telegramBackendsOf(serve.opts<TelegramFlags>(), process.env, linked)),
+          );
+          const slack = await slackServeBackend(options, process.env, linked);
+          if (slack) backends.push(slack.backend);
+          const flags = serve.opts<DiscordServeFlags>();
+          const discord = await discordServeBackend(flags, process.env, linked);
+          if (discord) backends.push(discord.backend);
+          return { backends, slack, discord };
+        });
         const oidc = await oidcServeOptions(serve.opts<OidcServeFlags>(), process.env);
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
           port: options.port,
           ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
-          ...(options.store ? { storeUrl: options.store } : {}),
+          ...early.serverOptions(),
           ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
           ...(oidc ? { oidc } : {}),
           backends,

@@ -1,7 +1,9 @@
 // `codex-harness people …`: the people and programs who may use a channels runtime with tokens of
-// their own, managed on its store (the data directory's SQLite, or PostgreSQL with --store).
+// their own, and the chat users linked to them, managed on its store (the data directory's SQLite,
+// or PostgreSQL with --store).
 import type { Command } from "commander";
 import type { People } from "../channels/people.js";
+import { checkPlatformUser, type PersonLink } from "../channels/people-links.js";
 import type { Person, TokenRecord } from "../channels/people-types.js";
 import { CodexHarnessError } from "../errors.js";
 import { addStoreFlags, type StoreFlags, useStore } from "./store-flags.js";
@@ -40,13 +42,18 @@ export function addPeopleCommands(program: Command): void {
 
   people
     .command("list")
-    .description("List people and programs, with their tokens (ids and scopes, never secrets)")
+    .description(
+      "List people and programs, with their tokens (ids and scopes, never secrets) and linked chat users",
+    )
     .option("--json", "print JSON")
     .action(async (flags: { json?: boolean }) => {
-      const [everyone, tokens] = await withPeople((all) => Promise.all([all.list(), all.tokens()]));
+      const [everyone, tokens, links] = await withPeople((all) =>
+        Promise.all([all.list(), all.tokens(), all.links()]),
+      );
       const listed = everyone.map((person) => ({
         ...person,
         tokens: tokens.filter((token) => token.personId === person.id),
+        links: links.filter((link) => link.personId === person.id),
       }));
       if (flags.json) {
         console.log(JSON.stringify(listed, null, 2));
@@ -59,6 +66,7 @@ export function addPeopleCommands(program: Command): void {
       for (const person of listed) {
         console.log(personLine(person));
         for (const token of person.tokens) console.log(`  ${tokenLine(token)}`);
+        for (const link of person.links) console.log(`  ${linkLine(link)}`);
       }
     });
 
@@ -86,11 +94,35 @@ export function addPeopleCommands(program: Command): void {
     });
 
   people
+    .command("link <person> <platform-users...>")
+    .description(
+      "Link chat users to a person (slack:U024BE7LH, telegram:123456789, discord:80351110224678912): their answers from that chat are the person's",
+    )
+    .action(async (id: string, platformUsers: string[]) => {
+      // All checked before any is linked: a typo links nothing.
+      for (const platformUser of platformUsers) checkPlatformUser(platformUser);
+      await withPeople(async (all) => {
+        for (const platformUser of platformUsers) {
+          const link = await all.link(id, platformUser);
+          console.log(`linked ${link.platformUser} to ${link.personId}`);
+        }
+      });
+    });
+
+  people
+    .command("unlink <platform-user>")
+    .description("Unlink a chat user: from their next click on, they answer as themselves")
+    .action(async (platformUser: string) => {
+      const link = await withPeople((all) => all.unlink(platformUser));
+      console.log(`unlinked ${link.platformUser} from ${link.personId}`);
+    });
+
+  people
     .command("remove <id>")
-    .description("Remove a person or program, and every token of theirs")
+    .description("Remove a person or program, and every token and link of theirs")
     .action(async (id: string) => {
       await withPeople((all) => all.remove(id));
-      console.log(`removed ${id} and their tokens`);
+      console.log(`removed ${id} and their tokens and links`);
     });
 }
 
@@ -116,6 +148,10 @@ function personLine(person: Person): string {
 function tokenLine(token: TokenRecord): string {
   const state = token.revokedAt ? `revoked ${token.revokedAt}` : "active";
   return `token ${token.id}  ${token.scopes.join(",")}  created ${token.createdAt}  ${state}`;
+}
+
+function linkLine(link: PersonLink): string {
+  return `linked ${link.platformUser}  since ${link.createdAt}`;
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -24,7 +24,7 @@ export function addTelegramFlags(command: Command): Command {
     .option("--telegram-chat <id>", "the chat's numeric id (a group's is negative)")
     .option(
       "--telegram-people <id=name,...>",
-      "Telegram user ids who may answer, and the names the history shows (default $CODEX_HARNESS_TELEGRAM_PEOPLE)",
+      "Telegram user ids who may answer besides the people linked to Telegram users (people link), and the names the history shows (default $CODEX_HARNESS_TELEGRAM_PEOPLE)",
     )
     .option(
       "--telegram-api-root <url>",
@@ -34,12 +34,14 @@ export function addTelegramFlags(command: Command): Command {
 
 /**
  * The Telegram backend the flags ask for (none without `--telegram`). Throws `invalid_option` for a
- * missing chat or people, `missing_secret` without a token, `missing_dependency` without grammy.
- * Polling failures are printed on stderr (redacted, repeats left out).
+ * missing chat, or no people (neither `--telegram-people` nor its variable, and `linked` says no
+ * one is linked to a Telegram user), `missing_secret` without a token, `missing_dependency`
+ * without grammy. Polling failures are printed on stderr (redacted, repeats left out).
  */
 export async function telegramBackendsOf(
   flags: TelegramFlags,
   env: NodeJS.ProcessEnv = process.env,
+  linked: (platform: "telegram") => Promise<boolean> = async () => false,
 ): Promise<InteractionBackend[]> {
   if (!flags.telegram) {
     const stray = flags.telegramChat ?? flags.telegramPeople ?? flags.telegramApiRoot;
@@ -57,12 +59,18 @@ export async function telegramBackendsOf(
       "--telegram needs --telegram-chat <id>, the numeric id of the chat to ask in.",
     );
   }
-  const people = peopleOf(flags.telegramPeople, env, {
-    chat: "--telegram",
-    flag: "--telegram-people",
-    envName: "CODEX_HARNESS_TELEGRAM_PEOPLE",
-    example: "id=name,…",
-  });
+  const people = await peopleOf(
+    flags.telegramPeople,
+    env,
+    {
+      chat: "--telegram",
+      flag: "--telegram-people",
+      envName: "CODEX_HARNESS_TELEGRAM_PEOPLE",
+      example: "id=name,…",
+      platform: "telegram",
+    },
+    () => linked("telegram"),
+  );
   const token = readSecret(env, "TELEGRAM_BOT_TOKEN", "--telegram");
   // Loaded here so that `serve` without --telegram never loads the backend (nor grammy).
   const { telegramBackend } = await import("../channels/telegram/backend.js");

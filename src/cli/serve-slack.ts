@@ -2,7 +2,7 @@
 // (tokens and the signing secret, never arguments).
 import type { Command } from "commander";
 import type { InteractionBackend } from "../channels/backends.js";
-import { peopleOf } from "../channels/chat/people.js";
+import { answerersLine, peopleOf } from "../channels/chat/people.js";
 import { readSecret } from "../channels/chat/secrets.js";
 import { CodexHarnessError } from "../errors.js";
 
@@ -23,17 +23,19 @@ export function addSlackServeOptions(command: Command): Command {
     .option("--slack-channel <id>", "the Slack channel id (C…) to post to (implies --slack)")
     .option(
       "--slack-people <list>",
-      "who may answer from Slack: U…=name,… (default $CODEX_HARNESS_SLACK_PEOPLE)",
+      "who may answer from Slack besides the people linked to Slack users (people link): U…=name,… (default $CODEX_HARNESS_SLACK_PEOPLE)",
     );
 }
 
 /**
  * The Slack backend the flags ask for (none without `--slack`), and what to print about it. The
- * backend's code is loaded only then.
+ * backend's code is loaded only then. Without `--slack-people` (or its variable), `linked` is asked
+ * whether people are linked to Slack users: they alone may answer then.
  */
 export async function slackServeBackend(
   flags: SlackServeFlags,
   env: NodeJS.ProcessEnv,
+  linked: (platform: "slack") => Promise<boolean> = async () => false,
 ): Promise<{ backend: InteractionBackend; describe(url: string): string[] } | undefined> {
   if (!flags.slack && flags.slackChannel === undefined) return undefined;
   const channel = flags.slackChannel ?? env.CODEX_HARNESS_SLACK_CHANNEL;
@@ -43,12 +45,18 @@ export async function slackServeBackend(
       "--slack needs --slack-channel <id> (or $CODEX_HARNESS_SLACK_CHANNEL): the channel id, C…, the app is in.",
     );
   }
-  const people = peopleOf(flags.slackPeople, env, {
-    chat: "--slack",
-    flag: "--slack-people",
-    envName: "CODEX_HARNESS_SLACK_PEOPLE",
-    example: "U…=name,…",
-  });
+  const people = await peopleOf(
+    flags.slackPeople,
+    env,
+    {
+      chat: "--slack",
+      flag: "--slack-people",
+      envName: "CODEX_HARNESS_SLACK_PEOPLE",
+      example: "U…=name,…",
+      platform: "slack",
+    },
+    () => linked("slack"),
+  );
   const token = readSecret(env, "SLACK_BOT_TOKEN", "--slack");
   const given = (name: string) => Boolean(env[name] || env[`${name}_FILE`]);
   if (!given("SLACK_SIGNING_SECRET") && !given("SLACK_APP_TOKEN")) {
@@ -78,7 +86,7 @@ export async function slackServeBackend(
   return {
     backend,
     describe: (url) => [
-      `slack: posting to ${channel}; ${people.size} ${people.size === 1 ? "person" : "people"} may answer`,
+      `slack: posting to ${channel}; ${answerersLine(people.size, "Slack")}`,
       ...(signingSecret
         ? [
             `slack: interactivity at ${url}${SLACK_INTERACTIONS_PATH} (give Slack this path under your public URL)`,

@@ -273,6 +273,49 @@ describe("Discord backend", () => {
     assert.equal((await client.get(created.id)).status, "delivered");
   });
 
+  it("a Discord user linked to a person answers as them: a two-person rule's first accept updates the message with its progress and buttons, a refusal is told only to the clicker", async () => {
+    const { fake, client, endpoint, discord, server } = await setup();
+    const people = server.people;
+    assert.ok(people);
+    await people.add({ id: "dana", name: "Dana", groups: ["release"] });
+    await people.add({ id: "erin", name: "Erin", groups: ["release"] });
+    await people.link("dana", `discord:${MALLORY}`);
+    await people.link("erin", "discord:80351110224678914");
+    const created = await client.create({
+      ...approval,
+      routing: { answer: ["group:release"], approvals: 2 },
+    });
+    const message = await posted(fake);
+    const accept = buttonsOf(message).get("Accept") ?? "";
+    const click = (user: string) =>
+      postInteraction(endpoint, KEYS.privateKey, clickPayload(user, message, accept));
+    // Alice is on the allow-list, not in group release: the runtime refuses her.
+    const alice = await click(ALICE);
+    assert.equal(alice.body.type, 4);
+    assert.match(
+      JSON.stringify(alice.body),
+      /Your answer was not taken: Only group:release may answer this request, and discord:80351110224678912 is not among them/,
+    );
+    // Mallory is not on it, but linked to Dana: her accept counts, and the message shows it.
+    const dana = await click(MALLORY);
+    assert.equal(dana.body.type, 7);
+    const shown = JSON.stringify(dana.body);
+    assert.match(shown, /1 of 2 approvals \(Dana\)/);
+    assert.match(shown, /"label":"Accept"/, "the buttons are still there");
+    const again = await click(MALLORY);
+    assert.match(JSON.stringify(again.body), /dana has approved this request already/);
+    const erin = await click("80351110224678914");
+    assert.equal(erin.body.type, 7);
+    assert.match(JSON.stringify(erin.body), /Accepted by Dana, Erin/);
+    assert.deepEqual(await discord.settled(), ["refused", "answered", "refused", "answered"]);
+    const done = await client.get(created.id);
+    assert.equal(done.response?.answeredBy, "erin");
+    assert.deepEqual(
+      done.approvals?.map((approval) => approval.by),
+      ["dana", "erin"],
+    );
+  });
+
   it("someone not on the allow-list is told so, and their click answers nothing", async () => {
     const { fake, client, endpoint, discord } = await setup();
     const created = await client.create(approval);
@@ -284,7 +327,7 @@ describe("Discord backend", () => {
     );
     assert.deepEqual(answer, {
       status: 200,
-      body: { type: 4, data: { content: notAllowed("Discord"), flags: 64 } },
+      body: { type: 4, data: { content: notAllowed("Discord", `discord:${MALLORY}`), flags: 64 } },
     });
     assert.deepEqual(await discord.settled(), ["refused"]);
     assert.equal((await client.get(created.id)).status, "delivered");

@@ -1,11 +1,13 @@
 // The Slack backend against a local fake Slack (the real @slack/web-api and @slack/socket-mode
 // pointed at it): a real codex approval answered by a click, a free-text question answered in a
-// modal, an option answered over socket mode,
-// a late click, forged and stale signatures, an unknown user, Slack down or rate-limiting.
+// modal, an option answered over socket mode, a Slack user linked to a person answering as them
+// under routing (and a two-person rule's progress in the message), a late click, forged and stale
+// signatures, an unknown user, Slack down or rate-limiting.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
+import type { AuditRecord } from "../../src/channels/audit-types.js";
 import type { InteractionBackend } from "../../src/channels/backends.js";
 import { notAllowed, parsePeople } from "../../src/channels/chat/people.js";
 import { ChannelsClient } from "../../src/channels/client.js";
@@ -16,6 +18,7 @@ import {
   slackBackend,
 } from "../../src/channels/slack/backend.js";
 import { SLACK_INTERACTIONS_PATH } from "../../src/channels/slack/interactivity.js";
+import { SqliteInteractionStore } from "../../src/channels/sqlite-store.js";
 import type { CodexHarnessError } from "../../src/errors.js";
 import { execCommand, reply, requestUserInput } from "../../src/testing/script.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
@@ -88,6 +91,26 @@ async function setup(
   };
 }
 
+/** The audit log of a server on the embedded store (read through a second connection). */
+async function auditOf(server: { tokenFile: string }): Promise<AuditRecord[]> {
+  const file = path.join(path.dirname(server.tokenFile), "interactions.db");
+  const store = await SqliteInteractionStore.open(file);
+  try {
+    const rows = await store.audit.rows({ limit: 1_000 });
+    return rows.map((row) => JSON.parse(row.body) as AuditRecord);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Adds a person in group release and links a Slack user (on no allow-list) to them. */
+async function linkedPerson(setup: Setup, id: string, name: string, slackUser: string) {
+  const people = setup.server.people;
+  assert.ok(people, "the embedded store keeps people");
+  await people.add({ id, name, groups: ["release"] });
+  await people.link(id, `slack:${slackUser}`);
+}
+
 describe("Slack backend", () => {
   it("a real codex command approval answered by a signed click runs the command; the message says who", async () => {
     const { fake, server, clickUrl } = await setup();
@@ -125,6 +148,115 @@ describe("Slack backend", () => {
     assert.deepEqual(answered?.response?.metadata, { via: "slack", slackUser: "U0ALICE" });
     await fixture.close();
     fixture = undefined;
+  });
+
+  it("a Slack user mapped to a person answers under that identity: routing to group:release takes the linked user's click, and refuses an allow-listed one outside it", async () => {
+    const served = await setup();
+    const { fake, server, clickUrl, slack, client } = served;
+    // Dana is on no allow-list, but linked; Alice is on the allow-list, in no group.
+    await linkedPerson(served, "dana", "Dana Scully", "U0DANA");
+    fixture = await startCodexAsking(
+      { url: server.url, token: server.token, routing: { answer: ["group:release"] } },
+      [execCommand("echo linked > linked.txt", { escalated: true }), reply("done")],
+    );
+    const turn = runTurn(fixture, "go");
+    const message = await posted(fake);
+    const accept = buttonsOf(message).get("Accept") ?? "";
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0ALICE", message, accept)),
+      200,
+    );
+    assert.deepEqual(await slack.settled(), ["refused"]);
+    const [told] = fake.callsOf("chat.postEphemeral");
+    assert.equal(told?.args.user, "U0ALICE");
+    assert.equal(
+      told?.args.text,
+      "Your answer was not taken: Only group:release may answer this request, and slack:U0ALICE is not among them.",
+    );
+    const [waiting] = await client.list({ status: ["pending", "delivered"] });
+    assert.ok(waiting, "still waiting after the refusal");
+    assert.equal(
+      await postClick(clickUrl, SIGNING_SECRET, clickPayload("U0DANA", message, accept)),
+      200,
+    );
+    await turn;
+    assert.ok(existsSync(path.join(fixture.workdir, "linked.txt")));
+    assert.deepEqual(await slack.settled(), ["refused", "answered"]);
+    await eventually("the message updated", () => /Accepted by Dana Scully/.test(message.text));
+    const answered = await client.get(waiting.id);
+    assert.equal(answered.response?.answeredBy, "dana");
+    assert.equal(answered.response?.answeredByName, "Dana Scully");
+    assert.deepEqual(answered.response?.metadata, { via: "slack", slackUser: "U0DANA" });
+    const records = (await auditOf(server)).filter((record) => record.subject === waiting.id);
+    assert.deepEqual(
+      records.map((record) => [record.action, record.surface, record.reason ?? record.decision]),
+      [
+        ["interaction.created", "api", "created"],
+        ["answer.refused", "slack", "not_allowed"],
+        ["interaction.answered", "slack", "accept"],
+      ],
+    );
+    assert.deepEqual(records[1]?.actor, { kind: "person", id: "slack:U0ALICE", name: "alice" });
+    assert.deepEqual(records[2]?.actor, {
+      kind: "person",
+      id: "dana",
+      name: "Dana Scully",
+      platformUser: "slack:U0DANA",
+    });
+    await fixture.close();
+    fixture = undefined;
+  });
+
+  it("a two-person rule from Slack: one accept shows 1 of 2 approvals with the buttons kept, the same person again is told, another person's accept resolves it", async () => {
+    const served = await setup();
+    const { fake, client, clickUrl, slack } = served;
+    await linkedPerson(served, "dana", "Dana Scully", "U0DANA");
+    await linkedPerson(served, "erin", "Erin", "U0ERIN");
+    const created = await client.create({
+      ...approval,
+      routing: { answer: ["group:release"], approvals: 2 },
+    });
+    const message = await posted(fake);
+    const accept = buttonsOf(message).get("Accept") ?? "";
+    const click = (user: string) =>
+      postClick(clickUrl, SIGNING_SECRET, clickPayload(user, message, accept));
+    assert.equal(await click("U0DANA"), 200);
+    assert.deepEqual(await slack.settled(), ["answered"]);
+    await eventually("the message shows the approval", () =>
+      JSON.stringify(message.blocks).includes("1 of 2 approvals (Dana Scully)"),
+    );
+    assert.equal(buttonsOf(message).get("Accept"), accept, "the buttons are still there");
+    const once = await client.get(created.id);
+    assert.equal(once.status, "delivered");
+    assert.deepEqual(
+      once.approvals?.map((approval) => approval.by),
+      ["dana"],
+    );
+
+    assert.equal(await click("U0DANA"), 200);
+    assert.deepEqual(await slack.settled(), ["answered", "refused"]);
+    const [told] = fake.callsOf("chat.postEphemeral");
+    assert.equal(told?.args.user, "U0DANA");
+    assert.match(
+      String(told?.args.text),
+      /^Your answer was not taken: dana has approved this request already; it needs 2 approvals from different people \(1 of 2 so far\)\.$/,
+    );
+
+    assert.equal(await click("U0ERIN"), 200);
+    assert.deepEqual(await slack.settled(), ["answered", "refused", "answered"]);
+    await eventually("the message updated", () =>
+      /Accepted by Dana Scully, Erin/.test(message.text),
+    );
+    assert.ok(
+      message.blocks.every((block) => block.type !== "actions"),
+      "no buttons once done",
+    );
+    const done = await client.get(created.id);
+    assert.equal(done.status, "resolved");
+    assert.deepEqual(
+      done.approvals?.map((approval) => approval.by),
+      ["dana", "erin"],
+    );
   });
 
   it("a real codex question answered in a modal with words of one's own: Type an answer, then submit", async () => {
@@ -305,7 +437,7 @@ describe("Slack backend", () => {
     assert.deepEqual(await slack.settled(), ["refused"]);
     const [told] = fake.callsOf("chat.postEphemeral");
     assert.equal(told?.args.user, "U0MALLORY");
-    assert.equal(told?.args.text, notAllowed("Slack"));
+    assert.equal(told?.args.text, notAllowed("Slack", "slack:U0MALLORY"));
     assert.equal((await client.get(created.id)).status, "delivered");
   });
 

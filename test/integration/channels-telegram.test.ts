@@ -250,6 +250,59 @@ describe("telegram backend", () => {
     );
   });
 
+  it("a Telegram user linked to a person answers as them without the allow-list; a two-person rule shows its progress, buttons kept, and refuses the same person twice", async () => {
+    const { telegram, client, server: runtime } = await start({ backend: { people: undefined } });
+    const people = runtime.people;
+    assert.ok(people);
+    await people.add({ id: "dana", name: "Dana", groups: ["release"] });
+    await people.add({ id: "erin", name: "Erin", groups: ["release"] });
+    await people.link("dana", `telegram:${ALICE}`);
+    await people.link("erin", `telegram:${BOB}`);
+    const created = await client.create({
+      kind: "approval_request",
+      source: { name: "test" },
+      title: "Run npm publish",
+      payload: { command: "npm publish" },
+      routing: { answer: ["group:release"], approvals: 2 },
+    });
+    const message = await eventually("the approval", () => telegram.messages[0]);
+    const accept = button(message, "Accept");
+    // Eve is on no allow-list (there is none) and linked to nobody.
+    const stranger = telegram.click({ userId: EVE, message, data: accept });
+    await eventually("the stranger told", () => telegram.callbackAnswers.get(stranger));
+    assert.match(telegram.callbackAnswers.get(stranger)?.text ?? "", NOT_ALLOWED);
+    assert.match(
+      telegram.callbackAnswers.get(stranger)?.text ?? "",
+      /people link <person> telegram:6666$/,
+    );
+
+    const first = telegram.click({ userId: ALICE, message, data: accept });
+    await eventually("the accept counted", () => telegram.callbackAnswers.get(first));
+    assert.deepEqual(telegram.callbackAnswers.get(first), {
+      text: "Your approval counts: 1 of 2 approvals (Dana).",
+      show_alert: false,
+    });
+    await eventually("the message shows it", () => /1 of 2 approvals \(Dana\)/.test(message.text));
+    assert.equal(button(message, "Accept"), accept, "the buttons are still there");
+    const again = telegram.click({ userId: ALICE, message, data: accept });
+    await eventually("the second accept refused", () => telegram.callbackAnswers.get(again));
+    assert.equal(telegram.callbackAnswers.get(again)?.show_alert, true);
+    assert.match(
+      telegram.callbackAnswers.get(again)?.text ?? "",
+      /^Your answer was not taken: dana has approved this request already/,
+    );
+
+    telegram.click({ userId: BOB, message, data: accept });
+    await eventually("the message edited", () => /Accepted by Dana, Erin/.test(message.text));
+    assert.deepEqual(message.keyboard, []);
+    const done = await client.get(created.id);
+    assert.equal(done.response?.answeredBy, "erin");
+    assert.deepEqual(
+      done.approvals?.map((approval) => approval.by),
+      ["dana", "erin"],
+    );
+  });
+
   it("strangers, other chats and buttons not ours answer nothing", async () => {
     const { telegram, client } = await start();
     const created = await createApproval(client);

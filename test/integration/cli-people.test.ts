@@ -117,7 +117,7 @@ describe("codex-harness people, on a data directory", () => {
     assert.match(refused.stderr, /refused the token \(401\)/);
 
     const removed = await people(where, "remove", "ci");
-    assert.equal(removed.stdout, "removed ci and their tokens\n");
+    assert.equal(removed.stdout, "removed ci and their tokens and links\n");
     assert.doesNotMatch((await people(where, "list")).stdout, /\nci /);
   });
 
@@ -148,6 +148,72 @@ describe("codex-harness people, on a data directory", () => {
     }
     const empty = await people(["--data-dir", path.join(tempDir(), "channels")], "list");
     assert.match(empty.stdout, /Nobody yet: only the data directory's token \(admin\) works/);
+  });
+});
+
+describe("codex-harness people link, on a data directory", () => {
+  it("links chat users to a person, lists them, unlinks them; a typo links nothing", async () => {
+    const where = ["--data-dir", path.join(tempDir(), "channels")];
+    await people(where, "add", "alice", "--group", "release");
+    await people(where, "add", "bob");
+    const linked = await people(where, "link", "alice", "slack:U024BE7LH", "telegram:123456789");
+    assert.equal(
+      linked.stdout,
+      "linked slack:U024BE7LH to alice\nlinked telegram:123456789 to alice\n",
+    );
+    const listed = await people(where, "list");
+    assert.match(
+      listed.stdout,
+      /^alice {2}person {3}alice {2}groups: release\n {2}linked slack:U024BE7LH {2}since \S+\n {2}linked telegram:123456789 {2}since \S+\nbob /,
+    );
+    const json = JSON.parse((await people(where, "list", "--json")).stdout) as {
+      id: string;
+      links: { platformUser: string; personId: string }[];
+    }[];
+    assert.deepEqual(
+      json.map((p) => [p.id, p.links.map((link) => link.platformUser)]),
+      [
+        ["alice", ["slack:U024BE7LH", "telegram:123456789"]],
+        ["bob", []],
+      ],
+    );
+    const cases: [string[], RegExp][] = [
+      [["link", "bob", "slack:U024BE7LH"], /slack:U024BE7LH is linked to alice already/],
+      [["link", "bob", "discord:80351110224678912", "slack:alice"], /not a Slack user id/],
+      [["link", "bob", "U0BOB"], /not a chat user: give <platform>:<user id>/],
+      [["link", "carol", "discord:80351110224678912"], /no person or program "carol"/],
+      [["unlink", "discord:80351110224678912"], /is not linked to anyone/],
+      [["link", "bob"], /missing required argument 'platform-users'/],
+    ];
+    for (const [args, says] of cases) {
+      const result = await runCli(["people", ...args, ...where]);
+      assert.notEqual(result.code, 0, args.join(" "));
+      assert.match(result.stderr, says, args.join(" "));
+    }
+    // The link refused for a typo beside it was not made either.
+    assert.doesNotMatch((await people(where, "list")).stdout, /discord:/);
+    const unlinked = await people(where, "unlink", "slack:U024BE7LH");
+    assert.equal(unlinked.stdout, "unlinked slack:U024BE7LH from alice\n");
+    await people(where, "link", "bob", "slack:U024BE7LH");
+    assert.match((await people(where, "list")).stdout, /\nbob .*\n {2}linked slack:U024BE7LH /);
+    // The audit log has each link and unlink, by the admin from the CLI.
+    const audit = await runCli(["audit", "--json", ...where]);
+    assert.equal(audit.code, 0, audit.stderr);
+    const entries = audit.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { action: string; subject: string; surface: string });
+    assert.deepEqual(
+      entries
+        .filter((entry) => entry.action.startsWith("person.") && entry.action.endsWith("linked"))
+        .map((entry) => [entry.action, entry.subject, entry.surface]),
+      [
+        ["person.linked", "slack:U024BE7LH", "cli"],
+        ["person.linked", "telegram:123456789", "cli"],
+        ["person.unlinked", "slack:U024BE7LH", "cli"],
+        ["person.linked", "slack:U024BE7LH", "cli"],
+      ],
+    );
   });
 });
 

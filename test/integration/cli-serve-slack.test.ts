@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
-import { assertRefusedStarts, envWithout, whileServing } from "../support/cli.js";
+import { assertRefusedStarts, envWithout, runCli, whileServing } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { FakeSlack } from "../support/fake-slack.js";
 
@@ -40,6 +40,32 @@ describe("codex-harness serve --slack", () => {
         { SLACK_BOT_TOKEN: BOT_TOKEN },
         /SLACK_SIGNING_SECRET .* or SLACK_APP_TOKEN/,
       ],
+    ]);
+  });
+
+  it("needs no --slack-people once people are linked to Slack users: they answer", async () => {
+    const dir = dataDir();
+    const base = ["serve", "--port", "0", "--data-dir", dir, "--slack-channel", "C1"];
+    // Linked to a Telegram user only: nobody could answer from Slack.
+    for (const args of [
+      ["people", "add", "alice", "--data-dir", dir],
+      ["people", "link", "alice", "telegram:123456789", "--data-dir", dir],
+    ]) {
+      const ran = await runCli(args);
+      assert.equal(ran.code, 0, ran.stderr);
+    }
+    await assertRefusedStarts(base, /SLACK/, BOT_TOKEN, [
+      [
+        [],
+        {},
+        /--slack needs --slack-people U…=name,… \(or \$CODEX_HARNESS_SLACK_PEOPLE\), or people linked to Slack users \(codex-harness people link <person> slack:<user id>\)/,
+      ],
+    ]);
+    const linked = await runCli(["people", "link", "alice", "slack:U0ALICE", "--data-dir", dir]);
+    assert.equal(linked.code, 0, linked.stderr);
+    // Past the people: what it asks for next is the token.
+    await assertRefusedStarts(base, /SLACK/, BOT_TOKEN, [
+      [[], {}, /--slack needs SLACK_BOT_TOKEN \(or SLACK_BOT_TOKEN_FILE/],
     ]);
   });
 

@@ -10,8 +10,15 @@ import {
   interactionIdOf,
   needsTyping,
 } from "../../src/channels/chat/message.js";
-import { parsePeople } from "../../src/channels/chat/people.js";
+import {
+  chatAnswerer,
+  notAllowed,
+  parsePeople,
+  peopleOf,
+  routingRefusal,
+} from "../../src/channels/chat/people.js";
 import { readSecret } from "../../src/channels/chat/secrets.js";
+import { ChannelsError } from "../../src/channels/errors.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { interactionBase } from "../support/chat-fixtures.js";
 
@@ -24,6 +31,20 @@ const approval = {
 } as unknown as Interaction;
 
 describe("chat messages", () => {
+  it("shows the approvals so far of a request that needs several, while it is open", () => {
+    const routed = {
+      ...approval,
+      routing: { answer: ["group:release"], approvals: 2 },
+      approvals: [{ by: "dana", name: "Dana", at: "2026-01-01T00:00:00.000Z" }],
+    } as Interaction;
+    const message = chatMessage(routed, "slack");
+    assert.equal(message.progress, "1 of 2 approvals (Dana)");
+    assert.equal(message.buttons.length, 4);
+    assert.equal(chatMessage(approval, "slack").progress, undefined);
+    const resolved = { ...routed, status: "resolved" } as Interaction;
+    assert.equal(chatMessage(resolved, "slack").progress, undefined);
+  });
+
   it("shows what is asked and one button per choice, each answering as the inbox does", () => {
     const message = chatMessage(approval, "slack");
     assert.equal(message.title, "Run npm test");
@@ -172,6 +193,71 @@ describe("who may answer", () => {
       /--slack-people: "alice" is not id=name/,
     );
     assert.throws(() => parsePeople(" , ", "X"), /names nobody/);
+  });
+
+  it("needs an allow-list unless people are linked to the platform's users", async () => {
+    const names = {
+      chat: "--slack",
+      flag: "--slack-people",
+      envName: "CODEX_HARNESS_SLACK_PEOPLE",
+      example: "U…=name,…",
+      platform: "slack",
+    };
+    let asked = 0;
+    const linked = async () => {
+      asked++;
+      return true;
+    };
+    assert.deepEqual([...(await peopleOf("U1=a", {}, names, linked))], [["U1", "a"]]);
+    assert.deepEqual(
+      [...(await peopleOf(undefined, { CODEX_HARNESS_SLACK_PEOPLE: "U2=b" }, names, linked))],
+      [["U2", "b"]],
+    );
+    assert.equal(asked, 0, "the store is asked only without an allow-list");
+    assert.equal((await peopleOf(undefined, {}, names, linked)).size, 0);
+    await assert.rejects(
+      peopleOf(undefined, {}, names, async () => false),
+      /--slack needs --slack-people U…=name,… \(or \$CODEX_HARNESS_SLACK_PEOPLE\), or people linked to Slack users \(codex-harness people link <person> slack:<user id>\): who may answer\./,
+    );
+  });
+
+  it("lets answer who is on the allow-list, else whom a link names; tells others how to be linked", async () => {
+    const people = parsePeople("U1=alice", "test");
+    const asked: string[] = [];
+    const linkedPerson = async (platformUser: string) => {
+      asked.push(platformUser);
+      return platformUser === "slack:U2"
+        ? { id: "bob", kind: "person" as const, name: "Bob", groups: [], createdAt: "" }
+        : undefined;
+    };
+    assert.deepEqual(await chatAnswerer(people, "slack", "U1", linkedPerson), {
+      id: "slack:U1",
+      name: "alice",
+    });
+    assert.deepEqual(await chatAnswerer(people, "slack", "U2", linkedPerson), {
+      id: "slack:U2",
+      name: "Bob",
+      linked: true,
+    });
+    assert.equal(await chatAnswerer(people, "slack", "U3", linkedPerson), undefined);
+    assert.deepEqual(asked, ["slack:U2", "slack:U3"]);
+    const told = notAllowed("Telegram", "telegram:1234567890123456");
+    assert.match(told, /people link <person> telegram:1234567890123456$/);
+    assert.ok(told.length <= 200, "fits a Telegram alert");
+    assert.match(notAllowed("Slack"), /people link <person> slack:<your id>$/);
+  });
+
+  it("words the routing's refusals for the clicker, and nothing else", () => {
+    assert.equal(
+      routingRefusal(new ChannelsError("not_allowed", 403, "Only group:release may answer.")),
+      "Your answer was not taken: Only group:release may answer.",
+    );
+    assert.match(
+      routingRefusal(new ChannelsError("already_approved", 409, "bob has approved it.")) ?? "",
+      /bob has approved it/,
+    );
+    assert.equal(routingRefusal(new ChannelsError("conflict", 409, "first won")), undefined);
+    assert.equal(routingRefusal(new Error("boom")), undefined);
   });
 });
 

@@ -181,6 +181,7 @@ describe("Discord messages of a request that cannot be shown in full", () => {
       },
       {
         people: parsePeople("42=alice", "test"),
+        linkedPerson: async () => undefined,
         get: async () => unshown,
         respond: async (_id, answer) => {
           sent.push(answer);
@@ -314,6 +315,7 @@ describe("Discord clicks", () => {
       },
       {
         people: parsePeople("42=alice", "test"),
+        linkedPerson: async () => undefined,
         get: async () => approval,
         respond: () => new Promise((resolve) => (finish = resolve)),
         remember: () => undefined,
@@ -339,11 +341,11 @@ describe("discordBackend options", () => {
       [{ token: "short secret" }, /`token` must be the bot token/],
       [{ applicationPublicKey: "nothex" }, /`applicationPublicKey` must be .* 64 hex/],
       [{ channelId: "#general" }, /`channelId` must be a channel id/],
-      [{ people: new Map() }, /`people` must map Discord user ids/],
+      [{ people: "80351110224678912=alice" }, /`people` must map Discord user ids/],
       [{ path: "v1/x" }, /`path` must start with \//],
     ] as const) {
       assert.throws(
-        () => discordBackend({ ...good, ...change }),
+        () => discordBackend({ ...good, ...change } as never),
         (error: CodexHarnessError) => {
           assert.equal(error.code, "invalid_option");
           assert.match(error.message, pattern);
@@ -353,5 +355,8 @@ describe("discordBackend options", () => {
       );
     }
     assert.equal(discordBackend(good).route?.path, "/v1/discord/interactions");
+    // Without an allow-list, the people linked to Discord users answer.
+    const { people: _, ...noAllowList } = good;
+    assert.equal(discordBackend(noAllowList).name, "discord");
   });
 });

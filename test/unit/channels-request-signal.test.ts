@@ -51,6 +51,7 @@ function contextOf(signal: AbortSignal): BackendContext {
     signal,
     respond: () => Promise.reject(new Error("no answers in this test")),
     get: () => Promise.reject(new Error("no reads in this test")),
+    linkedPerson: async () => undefined,
   };
 }
 

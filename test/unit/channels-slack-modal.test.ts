@@ -28,6 +28,7 @@ function deps(overrides: Partial<ClickDeps> = {}) {
   const calls = { told: [] as string[], opened: [] as unknown[], answers: [] as unknown[] };
   const d: ClickDeps = {
     people: new Map([["U0ALICE", "alice"]]),
+    linkedPerson: async () => undefined,
     get: async () => question,
     respond: async (_id, answer) => {
       calls.answers.push(answer);

@@ -215,7 +215,7 @@ describe("slackBackend options", () => {
     const refused: [Record<string, unknown>, RegExp][] = [
       [{ token: "secret-not-a-bot-token" }, /`token` must be a bot token \(xoxb-…\)/],
       [{ channel: " " }, /`channel` must be a channel id/],
-      [{ people: new Map() }, /`people` must map Slack user ids/],
+      [{ people: "U1=alice" }, /`people` must map Slack user ids/],
       [{ signingSecret: undefined }, /clicks need a way in/],
       [{ appToken: "xoxb-secret-app" }, /`appToken` must be an app-level token/],
       [{ path: "v1/x" }, /`path` must start with \//],
@@ -233,6 +233,9 @@ describe("slackBackend options", () => {
     }
     const backend = slackBackend(good);
     assert.equal(backend.name, "slack");
+    // Without an allow-list, the people linked to Slack users answer.
+    const { people: _, ...noAllowList } = good;
+    assert.equal(slackBackend(noAllowList).name, "slack");
     assert.equal(backend.route?.path, "/v1/slack/interactions");
     assert.equal(
       slackBackend({ ...good, signingSecret: undefined, appToken: "xapp-1" }).route,

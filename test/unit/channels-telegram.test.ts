@@ -222,7 +222,7 @@ describe("telegram backend options", () => {
       assert.ok(!error.message.includes("has space"));
       return true;
     });
-    await assert.rejects(telegramBackend({ ...base, people: new Map() }), /people/);
+    await assert.rejects(telegramBackend({ ...base, people: "111=alice" as never }), /people/);
   });
 
   it("serve's flags: --telegram needs a chat, people and a token from the environment", async () => {

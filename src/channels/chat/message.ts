@@ -5,6 +5,7 @@
 import { type Choice, choicesOf, outcomeWords, refusalsOf } from "../choices.js";
 import type { Interaction } from "../interaction-types.js";
 import { requestLines } from "../request-lines.js";
+import { approvalProgress } from "../routing.js";
 import { unshownReason } from "../showable.js";
 import { type ChatPlatform, roomProblem } from "./rooms.js";
 
@@ -21,6 +22,11 @@ export interface ChatMessage {
   buttons: ChatButton[];
   /** How it ended ("Accepted by alice"), once it did. */
   outcome?: string;
+  /**
+   * Where a request that needs several accepts stands while it is open ("1 of 2 approvals
+   * (Alice)"), once someone accepted it.
+   */
+  progress?: string;
 }
 
 /** One button: its label and the data the platform sends back when it is clicked. */
@@ -100,6 +106,9 @@ export function chatMessage(interaction: Interaction, platform: ChatPlatform): C
           : lines,
     buttons: open(interaction.status) ? buttonsOf(interaction, platform) : [],
     ...(outcome === undefined ? {} : { outcome }),
+    ...(open(interaction.status) && interaction.approvals?.length
+      ? { progress: approvalProgress(interaction) }
+      : {}),
   };
 }
 

@@ -1,6 +1,7 @@
-// The Discord backend: posts each new interaction to a channel with buttons, edits the message
-// when the interaction ends (wherever it was answered), and takes clicks from the app's
-// Interactions Endpoint URL as answers from the people it knows.
+// The Discord backend: posts each new interaction to a channel with buttons, edits the message as
+// accepts come in and when the interaction ends (wherever it was answered), and takes clicks from
+// the app's Interactions Endpoint URL as answers from the people it knows: on its allow-list, or
+// linked to the runtime's people.
 import type { REST } from "discord.js";
 import { CodexHarnessError } from "../../errors.js";
 import type { BackendContext, InteractionBackend } from "../backends.js";
@@ -29,10 +30,12 @@ export interface DiscordBackendOptions {
   /** The text channel id (a snowflake) the messages go to; the bot must be able to post there. */
   channelId: string;
   /**
-   * Who may answer: Discord user id (a snowflake) -> the name shown. An answer is recorded as by
-   * `discord:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   * The allow-list: Discord user id (a snowflake) -> the name shown. An answer is recorded as by
+   * `discord:<user id>` (the response's `answeredBy`), with that name (`answeredByName`). Discord
+   * users linked to a person (`codex-harness people link <person> discord:<id>`) may answer
+   * without being on it, as the person; without it (or empty), only they may.
    */
-  people: ChatPeople;
+  people?: ChatPeople;
   /** The REST API base without the version (default `https://discord.com/api`; tests point it at a fake). */
   apiUrl?: string;
   /** Where the runtime's server mounts the Interactions Endpoint (default `/v1/discord/interactions`). */
@@ -126,7 +129,8 @@ export function discordBackend(options: DiscordBackendOptions): DiscordBackend {
     if (!current) return tellOnly("codex-harness is starting; try again in a moment.");
     try {
       const { reply, outcome } = await handleClick(payload as DiscordClickPayload, {
-        people: options.people,
+        people: options.people ?? new Map(),
+        linkedPerson: (platformUser) => current.linkedPerson(platformUser),
         get: (id) => current.get(id),
         respond: (id, { answerer, ...answer }) => current.respond(id, answer, answerer),
         remember: (id, where) => {
@@ -199,11 +203,13 @@ export function discordBackend(options: DiscordBackendOptions): DiscordBackend {
         }
         return;
       }
-      if (!FINAL_STATUSES.has(change.type as Interaction["status"])) return;
+      // One more accept of several: the message shows it, buttons and all; or it ended.
+      const approval = change.type === "approval";
+      if (!approval && !FINAL_STATUSES.has(change.type as Interaction["status"])) return;
       const where = messages.get(interaction.id);
       if (!where) return;
       await edit(interaction, where, given.signal);
-      messages.delete(interaction.id);
+      if (!approval) messages.delete(interaction.id);
     },
     async settled() {
       while (clicks.size > 0) await Promise.all(clicks);
@@ -238,8 +244,10 @@ function checkOptions(options: DiscordBackendOptions) {
   if (typeof options.channelId !== "string" || !/^\d{5,25}$/.test(options.channelId)) {
     fail("`channelId` must be a channel id, a number like 1234567890123456789.");
   }
-  if (!(options.people instanceof Map) || options.people.size === 0) {
-    fail("`people` must map Discord user ids to names (e.g. 80351110224678912=alice).");
+  if (options.people !== undefined && !(options.people instanceof Map)) {
+    fail(
+      "`people` must map Discord user ids to names (e.g. 80351110224678912=alice), or be left out.",
+    );
   }
   if (options.path !== undefined && !options.path.startsWith("/"))
     fail("`path` must start with /.");

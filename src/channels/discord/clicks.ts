@@ -2,10 +2,17 @@
 // may answer, the answer through the runtime (the first answer wins), and the interaction
 // response Discord shows — all within Discord's 3 seconds.
 import { answerOf, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, notAllowed } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
+import type { Person } from "../people-types.js";
 import { type DiscordMessage, discordMessage } from "./message.js";
 
 /** The parts of Discord's component interaction a click needs. */
@@ -24,7 +31,10 @@ export type DiscordReply =
   | { type: 6 }
   | { type: 7; data: DiscordMessage };
 
-/** What a click did. */
+/**
+ * What a click did (`refused`: the clicker may not answer, by the allow-list and the links or by
+ * the request's routing, and was told why).
+ */
 export type ClickOutcome = "answered" | "refused" | "late" | "ignored" | "invalid";
 
 /** Where a message is. */
@@ -35,7 +45,10 @@ export interface Where {
 
 /** What {@link handleClick} needs from the backend. */
 export interface ClickDeps {
+  /** The allow-list. */
   people: ChatPeople;
+  /** The person a platform user is linked to, read now (the backend context's). */
+  linkedPerson(platformUser: string): Promise<Person | undefined>;
   get(id: string): Promise<Interaction>;
   respond(id: string, answer: ClickAnswer): Promise<Interaction>;
   /** Remembers where an interaction's message is (so its end can update it). */
@@ -51,8 +64,11 @@ export interface ClickAnswer {
   action: Interaction["actions"][number];
   values?: Record<string, unknown>;
   metadata: { via: "discord"; discordUserId: string };
-  /** `discord:<user id>`, and the name the people map gives them (recorded as `answeredBy`). */
-  answerer: { id: string; name: string };
+  /**
+   * `discord:<user id>`, and the name the allow-list gives them (recorded as `answeredBy`), or
+   * their linked person's name (the runtime answers as that person).
+   */
+  answerer: ChatAnswerer;
 }
 
 /** A click's reply (sent at once) and what the click did (known later when the answer is slow). */
@@ -72,7 +88,10 @@ const now = (reply: DiscordReply, outcome: ClickOutcome): ClickResult => ({
   outcome: Promise.resolve(outcome),
 });
 
-/** Handles a click: answers as the mapped person, or tells the clicker why not. */
+/**
+ * Handles a click: answers as the clicker (on the allow-list, or linked to a person), or tells
+ * them why not.
+ */
 export async function handleClick(
   payload: DiscordClickPayload,
   deps: ClickDeps,
@@ -88,8 +107,10 @@ export async function handleClick(
       "ignored",
     );
   }
-  const name = deps.people.get(user);
-  if (name === undefined) return now(tellOnly(notAllowed("Discord")), "refused");
+  const answerer = await chatAnswerer(deps.people, "discord", user, deps.linkedPerson);
+  if (answerer === undefined) {
+    return now(tellOnly(notAllowed("Discord", `discord:${user}`)), "refused");
+  }
   let interaction: Interaction;
   try {
     interaction = await deps.get(id);
@@ -110,7 +131,7 @@ export async function handleClick(
     .respond(id, {
       ...answer,
       metadata: { via: "discord", discordUserId: user },
-      answerer: { id: `discord:${user}`, name },
+      answerer,
     })
     .then(
       (done) => ({ done }),
@@ -139,13 +160,18 @@ export async function handleClick(
   return now(reply, outcome);
 }
 
-/** After a refused answer: who answered first (a conflict), told to the clicker only. */
+/**
+ * After a refused answer, told to the clicker only: why the request's routing refused it, or who
+ * answered first (a conflict).
+ */
 async function late(
   id: string,
   error: unknown,
   where: Where | undefined,
   deps: ClickDeps,
 ): Promise<{ reply: DiscordReply; outcome: ClickOutcome }> {
+  const refusal = routingRefusal(error);
+  if (refusal !== undefined) return { reply: tellOnly(refusal), outcome: "refused" };
   if (!(error instanceof ChannelsError && error.code === "conflict")) throw error;
   const ended = await deps.get(id);
   if (where) deps.refresh(ended, where);

@@ -1,5 +1,6 @@
 // An interaction as a Discord message: markdown content built from the shared chat message (the
-// title in bold, the details, how it ended) and action rows of the shared buttons while it is open.
+// title in bold, the details, the accepts so far of a request that needs several, how it ended)
+// and action rows of the shared buttons while it is open.
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
 import { escapeMarkdown } from "../chat/rooms.js";
 import type { Interaction } from "../interaction-types.js";
@@ -45,6 +46,7 @@ export function discordMessage(interaction: Interaction): DiscordMessage {
   const tail: string[] = [];
   if (buttons.length > 0 && needsTyping(interaction, buttons.length, "discord"))
     tail.push(TYPE_ELSEWHERE);
+  if (message.progress !== undefined) tail.push(`*${escapeMarkdown(message.progress)}*`);
   if (message.outcome !== undefined) tail.push(`**${escapeMarkdown(message.outcome)}**`);
   const head = `**${escapeMarkdown(clip(message.title, TITLE_MAX))}**`;
   const end = tail.join("\n");

@@ -1,6 +1,7 @@
 // The Slack backend: posts each new interaction to a channel with Block Kit buttons, updates the
-// message when the interaction ends (wherever it was answered), and takes clicks from the
-// interactivity endpoint or socket mode as answers from the people it knows.
+// message as accepts come in and when the interaction ends (wherever it was answered), and takes
+// clicks from the interactivity endpoint or socket mode as answers from the people it knows: on its
+// allow-list, or linked to the runtime's people.
 import type { WebClient, WebClientOptions } from "@slack/web-api";
 import { CodexHarnessError } from "../../errors.js";
 import type { BackendContext, InteractionBackend } from "../backends.js";
@@ -20,10 +21,12 @@ export interface SlackBackendOptions {
   /** The channel id (`C…`) the messages go to; the app must be in it. */
   channel: string;
   /**
-   * Who may answer: Slack user id (`U…`) -> the name shown. An answer is recorded as by
-   * `slack:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   * The allow-list: Slack user id (`U…`) -> the name shown. An answer is recorded as by
+   * `slack:<user id>` (the response's `answeredBy`), with that name (`answeredByName`). Slack users
+   * linked to a person (`codex-harness people link <person> slack:U…`) may answer without being on
+   * it, as the person; without it (or empty), only they may.
    */
-  people: ChatPeople;
+  people?: ChatPeople;
   /** The app's signing secret: serves the interactivity endpoint at `path`. */
   signingSecret?: string;
   /** An app-level token (`xapp-…`, scope `connections:write`): takes clicks over socket mode. */
@@ -108,7 +111,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     const current = context;
     if (!current) return;
     const click = handleClick(payload as SlackClickPayload, {
-      people: options.people,
+      people: options.people ?? new Map(),
+      linkedPerson: (platformUser) => current.linkedPerson(platformUser),
       get: (id) => current.get(id),
       respond: (id, { answerer, ...answer }) => current.respond(id, answer, answerer),
       tell: async (where, text) => {
@@ -177,7 +181,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       const where = messages.get(interaction.id);
       if (!where) return;
       await update(interaction, where);
-      messages.delete(interaction.id);
+      // One more accept of several: the message shows it, and is updated again later.
+      if (change.type !== "approval") messages.delete(interaction.id);
     },
     async settled() {
       while (clicks.size > 0) await Promise.all(clicks);
@@ -205,8 +210,8 @@ function checkOptions(options: SlackBackendOptions): void {
   if (typeof options.channel !== "string" || options.channel.trim() === "") {
     fail("`channel` must be a channel id (C…) the app is in.");
   }
-  if (!(options.people instanceof Map) || options.people.size === 0) {
-    fail("`people` must map Slack user ids to names (e.g. U024BE7LH=alice).");
+  if (options.people !== undefined && !(options.people instanceof Map)) {
+    fail("`people` must map Slack user ids to names (e.g. U024BE7LH=alice), or be left out.");
   }
   if (!options.signingSecret && !options.appToken) {
     fail(

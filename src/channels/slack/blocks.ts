@@ -1,5 +1,6 @@
 // An interaction as a Slack message: Block Kit built from the shared chat message (a section with
-// the title, one with the details, buttons while it is open, the outcome once it ended).
+// the title, one with the details, buttons while it is open, with the approvals so far when it
+// needs several, the outcome once it ended).
 
 import { chatMessage, needsTyping, TYPE_ELSEWHERE } from "../chat/message.js";
 import { escapeMrkdwn } from "../chat/rooms.js";
@@ -74,6 +75,12 @@ export function slackMessage(interaction: Interaction): SlackMessage {
     } else if (typing) {
       blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: TYPE_ELSEWHERE }] });
     }
+  }
+  if (message.progress !== undefined) {
+    blocks.push({
+      type: "context",
+      elements: [{ type: "mrkdwn", text: escapeMrkdwn(message.progress) }],
+    });
   }
   if (message.outcome !== undefined) {
     blocks.push({

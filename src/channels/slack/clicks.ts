@@ -3,10 +3,17 @@
 // through the runtime (the first answer wins).
 
 import { answerOf, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, notAllowed } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { ChannelsError } from "../errors.js";
 import type { Interaction } from "../interaction-types.js";
+import type { Person } from "../people-types.js";
 import {
   answerModal,
   type SlackSubmissionPayload,
@@ -26,12 +33,18 @@ export interface SlackClickPayload {
   message?: { ts?: string };
 }
 
-/** What a click did (`modal`: the answer modal was opened). */
+/**
+ * What a click did (`modal`: the answer modal was opened; `refused`: the clicker may not answer,
+ * by the allow-list and the links or by the request's routing, and was told why).
+ */
 export type ClickOutcome = "answered" | "refused" | "late" | "ignored" | "invalid" | "modal";
 
 /** What {@link handleClick} needs from the backend. */
 export interface ClickDeps {
+  /** The allow-list. */
   people: ChatPeople;
+  /** The person a platform user is linked to, read now (the backend context's). */
+  linkedPerson(platformUser: string): Promise<Person | undefined>;
   get(id: string): Promise<Interaction>;
   respond(id: string, answer: ClickAnswer): Promise<Interaction>;
   /** Tells only the clicker (an ephemeral message). */
@@ -49,11 +62,17 @@ export interface ClickAnswer {
   action: Interaction["actions"][number];
   values?: Record<string, unknown>;
   metadata: { via: "slack"; slackUser: string };
-  /** `slack:<user id>`, and the name the people map gives them. */
-  answerer: { id: string; name: string };
+  /**
+   * `slack:<user id>`, and the name the allow-list gives them (or their linked person's name: the
+   * runtime answers as that person).
+   */
+  answerer: ChatAnswerer;
 }
 
-/** Handles a click or a modal's submission: answers as the mapped person, or tells them why not. */
+/**
+ * Handles a click or a modal's submission: answers as the clicker (on the allow-list, or linked to
+ * a person), or tells them why not.
+ */
 export async function handleClick(
   payload: SlackClickPayload | SlackSubmissionPayload,
   deps: ClickDeps,
@@ -73,7 +92,7 @@ export async function handleClick(
   const where = { channel, user };
   const person = await personAndInteraction(deps, where, id);
   if (typeof person === "string") return person;
-  const { name, interaction } = person;
+  const { answerer, interaction } = person;
   if (ts) deps.remember(id, { channel, ts });
   if (typing) {
     if (typedQuestions(interaction).length === 0 || !click.trigger_id) return "invalid";
@@ -88,7 +107,7 @@ export async function handleClick(
     await deps.tell(where, "This button does not answer this interaction; nothing was sent.");
     return "invalid";
   }
-  return answerAs(deps, { id, channel, ts }, user, name, answer);
+  return answerAs(deps, { id, channel, ts }, user, answerer, answer);
 }
 
 /** A submitted answer modal: its text fields answer the questions (`values.answers`). */
@@ -102,25 +121,25 @@ async function handleSubmission(
   const { origin, answers } = submitted;
   const person = await personAndInteraction(deps, { channel: origin.channel, user }, origin.id);
   if (typeof person === "string") return person;
-  return answerAs(deps, origin, user, person.name, {
+  return answerAs(deps, origin, user, person.answerer, {
     action: "text",
     values: { answers },
   });
 }
 
-/** The clicker's name and the interaction, or why there is nothing to answer (they were told). */
+/** Who the clicker answers as and the interaction, or why there is nothing to answer (they were told). */
 async function personAndInteraction(
   deps: ClickDeps,
   where: { channel: string; user: string },
   id: string,
-): Promise<{ name: string; interaction: Interaction } | ClickOutcome> {
-  const name = deps.people.get(where.user);
-  if (name === undefined) {
-    await deps.tell(where, notAllowed("Slack"));
+): Promise<{ answerer: ChatAnswerer; interaction: Interaction } | ClickOutcome> {
+  const answerer = await chatAnswerer(deps.people, "slack", where.user, deps.linkedPerson);
+  if (answerer === undefined) {
+    await deps.tell(where, notAllowed("Slack", `slack:${where.user}`));
     return "refused";
   }
   try {
-    return { name, interaction: await deps.get(id) };
+    return { answerer, interaction: await deps.get(id) };
   } catch (error) {
     if (!(error instanceof ChannelsError && error.code === "not_found")) throw error;
     await deps.tell(where, "codex-harness does not know this interaction (any more).");
@@ -128,22 +147,30 @@ async function personAndInteraction(
   }
 }
 
-/** Sends the answer; when someone answered first, tells the clicker who and shows the outcome. */
+/**
+ * Sends the answer; when someone answered first, tells the clicker who and shows the outcome; when
+ * the request's routing refuses them, tells them why.
+ */
 async function answerAs(
   deps: ClickDeps,
   origin: { id: string; channel: string; ts?: string | undefined },
   user: string,
-  name: string,
+  answerer: ChatAnswerer,
   answer: Pick<ClickAnswer, "action" | "values">,
 ): Promise<ClickOutcome> {
   try {
     await deps.respond(origin.id, {
       ...answer,
       metadata: { via: "slack", slackUser: user },
-      answerer: { id: `slack:${user}`, name },
+      answerer,
     });
     return "answered";
   } catch (error) {
+    const refusal = routingRefusal(error);
+    if (refusal !== undefined) {
+      await deps.tell({ channel: origin.channel, user }, refusal);
+      return "refused";
+    }
     if (!(error instanceof ChannelsError && error.code === "conflict")) throw error;
   }
   const ended = await deps.get(origin.id);

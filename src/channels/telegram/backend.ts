@@ -1,15 +1,23 @@
 // The Telegram backend: each interaction a message with an inline keyboard in one chat, answered
-// by its buttons (or a reply) from the people on the allow-list, edited to say how it ended.
+// by its buttons (or a reply) from the people on the allow-list or linked to the runtime's people,
+// edited as accepts come in and to say how it ended.
 import type { Api } from "grammy";
 import type { CallbackQuery, Message, Update } from "grammy/types";
 import { CodexHarnessError } from "../../errors.js";
 import type { BackendContext, InteractionBackend } from "../backends.js";
 import { answerOf, type ChatAnswer, chatUnshownReason, interactionIdOf } from "../chat/message.js";
-import { type ChatPeople, notAllowed } from "../chat/people.js";
+import {
+  type ChatAnswerer,
+  type ChatPeople,
+  chatAnswerer,
+  notAllowed,
+  routingRefusal,
+} from "../chat/people.js";
 import { outcomeWords } from "../choices.js";
 import { loadDriver, type ModuleImporter } from "../drivers.js";
 import { FINAL_STATUSES, type Interaction, type InteractionChange } from "../interaction-types.js";
 import { withRequestSignal } from "../request-signal.js";
+import { approvalProgress } from "../routing.js";
 import { callFailure, isNotModified, redactToken } from "./api-errors.js";
 import { answersByReply, keyboardOf, messageText } from "./markup.js";
 import { type Polling, startPolling } from "./poller.js";
@@ -22,10 +30,12 @@ export interface TelegramBackendOptions {
   /** The chat the messages go to, a numeric id (a group's is negative). Only its clicks count. */
   chatId: string | number;
   /**
-   * Who may answer: Telegram user id -> the name shown. An answer is recorded as by
-   * `telegram:<user id>` (the response's `answeredBy`), with that name (`answeredByName`).
+   * The allow-list: Telegram user id -> the name shown. An answer is recorded as by
+   * `telegram:<user id>` (the response's `answeredBy`), with that name (`answeredByName`). Telegram
+   * users linked to a person (`codex-harness people link <person> telegram:<id>`) may answer
+   * without being on it, as the person; without it (or empty), only they may.
    */
-  people: ChatPeople;
+  people?: ChatPeople;
   /** The Bot API's address (default `https://api.telegram.org`; a local server in tests). */
   apiRoot?: string;
   /** Bound of each send, edit and callback answer (default 10 s). */
@@ -60,9 +70,11 @@ const isFinal = (interaction: Interaction) => FINAL_STATUSES.has(interaction.sta
  * A backend sending each new interaction to one Telegram chat as a message with buttons (the
  * shared chat choices; `callback_data` is the button's data), polling `getUpdates` for clicks
  * (no public URL needed), and editing the message to say how it ended ("Accepted by alice"),
- * whoever answered and wherever. A click from a user not in `people`, or from a message outside
- * `chatId`, gets an alert saying so and answers nothing; a click after someone else answered says
- * who did. A reply to the message answers a single question with its text.
+ * whoever answered and wherever (and, for a request that needs several accepts, how many it has).
+ * A click from a user neither in `people` nor linked to a person, or from a message outside
+ * `chatId`, gets an alert saying so and answers nothing; so does one the request's routing
+ * refuses, saying why; a click after someone else answered says who did. A reply to the message
+ * answers a single question with its text.
  *
  * Sends and edits failing with 429 (honouring `retry_after`), 5xx or a network error throw
  * {@link RetryableError} for the dispatcher's backoff; grammy itself never retries. What was sent
@@ -86,10 +98,10 @@ export async function telegramBackend(
       "telegramBackend needs `token`, the bot token from @BotFather (it was empty or malformed).",
     );
   }
-  if (!(options.people instanceof Map) || options.people.size === 0) {
+  if (options.people !== undefined && !(options.people instanceof Map)) {
     throw new CodexHarnessError(
       "invalid_option",
-      "telegramBackend needs `people`, the Telegram user ids who may answer (parsePeople).",
+      "telegramBackend's `people` must map the Telegram user ids who may answer to names (parsePeople), or be left out.",
     );
   }
   const grammy = await loadDriver("grammy", options.importer);
@@ -164,7 +176,12 @@ class TelegramBackend implements InteractionBackend {
       entry.messageId = message.message_id;
       return;
     }
-    if (!isFinal(entry.interaction) || entry.messageId === undefined || entry.edited) return;
+    if (entry.messageId === undefined || entry.edited) return;
+    // One more accept of several: the message shows it, buttons and all.
+    if (change.type === "approval" && !isFinal(entry.interaction)) {
+      return this.edit(entry, context.signal, change.interaction);
+    }
+    if (!isFinal(entry.interaction)) return;
     await this.edit(entry, context.signal);
   }
 
@@ -200,16 +217,21 @@ class TelegramBackend implements InteractionBackend {
     }
   }
 
-  private async edit(entry: Sent, outer: AbortSignal): Promise<void> {
+  /**
+   * Edits the message to show `entry`'s interaction as it ended, or `open` (still waiting: its
+   * buttons kept).
+   */
+  private async edit(entry: Sent, outer: AbortSignal, open?: Interaction): Promise<void> {
     const messageId = entry.messageId;
     if (messageId === undefined) return;
+    const shown = open ?? entry.interaction;
     await this.call("editMessageText", outer, async (signal) => {
       try {
         await this.api.editMessageText(
           this.chatId,
           messageId,
-          messageText(entry.interaction),
-          { parse_mode: "HTML" },
+          messageText(shown),
+          { parse_mode: "HTML", ...(open ? { reply_markup: keyboardOf(open) } : {}) },
           signal,
         );
       } catch (error) {
@@ -217,7 +239,7 @@ class TelegramBackend implements InteractionBackend {
         if (!isNotModified(error)) throw error;
       }
     });
-    entry.edited = true;
+    if (!open) entry.edited = true;
   }
 
   /**
@@ -246,10 +268,20 @@ class TelegramBackend implements InteractionBackend {
     else if (update.message) await this.onMessage(update.message);
   }
 
-  /** Who is answering, or undefined for a stranger or a chat other than ours. */
-  private person(chat: { id: number } | undefined, user: { id: number } | undefined) {
-    if (!chat || !user || String(chat.id) !== this.chatId) return undefined;
-    return this.options.people.get(String(user.id));
+  /**
+   * Who is answering (on the allow-list, or linked to a person: asked now), or undefined for a
+   * stranger or a chat other than ours.
+   */
+  private async person(
+    chat: { id: number } | undefined,
+    user: { id: number } | undefined,
+  ): Promise<ChatAnswerer | undefined> {
+    const context = this.context;
+    if (!chat || !user || String(chat.id) !== this.chatId || !context) return undefined;
+    const people = this.options.people ?? new Map<string, string>();
+    return chatAnswerer(people, "telegram", String(user.id), (platformUser) =>
+      context.linkedPerson(platformUser),
+    );
   }
 
   private async onClick(query: CallbackQuery): Promise<void> {
@@ -262,8 +294,8 @@ class TelegramBackend implements InteractionBackend {
           signal,
         ),
       );
-    const name = this.person(query.message?.chat, query.from);
-    if (!name) return tell(notAllowed("Telegram"), true);
+    const answerer = await this.person(query.message?.chat, query.from);
+    if (!answerer) return tell(notAllowed("Telegram", `telegram:${query.from.id}`), true);
     const data = query.data ?? "";
     const id = interactionIdOf(data);
     const entry = id === undefined ? undefined : this.sent.get(id);
@@ -278,7 +310,7 @@ class TelegramBackend implements InteractionBackend {
     const answer = answerOf(entry.interaction, data, "telegram");
     if (!answer)
       return tell("That button is not one of this request's; nothing was answered.", true);
-    const reply = await this.answer(entry, answer, name, query.from.id);
+    const reply = await this.answer(entry, answer, answerer, query.from.id);
     await tell(reply.text, reply.alert);
   }
 
@@ -299,8 +331,8 @@ class TelegramBackend implements InteractionBackend {
         ),
       );
     const from = message.from;
-    const name = this.person(message.chat, from);
-    if (!name || !from) return say(notAllowed("Telegram"));
+    const answerer = await this.person(message.chat, from);
+    if (!answerer || !from) return say(notAllowed("Telegram", from && `telegram:${from.id}`));
     if (!answersByReply(entry.interaction)) {
       const unshown = chatUnshownReason(entry.interaction, "telegram");
       return say(
@@ -311,7 +343,7 @@ class TelegramBackend implements InteractionBackend {
     }
     const text = message.text.trim();
     if (text === "") return;
-    const reply = await this.answer(entry, { action: "text", values: { text } }, name, from.id);
+    const reply = await this.answer(entry, { action: "text", values: { text } }, answerer, from.id);
     // A taken answer shows in the edited message; only a refusal needs words.
     if (reply.alert) await say(reply.text);
   }
@@ -320,7 +352,7 @@ class TelegramBackend implements InteractionBackend {
   private async answer(
     entry: Sent,
     answer: ChatAnswer,
-    name: string,
+    answerer: ChatAnswerer,
     userId: number,
   ): Promise<{ text: string; alert: boolean }> {
     if (isFinal(entry.interaction)) {
@@ -332,11 +364,16 @@ class TelegramBackend implements InteractionBackend {
       const done = await context.respond(
         entry.interaction.id,
         { ...answer, metadata: { via: "telegram", telegramUserId: String(userId) } },
-        { id: `telegram:${userId}`, name },
+        answerer,
       );
       this.remember(done);
+      if (!isFinal(done) && done.approvals?.length) {
+        return { text: `Your approval counts: ${approvalProgress(done)}.`, alert: false };
+      }
       return { text: outcomeWords(done) ?? "Taken.", alert: false };
     } catch (error) {
+      const refusal = routingRefusal(error);
+      if (refusal !== undefined) return { text: refusal, alert: true };
       if ((error as { code?: unknown }).code !== "conflict") {
         return { text: `Not taken: ${(error as Error).message}`, alert: true };
       }

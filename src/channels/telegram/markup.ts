@@ -44,7 +44,8 @@ function hintOf(interaction: Interaction): string | undefined {
 
 /**
  * The message's text (HTML parse mode): the title in bold, the details (the command in `code`),
- * then while open a hint for what the buttons cannot answer, and once ended the outcome in italics
+ * then while open a hint for what the buttons cannot answer and the accepts so far of a request
+ * that needs several ("1 of 2 approvals (Alice)"), and once ended the outcome in bold
  * ("Accepted by alice"). Always under Telegram's 4,096 characters.
  */
 export function messageText(interaction: Interaction): string {
@@ -61,6 +62,9 @@ export function messageText(interaction: Interaction): string {
   }
   const hint = message.outcome === undefined ? hintOf(interaction) : undefined;
   if (hint) lines.push("", `<i>${escapeHtml(hint)}</i>`);
+  if (message.progress !== undefined) {
+    lines.push("", `<i>${escapeHtml(clip(message.progress, 300))}</i>`);
+  }
   if (message.outcome !== undefined) {
     lines.push("", `<b>${escapeHtml(clip(message.outcome, 300))}</b>`);
   }
