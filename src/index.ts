@@ -33,6 +33,20 @@ export {
   type FromPermissionsOptions,
   fromPermissions,
 } from "./approvals/policies.js";
+export {
+  type RoutingExtra,
+  type RoutingHooks,
+  routedApprovals,
+  routingHooksOf,
+} from "./approvals/routed.js";
+export { type RuleRouting, routingFor, ruleMatches } from "./approvals/routing-match.js";
+export {
+  normaliseRoutingRules,
+  parseRoutingRules,
+  ROUTING_KINDS,
+  type RoutingKind,
+  type RoutingRule,
+} from "./approvals/routing-rules.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";
 export { ChannelsError } from "./channels/errors.js";
