@@ -2,10 +2,12 @@
 // thread -> AgentEvents, with the session record kept under aspHome.
 import path from "node:path";
 import { requireLogin } from "../app-server/login.js";
+import { normaliseRoutingRules, type RoutingRule } from "../approvals/routing-rules.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { definedEnv } from "../process-env.js";
+import { readHomeRouting } from "../spaces/home-permissions.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
   type AgentEvent,
@@ -19,6 +21,7 @@ import type { AttachmentInput } from "./attachments.js";
 import { CodexSession } from "./codex-session.js";
 import { listCodexModels } from "./harness-definition.js";
 import { LiveSession } from "./live-session.js";
+import { RoutingRefusedError, routedTurnApprovals } from "./run-routing.js";
 import { readSessionRecord, type SessionRecord, saveCodexSessionRecord } from "./session-store.js";
 import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
 
@@ -55,8 +58,23 @@ export interface RunTurnRequest {
    * (what they allow is accepted and what they deny declined first). Default: decline (fail closed).
    */
   permissionHandler?: PermissionHandler;
-  /** Answers other server requests (questions, MCP forms, …). Default: decline. */
+  /**
+   * Answers other server requests (questions, MCP forms, …). Default: decline. Routed approvals
+   * (`channelsApprovals(…)`) apply the spaces' `[[routing]]` rules and `routing.rules` (see
+   * docs/channels.md, "Who may answer").
+   */
   approvals?: Approvals;
+  /**
+   * The person the turn runs for (their id in the channels runtime): the routing's `startedBy`,
+   * whom a `not_self` rule keeps from answering.
+   */
+  startedBy?: string;
+  /**
+   * Routing rules of this run (e.g. a fleet submission's), tried after the approvals' own and the
+   * spaces' `[[routing]]` rules: the first that governs a request decides who answers it. Needs
+   * routed approvals (`channelsApprovals`).
+   */
+  routing?: { rules: RoutingRule[] };
   /** Writes every protocol message as redacted JSONL to this file. */
   eventsOutputPath?: string;
   /** Interrupts the turn when aborted (the result is then a success with what was produced). */
@@ -141,6 +159,8 @@ export async function runTurnKeeping(
     const cwd = path.resolve(request.cwd);
     const env = { ...definedEnv(), ...request.env };
     const { home, homeModel, userHome } = await sessionHome(request, env, reuse.home);
+    // Who may answer, checked before codex starts: a policy that cannot hold fails the run.
+    const approvals = await turnApprovals(request, home);
     // A continued thread keeps the model codex last used unless told: the target's own model
     // (its session home's config) is told, so a reinstalled target's change reaches it.
     const model = request.model ?? (threadId ? homeModel : undefined);
@@ -170,7 +190,7 @@ export async function runTurnKeeping(
         codexHome: home,
         ...(threadId ? { resumeThreadId: threadId } : {}),
         ...(model ? { model } : {}),
-        ...(request.approvals ? { approvals: request.approvals } : {}),
+        ...(approvals ? { approvals } : {}),
         ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
       });
     }
@@ -216,6 +236,41 @@ export async function runTurnKeeping(
   return { response, ...(kept ? { live: kept } : {}) };
 }
 
+/** The turn's approvals, routed by the spaces' and the run's rules ({@link routedTurnApprovals}). */
+async function turnApprovals(
+  request: RunTurnRequest,
+  home: string,
+): Promise<Approvals | undefined> {
+  let spaceRules: RoutingRule[];
+  try {
+    spaceRules = await readHomeRouting(home);
+  } catch (error) {
+    throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
+  }
+  try {
+    return await routedTurnApprovals({
+      approvals: request.approvals,
+      permissionHandler: request.permissionHandler,
+      spaceRules,
+      runRules: request.routing?.rules ?? [],
+      startedBy: request.startedBy,
+      signal: request.signal,
+    });
+  } catch (error) {
+    if (!(error instanceof RoutingRefusedError)) throw error;
+    const { rule } = error;
+    throw new RunError(
+      "routing_refused",
+      error.message,
+      {
+        codeOfCodex: error.code,
+        ...(rule ? { rule: rule.name, ...(rule.origin ? { origin: rule.origin } : {}) } : {}),
+      },
+      { cause: error },
+    );
+  }
+}
+
 function toRef(attachment: AttachmentInput): AttachmentRef {
   return typeof attachment === "string"
     ? { kind: "file", path: attachment, filename: path.basename(attachment) }
@@ -238,6 +293,20 @@ function checkRequest(request: RunTurnRequest): void {
     );
   }
   need(typeof request.prompt === "string", "The request needs `prompt`, the text of the turn.");
+  need(
+    request.startedBy === undefined ||
+      (typeof request.startedBy === "string" &&
+        request.startedBy.trim() !== "" &&
+        request.startedBy.length <= 200),
+    "`startedBy` is the id of the person the turn runs for: a non-empty string (up to 200 characters).",
+  );
+  if (request.routing !== undefined) {
+    try {
+      normaliseRoutingRules(request.routing?.rules, "runTurn: routing.rules");
+    } catch (error) {
+      throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
+    }
+  }
   const spec = request.spec as Partial<{ target: unknown; spaces: unknown }> | undefined;
   const hasTarget = spec?.target !== undefined;
   const hasSpaces = spec?.spaces !== undefined;
