@@ -20,8 +20,9 @@ import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
+import { runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
-import { useScriptedModel } from "../support/target-home.js";
+import { runTargetArgs, useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
 const { dataDir, servers } = channelsTestDirs("routing-policy-test-");
@@ -74,6 +75,8 @@ async function runtime() {
     });
   const ci = (await people.issueToken("ci", "create,read,operate")).token;
   return {
+    url: server.url,
+    ci,
     approvals: (): Approvals => channelsApprovals({ url: server.url, token: ci, source: "tests" }),
     alice: await as("alice"),
     bob: await as("bob"),
@@ -209,6 +212,39 @@ describe("[[routing]] in a space's permissions.toml, through runTurn and the cha
 
       assert.equal(model.requests.length, 0, "no turn reached the model");
       assert.ok(!existsSync(path.join(unknown.work, "npm.log")));
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("run --target: --channels checks the rules first; at the terminal they are only a warning", async () => {
+    const model = await ScriptedModel.start({ responses: [reply("Nothing to release.")] });
+    try {
+      const rt = await runtime();
+      const { dir, work } = project(
+        '[[routing]]\nname = "publish"\nexec = ["npm publish*"]\nanswer = ["group:relase"]\n',
+      );
+      await useScriptedModel(dir, model);
+      const env = { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") };
+      const tokenFile = path.join(dir, "ci.token");
+      writeFileSync(tokenFile, rt.ci);
+      const channels = await runCli(
+        runTargetArgs(dir, work, "--channels", rt.url, "--channels-token-file", tokenFile, "go"),
+        { env },
+      );
+      assert.equal(channels.code, 1, channels.stdout + channels.stderr);
+      assert.match(
+        channels.stderr,
+        /run failed: The routing rules could not be checked .*Routing rule "publish" \(.*permissions\.toml:1\): The routing names "group:relase"/,
+      );
+      const terminal = await runCli(runTargetArgs(dir, work, "go"), { env });
+      assert.equal(terminal.code, 0, terminal.stdout + terminal.stderr);
+      assert.match(
+        terminal.stderr,
+        /warning: the target's \[\[routing\]\] rules say who may answer \(publish\); answers at this terminal are not checked/,
+      );
+      assert.match(terminal.stdout, /Nothing to release\./);
+      assert.equal(model.requests.length, 1, "only the terminal's turn ran");
     } finally {
       await model.close();
     }
