@@ -34,6 +34,7 @@ export {
   fromPermissions,
 } from "./approvals/policies.js";
 export {
+  checkRoutingRules,
   type RoutingExtra,
   type RoutingHooks,
   routedApprovals,
@@ -46,6 +47,7 @@ export {
   ROUTING_KINDS,
   type RoutingKind,
   type RoutingRule,
+  readRoutingRules,
 } from "./approvals/routing-rules.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";

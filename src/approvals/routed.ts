@@ -58,3 +58,20 @@ export function routedApprovals(approvals: Approvals, extra: RoutingExtra): Appr
   }
   return hooks.withRouting(extra);
 }
+
+/**
+ * Checks, before the first request, that whoever answers for routed approvals (the channels
+ * runtime) knows every person, program and group their rules name. Throws what the runtime says
+ * (`unknown_principal`, naming the rule and where it is written), or `routing_unsupported` for
+ * approvals that route nothing. runTurn does this itself.
+ */
+export async function checkRoutingRules(approvals: Approvals, signal?: AbortSignal): Promise<void> {
+  const hooks = routingHooksOf(approvals);
+  if (hooks === undefined) {
+    throw new CodexHarnessError(
+      "routing_unsupported",
+      "These approvals do not route requests by rules: there is nothing to check.",
+    );
+  }
+  await hooks.check(undefined, signal);
+}

@@ -2,7 +2,7 @@
 // `[[routing]]` tables (a codex-harness extension) or a program gives them. Reading and validating
 // them, with `file:line` in messages; what they match is routing-match.ts.
 import { CodexHarnessError } from "../errors.js";
-import { parseToml } from "../toml-file.js";
+import { parseToml, readTextFile } from "../toml-file.js";
 import type { ApprovalKind } from "./types.js";
 import { isTable, kindOf } from "./value-kinds.js";
 
@@ -116,6 +116,20 @@ export function parseRoutingRules(text: string, origin: string): RoutingRule[] {
     const line = lineOf(`routing[${index}]`);
     return line === undefined ? origin : `${origin}:${line}`;
   });
+}
+
+/**
+ * The `[[routing]]` rules of the permissions file `file` (read now, synchronously), as
+ * {@link parseRoutingRules} reads them. Throws `invalid_permissions` naming `file:line`.
+ */
+export function readRoutingRules(file: string): RoutingRule[] {
+  const text = readTextFile(
+    file,
+    "invalid_permissions",
+    "the permissions file",
+    "pass the path of an existing permissions.toml",
+  );
+  return parseRoutingRules(text, file);
 }
 
 /**
