@@ -115,6 +115,7 @@ export {
   type HarnessDefinition,
   listCodexModels,
 } from "./session/harness-definition.js";
+export type { TurnRouting } from "./session/run-routing.js";
 export {
   type RunTurnRequest,
   type RunTurnResponse,

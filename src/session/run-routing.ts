@@ -3,13 +3,18 @@
 // channels runtime before the turn starts — a policy that cannot hold fails the run, not a request.
 import { routingHooksOf } from "../approvals/routed.js";
 import { governsKind } from "../approvals/routing-match.js";
-import { ROUTING_KINDS, type RoutingRule } from "../approvals/routing-rules.js";
+import {
+  normaliseRoutingRules,
+  ROUTING_KINDS,
+  type RoutingRule,
+} from "../approvals/routing-rules.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
+import { readHomeRouting } from "../spaces/home-permissions.js";
 import type { PermissionHandler } from "./unified-types.js";
 
 /** What a turn's routing is made of. */
-export interface TurnRouting {
+export interface RoutingInputs {
   /** The approvals given to the turn (routed ones apply the rules). */
   approvals?: Approvals | undefined;
   /** The handler deciding commands and file changes before `approvals`. */
@@ -33,6 +38,74 @@ export class RoutingRefusedError extends CodexHarnessError {
   ) {
     super(code, message, options);
   }
+
+  /** For a run's result: `codeOfCodex` (this code), and the rule's name and where it is written. */
+  get details(): Record<string, unknown> {
+    const { rule } = this;
+    return {
+      codeOfCodex: this.code,
+      ...(rule ? { rule: rule.name, ...(rule.origin ? { origin: rule.origin } : {}) } : {}),
+    };
+  }
+}
+
+/** Who may answer a turn's requests: the fields of runTurn's request (and the fleet's) saying so. */
+export interface TurnRouting {
+  /**
+   * The person the turn runs for (their id in the channels runtime): the routing's `startedBy`,
+   * whom a `not_self` rule keeps from answering.
+   */
+  startedBy?: string;
+  /**
+   * Routing rules of this run (e.g. a fleet submission's), tried after the approvals' own and the
+   * spaces' `[[routing]]` rules: the first that governs a request decides who answers it. Needs
+   * routed approvals (`channelsApprovals`), which also apply the spaces' rules.
+   */
+  routing?: { rules: RoutingRule[] };
+}
+
+/** What of a turn's request its routing comes from (runTurn's request has all of it). */
+export interface TurnRoutingRequest extends TurnRouting {
+  approvals?: Approvals;
+  permissionHandler?: PermissionHandler;
+  signal?: AbortSignal;
+}
+
+/** What is wrong with a request's `startedBy` and `routing`, in words; undefined when nothing. */
+export function routingProblem(request: TurnRoutingRequest): string | undefined {
+  const { startedBy } = request;
+  if (
+    startedBy !== undefined &&
+    (typeof startedBy !== "string" || startedBy.trim() === "" || startedBy.length > 200)
+  ) {
+    return "`startedBy` is the id of the person the turn runs for: a non-empty string (up to 200 characters).";
+  }
+  if (request.routing === undefined) return undefined;
+  try {
+    normaliseRoutingRules(request.routing?.rules, "runTurn: routing.rules");
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
+ * The approvals of a turn in codex home `home`: {@link routedTurnApprovals} with the `[[routing]]`
+ * rules of the spaces installed there and the request's own. Throws {@link RoutingRefusedError},
+ * or `invalid_permissions` for a damaged home.
+ */
+export async function approvalsForTurn(
+  request: TurnRoutingRequest,
+  home: string,
+): Promise<Approvals | undefined> {
+  return routedTurnApprovals({
+    approvals: request.approvals,
+    permissionHandler: request.permissionHandler,
+    spaceRules: await readHomeRouting(home),
+    runRules: request.routing?.rules ?? [],
+    startedBy: request.startedBy,
+    signal: request.signal,
+  });
 }
 
 /**
@@ -44,7 +117,7 @@ export class RoutingRefusedError extends CodexHarnessError {
  * rule has nobody to exclude, or the runtime's refusal of a rule (`unknown_principal`, or why it
  * could not be asked).
  */
-export async function routedTurnApprovals(turn: TurnRouting): Promise<Approvals | undefined> {
+export async function routedTurnApprovals(turn: RoutingInputs): Promise<Approvals | undefined> {
   const extra = [...turn.spaceRules, ...turn.runRules];
   const hooks = routingHooksOf(turn.approvals);
   const rules = [...(hooks?.rules ?? []), ...extra];
@@ -98,7 +171,7 @@ export async function routedTurnApprovals(turn: TurnRouting): Promise<Approvals 
  * every kind they handle.
  */
 function bypassingKinds(
-  turn: TurnRouting,
+  turn: RoutingInputs,
   rules: readonly RoutingRule[],
   unrouted: boolean,
 ): string[] {

@@ -2,12 +2,10 @@
 // thread -> AgentEvents, with the session record kept under aspHome.
 import path from "node:path";
 import { requireLogin } from "../app-server/login.js";
-import { normaliseRoutingRules, type RoutingRule } from "../approvals/routing-rules.js";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { definedEnv } from "../process-env.js";
-import { readHomeRouting } from "../spaces/home-permissions.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
   type AgentEvent,
@@ -21,7 +19,12 @@ import type { AttachmentInput } from "./attachments.js";
 import { CodexSession } from "./codex-session.js";
 import { listCodexModels } from "./harness-definition.js";
 import { LiveSession } from "./live-session.js";
-import { RoutingRefusedError, routedTurnApprovals } from "./run-routing.js";
+import {
+  approvalsForTurn,
+  RoutingRefusedError,
+  routingProblem,
+  type TurnRouting,
+} from "./run-routing.js";
 import { readSessionRecord, type SessionRecord, saveCodexSessionRecord } from "./session-store.js";
 import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
 
@@ -30,8 +33,11 @@ export type SpaceSpec =
   | { target: { targetName: string; targetDir: string } }
   | { spaces: string[] };
 
-/** agent-spaces' `runTurn` request (with a few codex-harness extras at the end). */
-export interface RunTurnRequest {
+/**
+ * agent-spaces' `runTurn` request (with a few codex-harness extras at the end, and `startedBy`
+ * and `routing`: who may answer, see {@link TurnRouting}).
+ */
+export interface RunTurnRequest extends TurnRouting {
   /** The host's id of the conversation; the same id resumes the same codex thread. */
   externalSessionId: string;
   /** The host's id of this turn; every event carries it. */
@@ -58,23 +64,8 @@ export interface RunTurnRequest {
    * (what they allow is accepted and what they deny declined first). Default: decline (fail closed).
    */
   permissionHandler?: PermissionHandler;
-  /**
-   * Answers other server requests (questions, MCP forms, …). Default: decline. Routed approvals
-   * (`channelsApprovals(…)`) apply the spaces' `[[routing]]` rules and `routing.rules` (see
-   * docs/channels.md, "Who may answer").
-   */
+  /** Answers other server requests (questions, MCP forms, …). Default: decline. */
   approvals?: Approvals;
-  /**
-   * The person the turn runs for (their id in the channels runtime): the routing's `startedBy`,
-   * whom a `not_self` rule keeps from answering.
-   */
-  startedBy?: string;
-  /**
-   * Routing rules of this run (e.g. a fleet submission's), tried after the approvals' own and the
-   * spaces' `[[routing]]` rules: the first that governs a request decides who answers it. Needs
-   * routed approvals (`channelsApprovals`).
-   */
-  routing?: { rules: RoutingRule[] };
   /** Writes every protocol message as redacted JSONL to this file. */
   eventsOutputPath?: string;
   /** Interrupts the turn when aborted (the result is then a success with what was produced). */
@@ -236,36 +227,16 @@ export async function runTurnKeeping(
   return { response, ...(kept ? { live: kept } : {}) };
 }
 
-/** The turn's approvals, routed by the spaces' and the run's rules ({@link routedTurnApprovals}). */
-async function turnApprovals(
-  request: RunTurnRequest,
-  home: string,
-): Promise<Approvals | undefined> {
-  let spaceRules: RoutingRule[];
+/** The turn's approvals ({@link approvalsForTurn}); a policy that cannot hold is a coded result. */
+async function turnApprovals(request: RunTurnRequest, home: string) {
   try {
-    spaceRules = await readHomeRouting(home);
+    return await approvalsForTurn(request, home);
   } catch (error) {
-    throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
-  }
-  try {
-    return await routedTurnApprovals({
-      approvals: request.approvals,
-      permissionHandler: request.permissionHandler,
-      spaceRules,
-      runRules: request.routing?.rules ?? [],
-      startedBy: request.startedBy,
-      signal: request.signal,
-    });
-  } catch (error) {
-    if (!(error instanceof RoutingRefusedError)) throw error;
-    const { rule } = error;
+    const refused = error instanceof RoutingRefusedError;
     throw new RunError(
-      "routing_refused",
-      error.message,
-      {
-        codeOfCodex: error.code,
-        ...(rule ? { rule: rule.name, ...(rule.origin ? { origin: rule.origin } : {}) } : {}),
-      },
+      refused ? "routing_refused" : "resolve_failed",
+      (error as Error).message,
+      refused ? error.details : undefined,
       { cause: error },
     );
   }
@@ -293,20 +264,8 @@ function checkRequest(request: RunTurnRequest): void {
     );
   }
   need(typeof request.prompt === "string", "The request needs `prompt`, the text of the turn.");
-  need(
-    request.startedBy === undefined ||
-      (typeof request.startedBy === "string" &&
-        request.startedBy.trim() !== "" &&
-        request.startedBy.length <= 200),
-    "`startedBy` is the id of the person the turn runs for: a non-empty string (up to 200 characters).",
-  );
-  if (request.routing !== undefined) {
-    try {
-      normaliseRoutingRules(request.routing?.rules, "runTurn: routing.rules");
-    } catch (error) {
-      throw new RunError("resolve_failed", (error as Error).message, undefined, { cause: error });
-    }
-  }
+  const routing = routingProblem(request);
+  need(routing === undefined, routing ?? "");
   const spec = request.spec as Partial<{ target: unknown; spaces: unknown }> | undefined;
   const hasTarget = spec?.target !== undefined;
   const hasSpaces = spec?.spaces !== undefined;
