@@ -33,6 +33,22 @@ export {
   type FromPermissionsOptions,
   fromPermissions,
 } from "./approvals/policies.js";
+export {
+  checkRoutingRules,
+  type RoutingExtra,
+  type RoutingHooks,
+  routedApprovals,
+  routingHooksOf,
+} from "./approvals/routed.js";
+export { type RuleRouting, routingFor, ruleMatches } from "./approvals/routing-match.js";
+export {
+  normaliseRoutingRules,
+  parseRoutingRules,
+  ROUTING_KINDS,
+  type RoutingKind,
+  type RoutingRule,
+  readRoutingRules,
+} from "./approvals/routing-rules.js";
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./channels/bridge.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./channels/client.js";
 export { ChannelsError } from "./channels/errors.js";
@@ -99,6 +115,7 @@ export {
   type HarnessDefinition,
   listCodexModels,
 } from "./session/harness-definition.js";
+export type { TurnRouting } from "./session/run-routing.js";
 export {
   type RunTurnRequest,
   type RunTurnResponse,

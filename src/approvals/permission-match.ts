@@ -61,7 +61,11 @@ export function pathDeniedBy(
   });
 }
 
-function pathGlob(pattern: string): RegExp {
+/**
+ * A path glob as a regex over `/`-separated text: `**` any run of segments, `*` any characters
+ * within one segment, anything else literal.
+ */
+export function pathGlob(pattern: string): RegExp {
   let body = "";
   for (let k = 0; k < pattern.length; k++) {
     if (pattern.startsWith("**/", k)) {

@@ -4,6 +4,8 @@ import path from "node:path";
 import { CodexHarnessError } from "../errors.js";
 import { parseToml, readTextFile } from "../toml-file.js";
 import { parseHost } from "./permission-match.js";
+import { parseRoutingRules } from "./routing-rules.js";
+import { isTable, kindOf } from "./value-kinds.js";
 
 /** The name of a permissions object given without one (in messages). */
 export const UNNAMED_PERMISSIONS = "permissions object";
@@ -50,6 +52,9 @@ export interface PermissionsInput {
   deny?: { read?: string[]; write?: string[]; exec?: string[]; network?: string[] };
 }
 
+/** The codex-harness extension section of a permissions file: `[[routing]]` rules. */
+const ROUTING_SECTION = "routing";
+
 const SECTIONS: Record<string, readonly string[]> = {
   read: ["paths"],
   write: ["paths"],
@@ -81,6 +86,8 @@ export function parsePermissions(
 ): PermissionsSpec {
   const value: unknown = parseToml(text, origin, "invalid_permissions");
   const spec = validate(value, origin, false, (where) => tomlLineOf(text, where));
+  // Not permissions, but in the same file: a broken rule fails the read all the same.
+  parseRoutingRules(text, origin);
   return options.baseDir === undefined ? spec : { ...spec, baseDir: options.baseDir };
 }
 
@@ -222,10 +229,21 @@ function validate(
       checkSources(table, fail);
       continue;
     }
+    if (section === ROUTING_SECTION) {
+      // `[[routing]]` (routing-rules.ts): who answers, read beside the permissions from a file.
+      if (!metadata) continue;
+      fail(
+        ROUTING_SECTION,
+        "holds routing rules, which are not permissions: give them to channelsApprovals({ rules }) or write them in a permissions.toml",
+      );
+    }
     const keys = SECTIONS[section];
     if (keys === undefined) {
       const known = Object.keys(SECTIONS).map((name) => `[${name}]`);
-      fail(`[${section}]`, `is not a permissions section; use ${known.join(", ")}`);
+      fail(
+        `[${section}]`,
+        `is not a permissions section; use ${known.join(", ")} (and [[routing]] for who answers)`,
+      );
     }
     if (!isTable(table)) fail(`[${section}]`, `must be a table, got ${kindOf(table)}`);
     for (const key of Object.keys(table as object)) {
@@ -293,18 +311,4 @@ function checkSources(value: unknown, fail: (where: string, what: string) => nev
       }
     }
   }
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date)
-  );
-}
-
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  if (value === undefined) return "nothing";
-  if (value instanceof Date) return "a date";
-  return typeof value === "object" ? "a table" : `a ${typeof value}`;
 }

@@ -51,6 +51,7 @@ import {
   sourcesOf,
   UNNAMED_PERMISSIONS,
 } from "./permissions-file.js";
+import { routingHooksOf, withRoutingHooks } from "./routed.js";
 import type {
   ApprovalContext,
   ApprovalHandler,
@@ -107,13 +108,28 @@ export function denyAll(): Approvals {
  * given the same `signal`) and the first decision that is not `undefined` wins, with the reason
  * its part gave (`context.explain`; a deferring part's reason is dropped); parts without that
  * kind are skipped, and trying stops once the signal is aborted. A handler that throws rejects
- * the whole (the runtime declines). `timeoutMs` is the last part's that sets one.
+ * the whole (the runtime declines). `timeoutMs` is the last part's that sets one. With exactly one
+ * routed part (`channelsApprovals`), the whole is routed too (`routedApprovals` works on it).
  */
 export function composeApprovals(...parts: (Approvals | undefined)[]): Approvals {
   const result: Approvals = {};
   for (const kind of APPROVAL_KINDS) chainKind(result, kind, parts);
   for (const part of parts) {
     if (part?.timeoutMs !== undefined) result.timeoutMs = part.timeoutMs;
+  }
+  // One routed part (channels approvals) keeps the whole routable: its copy recomposes.
+  const routed = parts.filter((part) => routingHooksOf(part) !== undefined);
+  const hooks = routingHooksOf(routed[0]);
+  if (routed.length === 1 && hooks !== undefined) {
+    withRoutingHooks(result, {
+      rules: hooks.rules,
+      startedBy: hooks.startedBy,
+      withRouting: (extra) =>
+        composeApprovals(
+          ...parts.map((part) => (part === routed[0] ? hooks.withRouting(extra) : part)),
+        ),
+      check: (rules, signal) => hooks.check(rules, signal),
+    });
   }
   return result;
 }

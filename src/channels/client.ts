@@ -9,6 +9,7 @@ import type {
   InteractionInput,
   InteractionPage,
   InteractionResponseInput,
+  Routing,
 } from "./interaction-types.js";
 import type { Identity } from "./people-types.js";
 import { withRequestSignal } from "./request-signal.js";
@@ -81,6 +82,15 @@ export class ChannelsClient {
       ...(reason ? { reason } : {}),
       ...(message ? { message } : {}),
     });
+  }
+
+  /**
+   * Checks a policy's `routing` before its first request (`POST /v1/routing/check`, scope
+   * `create`): resolves when the runtime knows every person, program and group it names; rejects
+   * with `unknown_principal` (422) naming the others, `invalid_request` (400) for a malformed one.
+   */
+  async checkRouting(routing: Routing, signal?: AbortSignal): Promise<void> {
+    await this.call("POST", "/v1/routing/check", { routing }, signal ? { signal } : {});
   }
 
   /** Who the runtime takes this client's token for: kind, id, name, groups and scopes. */

@@ -2,6 +2,7 @@
 // bodies with them and `interaction-types.ts` derives the public types from them (`z.input` /
 // `z.output`), so a field is declared once. Messages say what to fix, naming the field.
 import { z } from "zod";
+import { PRINCIPAL_HINT, PRINCIPAL_PATTERN } from "../approvals/routing-rules.js";
 import { CodexHarnessError } from "../errors.js";
 import { INTERACTION_KINDS, RESPONSE_ACTIONS } from "./interaction-types.js";
 
@@ -29,12 +30,7 @@ export const correlation = z.strictObject({
 });
 
 /** A principal: a person's or program's id, or `group:<id>`. */
-const principal = z
-  .string()
-  .regex(
-    /^(group:)?[a-z0-9][a-z0-9._-]{0,63}$/,
-    'give a person\'s or program\'s id (e.g. "alice") or a group as "group:<id>" (e.g. "group:release")',
-  );
+const principal = z.string().regex(PRINCIPAL_PATTERN, PRINCIPAL_HINT);
 const principals = z.array(principal).min(1, "name at least one person or group").max(100);
 
 /**

@@ -107,6 +107,7 @@ interface SubmitFlags {
   project?: string;
   model?: string;
   cd?: string;
+  startedBy?: string;
   json?: boolean;
 }
 
@@ -125,6 +126,10 @@ export function addSubmitCommand(program: Command): void {
     .option("--project <dir>", "check --target against this copy of the project", existingFolder)
     .option("-m, --model <model>", "model to use")
     .option("-C, --cd <dir>", "the folder the agent works in, on the worker (default: its project)")
+    .option(
+      "--started-by <id>",
+      "the person the turn runs for (their id in the channels runtime): a not_self routing rule keeps them from answering",
+    )
     .option("--json", "print the run's events as JSONL")
     .option(
       "--outage-timeout <s>",
@@ -154,6 +159,7 @@ export function addSubmitCommand(program: Command): void {
         prompt,
         ...(flags.model ? { model: flags.model } : {}),
         ...(flags.cd ? { cwd: flags.cd } : {}),
+        ...(flags.startedBy ? { startedBy: flags.startedBy } : {}),
         outageGiveUpMs: flags.outageTimeout * 1000,
         onOutage: (state, error) =>
           console.error(
@@ -247,7 +253,12 @@ function renderFleetEvent(event: { type: string; [key: string]: unknown }): void
   if (event.type === "state" && event.state === "running") console.error(`running${worker}…`);
   else if (event.type === "tool_call")
     console.error(`${toolCallLine(event as { toolName?: unknown; input?: unknown })}${worker}`);
-  else if (event.type === "log") console.error(`${String(event.level)}: ${String(event.message)}`);
+  else if (event.type === "log" && (event.fields as { code?: unknown })?.code === "approval") {
+    // Who or what decided a request: "✓ approved by Alice, Bob in the channels runtime".
+    console.error(`  ${event.level === "info" ? "✓" : "✗"} ${String(event.message)}`);
+  } else if (event.type === "log") {
+    console.error(`${String(event.level)}: ${String(event.message)}`);
+  }
 }
 
 /** A tool call as a person reads it: the command itself, the files changed, the tool's name. */

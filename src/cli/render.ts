@@ -3,6 +3,7 @@ import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import { TerminalMarkdown } from "./markdown.js";
 import type { Terminal } from "./terminal.js";
+import { APPROVED_HERE } from "./terminal-approvals.js";
 
 /** The text of a codex warning notification, or undefined for other notifications. */
 function warningOf(method: string, params: unknown): string | undefined {
@@ -116,7 +117,7 @@ export class EventRenderer {
       case "approval.requested":
         break;
       case "approval.resolved":
-        // Said with the item it decided: who or which rule declined a command or a change.
+        // Said with the item it decided: who or which rule declined it, or who approved it.
         if (event.item_id !== null && event.reason !== undefined) {
           this.reasons.set(event.item_id, event.reason);
         }
@@ -124,6 +125,18 @@ export class EventRenderer {
       default:
         everyCaseHandled(event);
     }
+  }
+
+  /**
+   * "✓ approved by Alice, Bob in the channels runtime": who approved an item elsewhere (not at
+   * this terminal, which showed its own answer as it asked), on a line of its own.
+   */
+  private approvedLine(itemId: string): void {
+    const reason = this.reasons.get(itemId);
+    this.reasons.delete(itemId);
+    if (reason === undefined || !reason.startsWith("approved by ")) return;
+    if (APPROVED_HERE.includes(reason)) return;
+    this.terminal.line(this.terminal.style("green", `  ✓ ${reason}`));
   }
 
   /** "declined", and by whom or which rule when the approval said so. */
@@ -181,6 +194,7 @@ export class EventRenderer {
         if (item.text) t.line(t.style("dim", `• ${item.text}`));
         break;
       case "command_execution": {
+        if (item.status !== "declined") this.approvedLine(item.id);
         const output = item.aggregated_output.trimEnd();
         if (output) t.line(t.style("dim", indent(output)));
         const ok = item.status === "completed" && (item.exit_code ?? 0) === 0;
@@ -192,6 +206,7 @@ export class EventRenderer {
         break;
       }
       case "file_change": {
+        if (item.status !== "declined") this.approvedLine(item.id);
         const ok = item.status === "completed";
         const files = item.changes.map((change) => change.path).join(", ");
         const status = item.status === "declined" ? this.declined(item.id) : item.status;

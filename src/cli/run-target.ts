@@ -3,10 +3,14 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { findCodexBinary } from "../app-server/codex-binary.js";
+import { routingHooksOf } from "../approvals/routed.js";
+import type { RoutingRule } from "../approvals/routing-rules.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { isDirectory } from "../files.js";
 import { codexHarnessDefinition } from "../session/harness-definition.js";
+import { routedTurnApprovals } from "../session/run-routing.js";
+import { readHomeRouting } from "../spaces/home-permissions.js";
 import { codexHomeDir } from "../spaces/install.js";
 import { configuredModel, sessionHomeDir, userCodexHome } from "../spaces/session-home.js";
 import type { DoctorCheck } from "./doctor.js";
@@ -36,6 +40,26 @@ export interface RunTargetOptions extends RunCommandOptions {
 }
 
 const YOLO_FLAG = "--dangerously-bypass-approvals-and-sandbox";
+
+/**
+ * The asker of a turn under the target's `[[routing]]` rules: the channels runtime's, with the
+ * rules applied once it knows everyone they name (else throws, naming the rule); the terminal's
+ * as it is, with a warning that its answers are not checked against them.
+ */
+async function routedAsker(
+  asker: Approvals | undefined,
+  rules: RoutingRule[],
+  warn: (line: string) => void,
+): Promise<Approvals | undefined> {
+  if (rules.length === 0) return asker;
+  if (routingHooksOf(asker) === undefined) {
+    warn(
+      `warning: the target's [[routing]] rules say who may answer (${rules.map((rule) => rule.name).join(", ")}); answers at this terminal are not checked against them: answer through the channels runtime (--channels) to enforce them.`,
+    );
+    return asker;
+  }
+  return routedTurnApprovals({ approvals: asker, spaceRules: rules, runRules: [] });
+}
 
 /**
  * Runs a target: one turn with `prompt` (questions to the person on `prompts`), else the
@@ -82,6 +106,7 @@ export async function runTarget(
 
   let home: string;
   let policy: Approvals | undefined;
+  let asker = options.asker;
   try {
     // Installed on every run: a changed space reaches the session.
     const target = await targetHome(project, options.target, { id: sessionId, aspHome }, (line) =>
@@ -90,6 +115,7 @@ export async function runTarget(
     home = target.home;
     // The spaces' permissions.toml files decide first; the person is asked about the rest.
     policy = await target.policyFor(cwd);
+    asker = await routedAsker(asker, await readHomeRouting(home), io.err);
   } catch (error) {
     io.err(`run failed: ${(error as Error).message}`);
     terminal.close();
@@ -126,6 +152,7 @@ export async function runTarget(
             : {}),
           onThread: (threadId) => session.remember(threadId),
           ...(policy ? { policy } : {}),
+          ...(asker ? { asker } : {}),
           // As with codex exec, --yolo also skips the git repository check.
           skipGitRepoCheck: options.skipGitRepoCheck === true || options.yolo === true,
         },

@@ -2,6 +2,12 @@
 import type { ApprovalContext, Approvals } from "../events/approval-types.js";
 import type { Terminal } from "./terminal.js";
 
+/** The reasons of what the terminal approved itself, which it showed as it asked. */
+export const APPROVED_HERE: readonly string[] = [
+  "approved by you at the prompt",
+  "approved by --yes",
+];
+
 /** Why a request was declined when nobody answers the terminal (end of input). */
 const NOBODY = "nobody to answer at the terminal (end of input)";
 

@@ -1,5 +1,6 @@
 // What may reach PostgreSQL from a fleet request: checked first, so bad input is one clear
 // `invalid_input` naming the field and the limit, never a raw database error half-way.
+import { normaliseRoutingRules } from "../approvals/routing-rules.js";
 import { CodexHarnessError } from "../errors.js";
 
 /**
@@ -29,6 +30,7 @@ const TURN_FIELDS: readonly FieldRule[] = [
   { name: "prompt", max: MAX_PROMPT_CHARS, required: true, nonBlank: true },
   { name: "model", max: MAX_ID_CHARS, required: false, nonBlank: true },
   { name: "cwd", max: MAX_PATH_CHARS, required: false, nonBlank: true },
+  { name: "startedBy", max: MAX_ID_CHARS, required: false, nonBlank: true },
 ];
 
 function invalid(message: string): CodexHarnessError {
@@ -59,6 +61,20 @@ function checkText(where: string, rule: FieldRule, value: unknown): void {
 /** Checks every field of a turn request that reaches PostgreSQL. Throws `invalid_input`. */
 export function checkTurnFields(where: string, request: Record<string, unknown>): void {
   for (const rule of TURN_FIELDS) checkText(where, rule, request[rule.name]);
+  const routing = request.routing;
+  if (routing === undefined) return;
+  if (typeof routing !== "object" || routing === null || Array.isArray(routing)) {
+    throw invalid(`${where}: \`routing\` is {rules: [...]}, the run's routing rules.`);
+  }
+  const { rules, ...rest } = routing as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) {
+    throw invalid(`${where}: \`routing\` has only \`rules\`, not ${extra.join(", ")}.`);
+  }
+  normaliseRoutingRules(rules, `${where}: routing.rules`, "invalid_input");
+  if (JSON.stringify(rules).includes("\\u0000")) {
+    throw invalid(`${where}: \`routing.rules\` contains a NUL character (\\u0000); remove it.`);
+  }
 }
 
 /** Checks a run id given to follow or cancel a run. Throws `invalid_input`. */

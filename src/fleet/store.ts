@@ -2,6 +2,7 @@
 // read back by sequence), session records with the thread's rollout (versioned), and live workers
 // (leases with an epoch). Writes on behalf of a run attempt are fenced: see fence.ts.
 import type { Pool, PoolClient } from "pg";
+import type { RoutingRule } from "../approvals/routing-rules.js";
 import { loadDriver, redactUrl } from "../channels/drivers.js";
 import { inTransaction, newPool, openPool } from "../channels/pg-pool.js";
 import { CodexHarnessError } from "../errors.js";
@@ -79,6 +80,16 @@ export interface FleetTurnRequest {
   model?: string;
   /** The folder the agent works in, on the worker (default: the worker's project). */
   cwd?: string;
+  /**
+   * The person the turn runs for (their id in the channels runtime): the routing's `startedBy`,
+   * whom a `not_self` rule keeps from answering.
+   */
+  startedBy?: string;
+  /**
+   * Routing rules of this run, applied by the worker to its channels approvals after their own
+   * rules and the target's `[[routing]]` rules (first match wins).
+   */
+  routing?: { rules: RoutingRule[] };
 }
 
 /** Where a run is. `cancelled` runs never start, or were stopped at their worker. */

@@ -61,7 +61,10 @@ const DEFAULT_GIVE_UP_MS = 300_000;
  * `externalRunId` is not queued again (the handle follows the recorded run). A database outage
  * on the way (a connection dropped, the server restarting) is ridden out as a follower does (see
  * {@link FollowOptions}): the run is queued once, also when an attempt committed but its answer
- * was lost. Throws `invalid_input` for a malformed request (naming the field and the limit),
+ * was lost. `startedBy` (the person the turn runs for) and `routing.rules` go with the run: its
+ * worker applies them to its channels approvals, after the target's `[[routing]]` rules, and the
+ * run fails before its turn starts when they cannot hold (`routing_refused`).
+ * Throws `invalid_input` for a malformed request (naming the field and the limit),
  * `store_unreachable` when PostgreSQL stays unreachable for `outageGiveUpMs`, `store_failed` when
  * it cannot be used otherwise (a bad URL, a refused login).
  */

@@ -323,6 +323,9 @@ async function turnHere(
         ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
         ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
         ...(context.approvals ? { approvals: context.approvals } : {}),
+        // Who the run is for and its own rules: applied to the worker's approvals for this run.
+        ...(request.startedBy ? { startedBy: request.startedBy } : {}),
+        ...(request.routing ? { routing: request.routing } : {}),
         callbacks: { onEvent: (event) => emit(event) },
       },
       // Only the session's own home is kept warm (an attempt's own goes with the attempt). Its

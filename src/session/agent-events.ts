@@ -17,7 +17,13 @@ export interface RunResult {
 export type AgentSpacesErrorCode =
   | "resolve_failed"
   | "harness_session_not_found"
-  | "model_not_supported";
+  | "model_not_supported"
+  /**
+   * codex-harness's own: the routing rules (who may answer) cannot be enforced as given — a
+   * principal the channels runtime does not know, `not_self` without `startedBy`, approvals that
+   * do not route. `details.codeOfCodex` says which; the turn never started.
+   */
+  | "routing_refused";
 
 export interface AgentSpacesError {
   message: string;

@@ -15,7 +15,12 @@ export interface Opening {
   model: string | undefined;
   request: Pick<
     RunTurnRequest,
-    "codexPathOverride" | "eventsOutputPath" | "approvals" | "permissionHandler"
+    | "codexPathOverride"
+    | "eventsOutputPath"
+    | "approvals"
+    | "permissionHandler"
+    | "startedBy"
+    | "routing"
   >;
 }
 
@@ -51,7 +56,8 @@ export class LiveSession {
 
   /**
    * Whether a turn of thread `threadId` opened with `opening` may run here: the same home,
-   * folder, environment, model, binary and handlers, and the same codex process, still up.
+   * folder, environment, model, binary, handlers and routing (who the turn runs for, the run's
+   * rules), and the same codex process, still up.
    */
   fits(opening: Opening, threadId: string): boolean {
     return (
@@ -80,5 +86,8 @@ function keyOf(opening: Opening, threadId: string): string {
     threadId,
     request.codexPathOverride ?? null,
     request.eventsOutputPath ?? null,
+    // The session's approvals route by these: another person's turn, or other rules, open anew.
+    request.startedBy ?? null,
+    request.routing?.rules ?? null,
   ]);
 }

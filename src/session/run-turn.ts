@@ -19,6 +19,12 @@ import type { AttachmentInput } from "./attachments.js";
 import { CodexSession } from "./codex-session.js";
 import { listCodexModels } from "./harness-definition.js";
 import { LiveSession } from "./live-session.js";
+import {
+  approvalsForTurn,
+  RoutingRefusedError,
+  routingProblem,
+  type TurnRouting,
+} from "./run-routing.js";
 import { readSessionRecord, type SessionRecord, saveCodexSessionRecord } from "./session-store.js";
 import type { AttachmentRef, PermissionHandler } from "./unified-types.js";
 
@@ -27,8 +33,11 @@ export type SpaceSpec =
   | { target: { targetName: string; targetDir: string } }
   | { spaces: string[] };
 
-/** agent-spaces' `runTurn` request (with a few codex-harness extras at the end). */
-export interface RunTurnRequest {
+/**
+ * agent-spaces' `runTurn` request (with a few codex-harness extras at the end, and `startedBy`
+ * and `routing`: who may answer, see {@link TurnRouting}).
+ */
+export interface RunTurnRequest extends TurnRouting {
   /** The host's id of the conversation; the same id resumes the same codex thread. */
   externalSessionId: string;
   /** The host's id of this turn; every event carries it. */
@@ -141,6 +150,8 @@ export async function runTurnKeeping(
     const cwd = path.resolve(request.cwd);
     const env = { ...definedEnv(), ...request.env };
     const { home, homeModel, userHome } = await sessionHome(request, env, reuse.home);
+    // Who may answer, checked before codex starts: a policy that cannot hold fails the run.
+    const approvals = await turnApprovals(request, home);
     // A continued thread keeps the model codex last used unless told: the target's own model
     // (its session home's config) is told, so a reinstalled target's change reaches it.
     const model = request.model ?? (threadId ? homeModel : undefined);
@@ -170,7 +181,7 @@ export async function runTurnKeeping(
         codexHome: home,
         ...(threadId ? { resumeThreadId: threadId } : {}),
         ...(model ? { model } : {}),
-        ...(request.approvals ? { approvals: request.approvals } : {}),
+        ...(approvals ? { approvals } : {}),
         ...(request.permissionHandler ? { permissionHandler: request.permissionHandler } : {}),
       });
     }
@@ -216,6 +227,21 @@ export async function runTurnKeeping(
   return { response, ...(kept ? { live: kept } : {}) };
 }
 
+/** The turn's approvals ({@link approvalsForTurn}); a policy that cannot hold is a coded result. */
+async function turnApprovals(request: RunTurnRequest, home: string) {
+  try {
+    return await approvalsForTurn(request, home);
+  } catch (error) {
+    const refused = error instanceof RoutingRefusedError;
+    throw new RunError(
+      refused ? "routing_refused" : "resolve_failed",
+      (error as Error).message,
+      refused ? error.details : undefined,
+      { cause: error },
+    );
+  }
+}
+
 function toRef(attachment: AttachmentInput): AttachmentRef {
   return typeof attachment === "string"
     ? { kind: "file", path: attachment, filename: path.basename(attachment) }
@@ -238,6 +264,8 @@ function checkRequest(request: RunTurnRequest): void {
     );
   }
   need(typeof request.prompt === "string", "The request needs `prompt`, the text of the turn.");
+  const routing = routingProblem(request);
+  need(routing === undefined, routing ?? "");
   const spec = request.spec as Partial<{ target: unknown; spaces: unknown }> | undefined;
   const hasTarget = spec?.target !== undefined;
   const hasSpaces = spec?.spaces !== undefined;

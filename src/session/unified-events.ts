@@ -91,11 +91,16 @@ export function toUnifiedEvents(
       return [notice("warn", event.code, event.message, payload)];
     case "notification":
       return fromNotification(event.method, event.params, payload);
+    case "approval.resolved":
+      // Who or what decided (e.g. "approved by Alice, Bob in the channels runtime"), for hosts
+      // and the fleet's events, which carry no approval events of their own.
+      return event.reason === undefined
+        ? []
+        : [notice(declined(event.decision) ? "warn" : "info", "approval", event.reason, payload)];
     case "thread.started":
     case "item.updated":
     case "usage.updated":
     case "approval.requested":
-    case "approval.resolved":
       return [];
     default:
       everyCaseHandled(event);
@@ -123,6 +128,11 @@ function turnEnd(
       raw,
     },
   };
+}
+
+/** Whether an approval's decision said no (declined, or cancelled the turn). */
+function declined(decision: unknown): boolean {
+  return decision === "decline" || decision === "cancel";
 }
 
 function notice(

@@ -125,7 +125,10 @@ export interface SdkSessionIdEvent extends WithPayload {
 export interface SessionNoticeEvent extends WithPayload {
   type: "notice";
   level: "info" | "warn" | "error";
-  /** What it is: `warning`, `config_warning`, `deprecation`, `retrying`, `thread_replaced`, … */
+  /**
+   * What it is: `warning`, `config_warning`, `deprecation`, `retrying`, `thread_replaced`,
+   * `approval` (who or what decided a request: `approved by alice in the channels runtime`), …
+   */
   code: string;
   message: string;
 }

@@ -6,12 +6,18 @@ import {
   normalisePermissions,
   type PermissionSources,
   type PermissionsSpec,
-  readPermissionsFile,
+  parsePermissions,
 } from "../approvals/permissions-file.js";
 import { fromPermissions } from "../approvals/policies.js";
+import {
+  normaliseRoutingRules,
+  parseRoutingRules,
+  type RoutingRule,
+} from "../approvals/routing-rules.js";
 import { nodeFs } from "../builtins.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
+import { parseToml, readTextFile } from "../toml-file.js";
 import type { Space } from "./space-manifest.js";
 
 /** The file of a codex home holding its spaces' merged permissions. */
@@ -21,7 +27,13 @@ export const HOME_PERMISSIONS_FILE = "permissions.json";
 export interface HomePermissions {
   /** The spaces' `permissions.toml` files, in load order. */
   files: string[];
-  permissions: Omit<PermissionsSpec, "origin" | "baseDir" | "sources">;
+  /** Absent when the files hold only `[[routing]]` rules: then they allow and deny nothing. */
+  permissions?: Omit<PermissionsSpec, "origin" | "baseDir" | "sources">;
+  /**
+   * The files' `[[routing]]` rules (who answers which requests), concatenated in load order:
+   * the first that governs a request decides. Absent when there are none.
+   */
+  routing?: RoutingRule[];
   /**
    * The file(s) each entry came from, so a decision names the file of its rule (`denied by
    * [deny] exec "git push" in …/spaces/reviewer/permissions.toml`). Beside `permissions`, where
@@ -38,9 +50,36 @@ export interface HomePermissions {
 export function spacesPermissions(spaces: readonly Space[]): HomePermissions | undefined {
   const files = spaces.flatMap((space) => (space.permissionsFile ? [space.permissionsFile] : []));
   if (files.length === 0) return undefined;
-  const merged = mergePermissions(files.map(readPermissionsFile));
-  const { origin: _origin, sources, ...permissions } = merged;
-  return { files, permissions, ...(sources === undefined ? {} : { sources }) };
+  const read = files.map(readSpaceFile);
+  const routing = read.flatMap((file) => file.routing);
+  // A file of routing rules alone allows and denies nothing (it declines no file change).
+  const parts = read.flatMap((file) => (file.permissions ? [file.permissions] : []));
+  const merged = parts.length === 0 ? undefined : mergePermissions(parts);
+  const { origin: _origin, sources, ...permissions } = merged ?? {};
+  return {
+    files,
+    ...(merged === undefined ? {} : { permissions: permissions as HomePermissions["permissions"] }),
+    ...(sources === undefined ? {} : { sources }),
+    ...(routing.length === 0 ? {} : { routing }),
+  };
+}
+
+/**
+ * One space's `permissions.toml`: its permissions (undefined when it has no section but
+ * `[[routing]]`) and its routing rules. Throws `invalid_permissions` naming `file:line`.
+ */
+function readSpaceFile(file: string): { permissions?: PermissionsSpec; routing: RoutingRule[] } {
+  const text = readTextFile(
+    file,
+    "invalid_permissions",
+    "the permissions file",
+    "pass the path of an existing permissions.toml",
+  );
+  const permissions = parsePermissions(text, file, { baseDir: path.dirname(path.resolve(file)) });
+  const routing = parseRoutingRules(text, file);
+  const sections = Object.keys(parseToml(text, file, "invalid_permissions"));
+  const onlyRouting = sections.length > 0 && sections.every((section) => section === "routing");
+  return onlyRouting ? { routing } : { permissions, routing };
 }
 
 /**
@@ -60,12 +99,35 @@ export async function readHomePermissions(home: string): Promise<PermissionsSpec
     const stored = JSON.parse(text) as Partial<HomePermissions>;
     const files = Array.isArray(stored.files) ? stored.files.join(" + ") : file;
     const { permissions, sources } = stored;
+    // Files of routing rules alone: no permissions to enforce.
+    if (permissions === undefined && Array.isArray(stored.routing)) return undefined;
     // Validated whole: sources only joins rules that are a table (no rules stays an error).
     const rules =
       sources !== undefined && typeof permissions === "object" && permissions !== null
         ? { ...permissions, sources }
         : permissions;
     return normalisePermissions(rules as PermissionsSpec, files);
+  } catch (error) {
+    throw damaged(file, error);
+  }
+}
+
+/**
+ * The `[[routing]]` rules of the spaces installed in codex home `home` (load order), or none. A
+ * damaged file throws `invalid_permissions` saying to reinstall.
+ */
+export async function readHomeRouting(home: string): Promise<RoutingRule[]> {
+  const file = path.join(home, HOME_PERMISSIONS_FILE);
+  let text: string;
+  try {
+    text = await nodeFs().promises.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw damaged(file, error);
+  }
+  try {
+    const { routing } = JSON.parse(text) as Partial<HomePermissions>;
+    return routing === undefined ? [] : normaliseRoutingRules(routing, file, "invalid_permissions");
   } catch (error) {
     throw damaged(file, error);
   }

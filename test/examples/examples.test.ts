@@ -94,6 +94,23 @@ describe("examples of the README and docs/", () => {
     );
   });
 
+  it("routing-rules: two of group:release answer the release script, not alice, not bob", async () => {
+    const stdout = await runExample("routing-rules");
+    assert.equal(
+      stdout,
+      [
+        "asked: Run /bin/bash -lc './release.sh 1.2.0' (rule release: group:release, 2 approvals)",
+        "alice: 403 not_allowed",
+        "bob: 403 not_allowed",
+        "carol: 1 of 2 approvals",
+        "✓ approved by Carol, Dave in the channels runtime",
+        "codex: Released 1.2.0.",
+        "released 1.2.0",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
     const stdout = await runExample("approvals-policy");
     assert.match(stdout, /ls: "accept"/);

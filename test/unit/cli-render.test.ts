@@ -144,3 +144,45 @@ describe("a declined command in the terminal", () => {
     );
   });
 });
+
+describe("an approved command in the terminal", () => {
+  const run = (reason: string) => {
+    const { terminal, output } = terminalOf(false);
+    const renderer = new EventRenderer(terminal);
+    const item = {
+      id: "publish",
+      type: "command_execution",
+      command: "npm publish",
+      aggregated_output: "+ app@1.2.0",
+      exit_code: 0,
+      status: "completed",
+    };
+    renderer.render(event({ type: "item.started", item: { ...item, status: "in_progress" } }));
+    renderer.render(
+      event({
+        type: "approval.resolved",
+        request_id: 0,
+        kind: "commandExecution",
+        item_id: "publish",
+        decision: "accept",
+        decided_by: "handler",
+        reason,
+      }),
+    );
+    renderer.render(event({ type: "item.completed", item }));
+    return output();
+  };
+
+  it("says who approved it elsewhere: two people of a two-person rule", () => {
+    assert.match(
+      run("approved by Alice, Bob in the channels runtime"),
+      /^ {2}✓ approved by Alice, Bob in the channels runtime\n[\s\S]*✓ exit 0/m,
+    );
+  });
+
+  it("says nothing more of what the terminal approved itself, or of a rule's allow", () => {
+    assert.doesNotMatch(run("approved by you at the prompt"), /approved by/);
+    assert.doesNotMatch(run("approved by --yes"), /approved by/);
+    assert.doesNotMatch(run('allowed by [exec] commands "npm" in p.toml'), /allowed by/);
+  });
+});

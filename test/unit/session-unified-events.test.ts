@@ -613,6 +613,33 @@ describe("toUnifiedEvents: notices", () => {
     assert.deepEqual(map(started({ id: "err_1", type: "error", message: "x" })), []);
   });
 
+  it("maps a decided approval with a reason to an approval notice: info, warn when declined", () => {
+    const resolved = (decision: "accept" | "decline", reason?: string): ExtendedThreadEvent => ({
+      type: "approval.resolved",
+      thread_id: THREAD,
+      turn_id: TURN,
+      request_id: 7,
+      kind: "commandExecution",
+      item_id: "call_1",
+      decision,
+      decided_by: "handler",
+      ...(reason === undefined ? {} : { reason }),
+    });
+    const accepted = resolved("accept", "approved by Alice, Bob in the channels runtime");
+    assert.deepEqual(map(accepted), [
+      {
+        type: "notice",
+        level: "info",
+        code: "approval",
+        message: "approved by Alice, Bob in the channels runtime",
+        payload: accepted,
+      },
+    ]);
+    const declined = resolved("decline", "declined: no one allowed to answer (group:release)");
+    assert.equal((map(declined)[0] as { level?: string }).level, "warn");
+    assert.deepEqual(map(resolved("accept")), [], "nothing said, nothing mapped");
+  });
+
   it("maps thread.started and item.updated to nothing", () => {
     assert.deepEqual(map({ type: "thread.started", thread_id: THREAD }), []);
     assert.deepEqual(
