@@ -1,6 +1,7 @@
 // The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
 // wait, and a stream of changes for SSE clients and backends.
 import { randomUUID } from "node:crypto";
+import { decideAnswer } from "./answer-decision.js";
 import {
   type AuditOptions,
   actorOf,
@@ -20,7 +21,6 @@ import {
   type InteractionFilter,
   type InteractionInput,
   type InteractionPage,
-  type InteractionResponse,
   type InteractionResponseInput,
   type InteractionStatus,
   type Routing,
@@ -28,16 +28,8 @@ import {
 import { actionsOf } from "./normalize.js";
 import type { PeopleStore } from "./people-store.js";
 import { ADMIN, type Identity } from "./people-types.js";
-import {
-  approvalsNeeded,
-  checkPrincipals,
-  isRouted,
-  someoneMayAnswer,
-  whoMayAnswer,
-  whyNotAnswerer,
-  withApproval,
-} from "./routing.js";
-import type { InteractionStore, StatusUpdate } from "./store.js";
+import { checkPrincipals, isRouted, someoneMayAnswer, whoMayAnswer } from "./routing.js";
+import type { InteractionStore } from "./store.js";
 import { titleOf } from "./titles.js";
 
 const OPEN: InteractionStatus[] = ["pending", "delivered"];
@@ -357,56 +349,4 @@ export class ChannelsRuntime {
       }
     }
   }
-}
-
-/**
- * What an answer by `by` does to `current` (as it is inside the store's transaction): refused
- * with `not_allowed` (403) when its routing does not let `by` answer; one more accept of several
- * (still open, change `approval`), refused with `already_approved` (409) when `by` accepted
- * already; else resolved. A decline by anyone allowed declines, whatever was accepted before.
- */
-function decideAnswer(
-  current: Interaction,
-  response: InteractionResponseInput,
-  by: Identity,
-  at: string,
-): StatusUpdate {
-  const refusal = whyNotAnswerer(current, by);
-  if (refusal) throw new ChannelsError("not_allowed", 403, refusal);
-  if (response.action !== "accept" || approvalsNeeded(current) === 1) {
-    return { status: "resolved", response: stamped(response, by, at), at };
-  }
-  const { approvals, complete } = withApproval(current, by, at);
-  if (!complete) return { status: current.status, type: "approval", approvals, at };
-  const names = approvals.map((approval) => approval.name ?? approval.by).join(", ");
-  return {
-    status: "resolved",
-    response: { ...stamped(response, by, at), answeredByName: names },
-    approvals,
-    at,
-  };
-}
-
-/**
- * The response as stored: who answered (authenticated) and when; the client's own `answeredBy`
- * moved to `metadata.claimedBy`, where nothing takes it for the truth.
- */
-function stamped(
-  response: InteractionResponseInput,
-  by: Identity,
-  at: string,
-): InteractionResponse {
-  const { metadata, ...rest } = response;
-  let kept = metadata;
-  if (metadata && "answeredBy" in metadata) {
-    const { answeredBy: claimed, ...others } = metadata;
-    kept = { ...others, ...(claimed === undefined ? {} : { claimedBy: claimed }) };
-  }
-  return {
-    ...rest,
-    ...(kept ? { metadata: kept } : {}),
-    answeredBy: by.id,
-    answeredByName: by.name,
-    respondedAt: at,
-  };
 }

@@ -1,11 +1,16 @@
 // The store a command works on directly (`people`, `audit`): the data directory's SQLite, or
 // PostgreSQL with `--store`, opened for the command and closed after it.
 import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import type { InteractionStore } from "../channels/store.js";
 import { CodexHarnessError } from "../errors.js";
-import { defaultDataDir } from "./channels.js";
+
+/** The data directory when `--data-dir` is not given. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HARNESS_DATA_DIR ?? path.join(os.homedir(), ".codex-harness", "channels");
+}
 
 /** `--data-dir` and `--store`, as `serve` takes them. */
 export interface StoreFlags {
