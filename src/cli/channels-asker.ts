@@ -6,12 +6,14 @@ import type { Approvals } from "../events/approval-types.js";
 
 /**
  * Approvals that ask through the channels runtime at `url` (token from `tokenFile`, else
- * `$CODEX_HARNESS_TOKEN`), as `source`. Throws `invalid_option` saying what is missing.
+ * `$CODEX_HARNESS_TOKEN`), as `source`, for the turns of `startedBy` (whom a routing rule's
+ * `not_self` excludes). Throws `invalid_option` saying what is missing.
  */
 export async function channelsAsker(
   url: string,
   tokenFile: string | undefined,
   source: string,
+  startedBy?: string,
 ): Promise<Approvals> {
   let token = process.env.CODEX_HARNESS_TOKEN;
   if (tokenFile !== undefined) {
@@ -32,5 +34,5 @@ export async function channelsAsker(
     );
   }
   const { channelsApprovals } = await import("../channels/bridge.js");
-  return channelsApprovals({ url, token, source });
+  return channelsApprovals({ url, token, source, ...(startedBy ? { startedBy } : {}) });
 }

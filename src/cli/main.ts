@@ -134,7 +134,11 @@ export function buildProgram(): Command {
         "ask a person through this channels runtime (inbox, chat) instead of here; token: --channels-token-file or $CODEX_HARNESS_TOKEN",
         httpUrl,
       )
-      .option("--channels-token-file <file>", "with --channels: the runtime's <data-dir>/token"),
+      .option("--channels-token-file <file>", "with --channels: the runtime's <data-dir>/token")
+      .option(
+        "--started-by <id>",
+        "with --channels: the person the turn runs for (a routing rule's not_self excludes them)",
+      ),
   ).action(async (prompt: string | undefined, options: Partial<RunTargetOptions> & RunFlags) => {
     const remote = remoteOf(options, [
       ["--codex-path", options.codexPath],
@@ -152,10 +156,20 @@ export function buildProgram(): Command {
         return;
       }
     }
+    if (options.startedBy !== undefined && options.channels === undefined) {
+      console.error("error: --started-by needs --channels (the runtime that enforces the rules).");
+      process.exitCode = 1;
+      return;
+    }
     const asker =
       options.channels === undefined
         ? undefined
-        : await channelsAsker(options.channels, options.channelsTokenFile, "codex-harness run");
+        : await channelsAsker(
+            options.channels,
+            options.channelsTokenFile,
+            "codex-harness run",
+            options.startedBy,
+          );
     const terminal = new Terminal(process.stdout, process.stdin);
     // With --json, stdout is data only: questions to the person go to stderr.
     const prompts = options.json ? new Terminal(process.stderr, process.stdin) : terminal;
@@ -313,4 +327,5 @@ export async function main(argv: string[] = process.argv): Promise<void> {
 interface RunFlags extends RemoteFlags {
   channels?: string;
   channelsTokenFile?: string;
+  startedBy?: string;
 }

@@ -249,4 +249,34 @@ describe("[[routing]] in a space's permissions.toml, through runTurn and the cha
       await model.close();
     }
   });
+
+  it("run --target --channels --started-by: whom a not_self rule excludes; without it the run fails first", async () => {
+    const model = await ScriptedModel.start({ responses: [reply("Nothing to release.")] });
+    try {
+      const rt = await runtime();
+      const { dir, work } = project(
+        '[[routing]]\nname = "publish"\nexec = ["npm publish*"]\nanswer = ["group:release"]\nnot_self = true\n',
+      );
+      await useScriptedModel(dir, model);
+      const env = { ...process.env, CODEX_HOME: path.join(dir, "user-codex-home") };
+      const tokenFile = path.join(dir, "ci.token");
+      writeFileSync(tokenFile, rt.ci);
+      const channels = ["--channels", rt.url, "--channels-token-file", tokenFile];
+      const nobody = await runCli(runTargetArgs(dir, work, ...channels, "go"), { env });
+      assert.equal(nobody.code, 1, nobody.stdout + nobody.stderr);
+      assert.match(nobody.stderr, /has not_self: .*this run names nobody/);
+      const alone = await runCli(["run", "--started-by", "alice", "go"], { env });
+      assert.equal(alone.code, 1);
+      assert.match(alone.stderr, /--started-by needs --channels/);
+      const alice = await runCli(
+        runTargetArgs(dir, work, ...channels, "--started-by", "alice", "go"),
+        { env },
+      );
+      assert.equal(alice.code, 0, alice.stdout + alice.stderr);
+      assert.match(alice.stdout, /Nothing to release\./);
+      assert.equal(model.requests.length, 1, "only alice's run reached codex");
+    } finally {
+      await model.close();
+    }
+  });
 });
