@@ -1,7 +1,7 @@
 // The audit log's chain: each entry's record as canonical JSON (keys sorted, no white space), and
 // its hash, SHA-256 over its number, the previous entry's hash and that JSON. Pure; the PostgreSQL
 // store computes the same hash in SQL (`postgres-audit.ts`), and the tests hold the two together.
-import { createHash } from "node:crypto";
+import crypto from "node:crypto";
 import { CodexHarnessError } from "../errors.js";
 import type { AuditEntry, AuditRecord, AuditRow } from "./audit-types.js";
 
@@ -23,11 +23,15 @@ export function canonicalJson(value: unknown): string {
     return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   }
   if (typeof value === "object") {
-    const members = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
-    return `{${members.join(",")}}`;
+    const object = value as Record<string, unknown>;
+    // Keys sorted by code units (the default sort), each member written once: on every append.
+    let text = "";
+    for (const key of Object.keys(object).sort()) {
+      const member = object[key];
+      if (member === undefined) continue;
+      text += `${text === "" ? "" : ","}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    }
+    return `{${text}}`;
   }
   throw notJson(typeof value);
 }
@@ -49,7 +53,11 @@ export function recordBody(record: AuditRecord): string {
  * the entry before (or `GENESIS`) and `body` the record's canonical JSON.
  */
 export function entryHash(seq: number, prev: string, body: string): string {
-  return createHash("sha256").update(`${seq}\n${prev}\n${body}`).digest("hex");
+  const text = `${seq}\n${prev}\n${body}`;
+  // The one-shot hash (Node 20.12+) takes half the time of a Hash object, on every append.
+  return typeof crypto.hash === "function"
+    ? crypto.hash("sha256", text, "hex")
+    : crypto.createHash("sha256").update(text).digest("hex");
 }
 
 /** The row to store for `record` as entry `seq` after `prev`. */

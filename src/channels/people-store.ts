@@ -5,6 +5,12 @@ import type { AuditRecord } from "./audit-types.js";
 import type { PersonLink } from "./people-links.js";
 import type { Person, TokenRecord } from "./people-types.js";
 
+/** Ids of people and programs, and groups: which of them the store knows. */
+export interface Principals {
+  ids: string[];
+  groups: string[];
+}
+
 /** A token as stored: its record and the SHA-256 of its secret (never the secret). */
 export interface StoredToken extends TokenRecord {
   hash: string;
@@ -43,6 +49,11 @@ export interface PeopleStore {
   person(id: string): Promise<Person | undefined>;
   /** Everyone, by id. */
   people(): Promise<Person[]>;
+  /**
+   * Which of `ids` are people's or programs' and which of `groups` someone is in (a routing's
+   * check, made at every creation: it reads only these).
+   */
+  known(ids: readonly string[], groups: readonly string[]): Promise<Principals>;
   /** Removes a person or program, their tokens and their links; false when there was none. */
   removePerson(id: string, audit?: AuditRecord): Promise<boolean>;
   /** Adds a token of `token.personId`; false (nothing written) when there is no such person. */

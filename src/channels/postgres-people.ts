@@ -4,7 +4,13 @@
 import type { Pool } from "pg";
 import type { AuditRecord } from "./audit-types.js";
 import type { PersonLink } from "./people-links.js";
-import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
+import type {
+  PeopleStore,
+  Principals,
+  SignedInPerson,
+  StoredSession,
+  StoredToken,
+} from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import { inTransaction } from "./pg-pool.js";
 import type { PostgresAuditLog } from "./postgres-audit.js";
@@ -120,6 +126,17 @@ export class PostgresPeopleStore implements PeopleStore {
   async people(): Promise<Person[]> {
     const { rows } = await this.pool.query<PersonRow>(`${SELECT_PERSON} ORDER BY id`);
     return rows.map(personOf);
+  }
+
+  async known(ids: readonly string[], groups: readonly string[]): Promise<Principals> {
+    const { rows } = await this.pool.query<Principals>(
+      `SELECT
+         ARRAY(SELECT id FROM codex_harness_people WHERE id = ANY($1::text[])) AS ids,
+         ARRAY(SELECT DISTINCT group_id FROM codex_harness_person_groups
+               WHERE group_id = ANY($2::text[])) AS groups`,
+      [ids, groups],
+    );
+    return rows[0] ?? { ids: [], groups: [] };
   }
 
   async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {

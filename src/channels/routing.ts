@@ -4,6 +4,7 @@
 // transaction, so two racing answers are decided one after the other.
 import { ChannelsError } from "./errors.js";
 import type { Approval, Interaction, Routing } from "./interaction-types.js";
+import type { Principals } from "./people-store.js";
 import type { Identity, Person } from "./people-types.js";
 
 /** The prefix of a group principal (`group:release`). */
@@ -91,26 +92,51 @@ export function approvalProgress(interaction: Pick<Interaction, "routing" | "app
 }
 
 /**
- * The principals of `routing` no one in `people` is: a person or program id nobody has, a group
- * nobody is in. Empty when every one is known.
+ * Throws `invalid_routing` (422) for a routing that cannot be enforced as written: `notSelf`
+ * without `startedBy` (whom it would exclude). The API's schema checks the rest of its shape.
  */
-export function unknownPrincipals(routing: Routing, people: readonly Person[]): string[] {
-  const ids = new Set(people.map((person) => person.id));
-  const groups = new Set(people.flatMap((person) => person.groups));
-  const named = [...(routing.answer ?? []), ...(routing.see ?? [])];
-  return [...new Set(named)].filter((principal) =>
+export function checkRoutingShape(routing: Routing): void {
+  if (routing.notSelf && routing.startedBy === undefined) {
+    throw new ChannelsError(
+      "invalid_routing",
+      422,
+      "routing.notSelf needs routing.startedBy: who started the turn, whom it excludes.",
+    );
+  }
+}
+
+/** The principals `routing` names, each once, in the order it names them. */
+function principalsOf(routing: Routing): string[] {
+  return [...new Set([...(routing.answer ?? []), ...(routing.see ?? [])])];
+}
+
+/** The people and programs (by id) and the groups `routing` names, each once. */
+export function namedPrincipals(routing: Routing): Principals {
+  const named = principalsOf(routing);
+  return {
+    ids: named.filter((principal) => !principal.startsWith(GROUP_PREFIX)),
+    groups: named
+      .filter((principal) => principal.startsWith(GROUP_PREFIX))
+      .map((principal) => principal.slice(GROUP_PREFIX.length)),
+  };
+}
+
+/** The principals of `routing` that `known` does not hold, in the order it names them. */
+export function unknownPrincipals(routing: Routing, known: Principals): string[] {
+  return principalsOf(routing).filter((principal) =>
     principal.startsWith(GROUP_PREFIX)
-      ? !groups.has(principal.slice(GROUP_PREFIX.length))
-      : !ids.has(principal),
+      ? !known.groups.includes(principal.slice(GROUP_PREFIX.length))
+      : !known.ids.includes(principal),
   );
 }
 
-/** Throws `unknown_principal` (422) when `routing` names someone the runtime does not know. */
-export function checkPrincipals(routing: Routing, people: readonly Person[]): void {
-  const unknown = unknownPrincipals(routing, people);
-  if (unknown.length === 0) return;
+/**
+ * `unknown_principal` (422): the routing names `unknown`, whom the runtime does not know; says
+ * how to add them and the groups there are (of `people`).
+ */
+export function unknownPrincipalError(unknown: string[], people: readonly Person[]): ChannelsError {
   const groups = [...new Set(people.flatMap((person) => person.groups))].sort();
-  throw new ChannelsError(
+  return new ChannelsError(
     "unknown_principal",
     422,
     `The routing names ${unknown.map((p) => JSON.stringify(p)).join(", ")}, whom this runtime does not know: add them (codex-harness people add <id> --group <group>) or fix the policy. Known groups: ${groups.length ? groups.join(", ") : "none"}.`,

@@ -28,7 +28,15 @@ import {
 import { actionsOf } from "./normalize.js";
 import type { PeopleStore } from "./people-store.js";
 import { ADMIN, type Identity } from "./people-types.js";
-import { checkPrincipals, isRouted, someoneMayAnswer, whoMayAnswer } from "./routing.js";
+import {
+  checkRoutingShape,
+  isRouted,
+  namedPrincipals,
+  someoneMayAnswer,
+  unknownPrincipalError,
+  unknownPrincipals,
+  whoMayAnswer,
+} from "./routing.js";
 import type { InteractionStore } from "./store.js";
 import { titleOf } from "./titles.js";
 
@@ -99,8 +107,13 @@ export class ChannelsRuntime {
    * policy's loader calls it (`POST /v1/routing/check`) to refuse a policy before its first request.
    */
   async checkRouting(routing: Routing): Promise<void> {
+    checkRoutingShape(routing);
     if (routing.answer === undefined && routing.see === undefined) return;
-    checkPrincipals(routing, (await this.options.store.people?.people()) ?? []);
+    const people = this.options.store.people;
+    const named = namedPrincipals(routing);
+    const known = people ? await people.known(named.ids, named.groups) : { ids: [], groups: [] };
+    const unknown = unknownPrincipals(routing, known);
+    if (unknown.length > 0) throw unknownPrincipalError(unknown, (await people?.people()) ?? []);
   }
 
   /**

@@ -37,25 +37,20 @@ const principals = z.array(principal).min(1, "name at least one person or group"
  * Who may see and answer an interaction; the runtime enforces it. Other keys are hints for
  * backends (e.g. which channel), stored as given.
  */
-export const routing = z
-  .looseObject({
-    /** Who may answer (principals); absent: anyone whose token has the `answer` scope. */
-    answer: principals.optional(),
-    /** Who else may see it besides those who may answer; absent: anyone who may read. */
-    see: principals.optional(),
-    /** How many different people must accept (default 1); one decline declines. */
-    approvals: z.int().min(1).max(10).optional(),
-    /** The person who started the turn (`startedBy`) may not answer. */
-    notSelf: z.boolean().optional(),
-    /** Who started the turn (a person's id): the run's submitter, the session's owner. */
-    startedBy: name.optional(),
-    /** Which rule of a policy chose this routing, for the audit log and the inbox. */
-    rule: name.optional(),
-  })
-  .refine((value) => !value.notSelf || value.startedBy !== undefined, {
-    message: "notSelf needs startedBy: who started the turn, whom it excludes",
-    path: ["startedBy"],
-  });
+export const routing = z.looseObject({
+  /** Who may answer (principals); absent: anyone whose token has the `answer` scope. */
+  answer: principals.optional(),
+  /** Who else may see it besides those who may answer; absent: anyone who may read. */
+  see: principals.optional(),
+  /** How many different people must accept (default 1); one decline declines. */
+  approvals: z.int().min(1).max(10).optional(),
+  /** The person who started the turn (`startedBy`) may not answer. */
+  notSelf: z.boolean().optional(),
+  /** Who started the turn (a person's id): the run's submitter, the session's owner. */
+  startedBy: name.optional(),
+  /** Which rule of a policy chose this routing, for the audit log and the inbox. */
+  rule: name.optional(),
+});
 
 /** POST /v1/interactions: an interaction as clients create it. */
 export const createBody = z.strictObject({

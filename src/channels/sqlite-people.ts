@@ -3,7 +3,13 @@
 import type { Database } from "better-sqlite3";
 import type { AuditRecord } from "./audit-types.js";
 import type { PersonLink } from "./people-links.js";
-import type { PeopleStore, SignedInPerson, StoredSession, StoredToken } from "./people-store.js";
+import type {
+  PeopleStore,
+  Principals,
+  SignedInPerson,
+  StoredSession,
+  StoredToken,
+} from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import type { SqliteAuditLog } from "./sqlite-audit.js";
 
@@ -30,6 +36,7 @@ CREATE TABLE IF NOT EXISTS person_groups (
   group_id TEXT NOT NULL,
   PRIMARY KEY (person_id, group_id)
 );
+CREATE INDEX IF NOT EXISTS person_groups_group ON person_groups (group_id);
 CREATE INDEX IF NOT EXISTS person_groups_group ON person_groups (group_id);
 CREATE TABLE IF NOT EXISTS tokens (
   id TEXT PRIMARY KEY,
@@ -114,6 +121,15 @@ export class SqlitePeopleStore implements PeopleStore {
   async people(): Promise<Person[]> {
     const rows = this.db.prepare(`${SELECT_PERSON} ORDER BY id`).all() as PersonRow[];
     return rows.map(personOf);
+  }
+
+  async known(ids: readonly string[], groups: readonly string[]): Promise<Principals> {
+    const person = this.db.prepare("SELECT 1 FROM people WHERE id = ?");
+    const member = this.db.prepare("SELECT 1 FROM person_groups WHERE group_id = ? LIMIT 1");
+    return {
+      ids: ids.filter((id) => person.get(id) !== undefined),
+      groups: groups.filter((group) => member.get(group) !== undefined),
+    };
   }
 
   async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {

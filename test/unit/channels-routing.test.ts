@@ -174,11 +174,10 @@ describe("routing: who may answer", () => {
       (await runtime.respond(created.id, { action: "accept" }, carol)).status,
       "resolved",
     );
-    assert.throws(
-      () => parseBody(createBody, publish({ answer: ["group:release"], notSelf: true })),
-      (error: unknown) =>
-        error instanceof CodexHarnessError &&
-        /routing\.startedBy: notSelf needs startedBy/.test(error.message),
+    // In process as over the API: a notSelf that names nobody would exclude nobody.
+    await assert.rejects(
+      runtime.create(publish({ answer: ["group:release"], notSelf: true })),
+      refused("invalid_routing", 422, /routing\.notSelf needs routing\.startedBy/),
     );
   });
 
