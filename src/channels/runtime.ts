@@ -25,16 +25,15 @@ import {
   type InteractionStatus,
   type Routing,
 } from "./interaction-types.js";
+import { KnownPrincipals } from "./known-principals.js";
 import { actionsOf } from "./normalize.js";
 import type { PeopleStore } from "./people-store.js";
 import { ADMIN, type Identity } from "./people-types.js";
 import {
   checkRoutingShape,
   isRouted,
-  namedPrincipals,
   someoneMayAnswer,
   unknownPrincipalError,
-  unknownPrincipals,
   whoMayAnswer,
 } from "./routing.js";
 import type { InteractionStore } from "./store.js";
@@ -61,10 +60,12 @@ export class ChannelsRuntime {
   private readonly sweeper: NodeJS.Timeout;
   private readonly unwatch: (() => void) | undefined;
   private readonly now: () => Date;
+  private readonly principals: KnownPrincipals;
   private closed = false;
 
   constructor(private readonly options: ChannelsRuntimeOptions) {
     this.now = options.now ?? (() => new Date());
+    this.principals = new KnownPrincipals(options.store.people, () => this.now().getTime());
     this.sweeper = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 1_000);
     this.sweeper.unref();
     this.unwatch = options.store.watch?.((change) => this.publish(change));
@@ -109,11 +110,10 @@ export class ChannelsRuntime {
   async checkRouting(routing: Routing): Promise<void> {
     checkRoutingShape(routing);
     if (routing.answer === undefined && routing.see === undefined) return;
-    const people = this.options.store.people;
-    const named = namedPrincipals(routing);
-    const known = people ? await people.known(named.ids, named.groups) : { ids: [], groups: [] };
-    const unknown = unknownPrincipals(routing, known);
-    if (unknown.length > 0) throw unknownPrincipalError(unknown, (await people?.people()) ?? []);
+    const unknown = await this.principals.unknownIn(routing);
+    if (unknown.length > 0) {
+      throw unknownPrincipalError(unknown, (await this.options.store.people?.people()) ?? []);
+    }
   }
 
   /**

@@ -16,7 +16,6 @@ import { maySee, viewerRights, whoMayAnswer } from "../../src/channels/routing.j
 import { ChannelsRuntime } from "../../src/channels/runtime.js";
 import { createBody, parseBody } from "../../src/channels/schemas.js";
 import { SqliteInteractionStore } from "../../src/channels/sqlite-store.js";
-import { CodexHarnessError } from "../../src/errors.js";
 
 const dirs: string[] = [];
 const runtimes: ChannelsRuntime[] = [];
@@ -233,5 +232,18 @@ describe("routing: who may answer", () => {
       reason: "Only carol may answer this request, and bob is not among them.",
     });
     assert.equal(viewerRights(made, { ...carol, scopes: ["read"] }).mayAnswer, false);
+  });
+
+  it("asks the store only about principals it has not found in the last 5 s; the unknown always", async () => {
+    let now = new Date("2026-11-27T10:00:00Z");
+    const { runtime, store } = await runtimeWithPeople(() => now);
+    const people = new People(store.people);
+    await assert.rejects(runtime.checkRouting({ answer: ["dave"] }), /"dave", whom this runtime/);
+    await people.add({ id: "dave", name: "Dave" });
+    await runtime.checkRouting({ answer: ["dave"] }); // added: known at once
+    await people.remove("dave");
+    await runtime.checkRouting({ answer: ["dave"] }); // found 0 s ago: not asked again
+    now = new Date(now.getTime() + 5_001);
+    await assert.rejects(runtime.checkRouting({ answer: ["dave"] }), /"dave", whom this runtime/);
   });
 });
