@@ -10,9 +10,6 @@ import type { Identity, Person } from "./people-types.js";
 /** The prefix of a group principal (`group:release`). */
 export const GROUP_PREFIX = "group:";
 
-/** Most accepts a rule may require. */
-export const MAX_APPROVALS = 10;
-
 /** Whether `routing` restricts who answers (a list of principals, several accepts, or notSelf). */
 export function isRouted(routing: Routing | undefined): routing is Routing {
   return (
@@ -33,15 +30,17 @@ export function isAmong(identity: Pick<Identity, "id" | "groups">, principals: r
 /**
  * Why `identity` may not answer `interaction`, in words for a 403 and the audit log; undefined
  * when it may. Without routing anyone with the `answer` scope may (checked before). The data
- * directory's token is nobody in particular: it belongs to no group and answers only interactions
- * whose routing names nobody.
+ * directory's token is nobody in particular: it answers only interactions without routing (it
+ * is in no group, counts as no one of several people, and could be anyone's, the starter's too).
  */
 export function whyNotAnswerer(interaction: Interaction, identity: Identity): string | undefined {
   const routing = interaction.routing;
   if (!isRouted(routing)) return undefined;
+  if (identity.kind === "admin") {
+    return `This request's routing says who may answer it (${whoMayAnswer(interaction)}), and the runtime's own token is nobody in particular: answer with a person's token.`;
+  }
   if (routing.answer !== undefined && !isAmong(identity, routing.answer)) {
-    const who = identity.kind === "admin" ? "the runtime's own token" : identity.id;
-    return `Only ${listed(routing.answer)} may answer this request, and ${who} is not among them.`;
+    return `Only ${listed(routing.answer)} may answer this request, and ${identity.id} is not among them.`;
   }
   if (routing.notSelf && routing.startedBy !== undefined && routing.startedBy === identity.id) {
     return `${identity.id} started this turn, and this request must be answered by someone else (notSelf).`;

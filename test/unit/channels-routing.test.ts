@@ -93,7 +93,7 @@ describe("routing: who may answer", () => {
     );
     await assert.rejects(
       runtime.respond(created.id, { action: "accept" }),
-      refused("not_allowed", 403, /the runtime's own token is not among them/),
+      refused("not_allowed", 403, /the runtime's own token is nobody in particular/),
     );
     assert.equal((await runtime.get(created.id)).status, "pending");
     const answered = await runtime.respond(created.id, { action: "accept" }, alice, "inbox");
