@@ -5,8 +5,9 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
+import { routingHooksOf } from "../approvals/routed.js";
 import type { Codex } from "../codex.js";
-import type { Approvals } from "../events/approval-types.js";
+import type { ApprovalRequest, Approvals } from "../events/approval-types.js";
 import { RpcWireError } from "../rpc/errors.js";
 import type { Thread } from "../thread.js";
 import type { SandboxMode } from "../turns/options.js";
@@ -14,6 +15,7 @@ import { AUTH_METHODS, authenticate } from "./auth.js";
 import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import type { AskForm } from "./forms.js";
+import { governedByChannels } from "./governed-requests.js";
 import { mcpServersConfig } from "./mcp-servers.js";
 import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
@@ -32,7 +34,9 @@ export interface AcpAgentOptions {
   policyFor?: (cwd: string) => Promise<Approvals | undefined>;
   /**
    * Also ask people through a channels runtime: the first answer, editor or channels, wins (see
-   * follow-person.ts).
+   * follow-person.ts). When they route by rules (`channelsApprovals({ rules })`, or
+   * `routedApprovals(…)` of them), a request a rule governs goes to channels only, never to the
+   * editor, whose person the runtime cannot authenticate (see governed-requests.ts).
    */
   channels?: Approvals;
   /** The agent's environment, for the API key of `authenticate` (never written to). */
@@ -66,13 +70,36 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
 
-  /** Who is asked when no policy decides: the editor, and channels when given. */
+  /** Tells the editor, as a thought, why a request is not asked there. */
+  const tell = (sessionId: string, text: string, request: ApprovalRequest) => {
+    void connected()
+      .notify("session/update", {
+        sessionId,
+        update: {
+          sessionUpdate: "agent_thought_chunk",
+          content: { type: "text", text },
+          messageId: `routing-${String(request.request_id)}`,
+        },
+      })
+      .catch((error: Error) => options.log?.(`acp: could not tell the editor: ${error.message}`));
+  };
+
+  /**
+   * Who is asked when no policy decides: the editor, and channels when given; a request the
+   * channels approvals' rules govern, channels alone.
+   */
   const askPerson = (sessionId: () => string): Approvals => {
     const editor = editorApprovals(sessionId, ask, () => (formsOffered ? askForm : undefined));
-    if (!options.channels) return editor;
-    return firstAnswer(editor, options.channels, {
+    const { channels } = options;
+    if (!channels) return editor;
+    const raced = firstAnswer(editor, channels, {
       ...(options.awayAfterMs !== undefined ? { awayAfterMs: options.awayAfterMs } : {}),
     });
+    const routing = routingHooksOf(channels);
+    if (!routing || routing.rules.length === 0) return raced;
+    return governedByChannels(channels, raced, routing, (text, request) =>
+      tell(sessionId(), text, request),
+    );
   };
 
   /** A session's thread options: its folder, the editor's MCP servers, its policy, the person. */

@@ -5,7 +5,9 @@ import { Readable, Writable } from "node:stream";
 import type { Command } from "commander";
 import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
+import { RoutingRefusedError } from "../session/run-routing.js";
 import { userCodexHome } from "../spaces/session-home.js";
+import { acpChannels } from "./acp-routing.js";
 import { codexPath, existingFolder, httpUrl, wholeNumber } from "./arguments.js";
 import { channelsAsker } from "./channels-asker.js";
 import { packageVersion } from "./package-version.js";
@@ -21,6 +23,7 @@ interface AcpFlags extends RemoteFlags {
   channels?: string;
   channelsTokenFile?: string;
   awayAfter?: number;
+  startedBy?: string;
 }
 
 /** Adds `acp` to the program. */
@@ -46,7 +49,7 @@ export function addAcpCommand(program: Command): void {
       .option("--session <id>", "with --target: the session home to use", "acp")
       .option(
         "--channels <url>",
-        "also ask people through this channels runtime (inbox, chat): the first answer wins; token: --channels-token-file or $CODEX_HARNESS_TOKEN",
+        "also ask people through this channels runtime (inbox, chat): the first answer wins; requests a target's [[routing]] rules govern go there only; token: --channels-token-file or $CODEX_HARNESS_TOKEN",
         httpUrl,
       )
       .option("--channels-token-file <file>", "with --channels: the runtime's <data-dir>/token")
@@ -54,6 +57,10 @@ export function addAcpCommand(program: Command): void {
         "--away-after <seconds>",
         "with --channels: unanswered in the editor this long, a request goes to channels only",
         wholeNumber(1),
+      )
+      .option(
+        "--started-by <id>",
+        "with --channels: the person the turns run for (a routing rule's not_self excludes them)",
       ),
   ).action(async (flags: AcpFlags) => {
     const remote = remoteOf(flags, [
@@ -78,15 +85,26 @@ export function addAcpCommand(program: Command): void {
         { cause: error },
       );
     }
-    const channels =
+    // Refusals before the agent reads stdin; stdout stays the protocol's (nothing written there).
+    const refuse = (line: string) => {
+      console.error(`acp: ${line}`);
+      process.exitCode = 1;
+    };
+    if (flags.startedBy !== undefined && flags.channels === undefined) {
+      refuse("--started-by needs --channels (the runtime that enforces the rules).");
+      return;
+    }
+    let channels =
       flags.channels === undefined
         ? undefined
-        : await channelsAsker(flags.channels, flags.channelsTokenFile, "codex-harness acp");
+        : await channelsAsker(
+            flags.channels,
+            flags.channelsTokenFile,
+            "codex-harness acp",
+            flags.startedBy,
+          );
     if (channels === undefined && flags.awayAfter !== undefined) {
-      console.error(
-        "acp: --away-after needs --channels (where the request goes when you are away).",
-      );
-      process.exitCode = 1;
+      refuse("--away-after needs --channels (where the request goes when you are away).");
       return;
     }
     const target = flags.target
@@ -97,6 +115,16 @@ export function addAcpCommand(program: Command): void {
           (line) => console.error(line),
         )
       : undefined;
+    if (target) {
+      // The target's [[routing]] rules: enforced by the channels runtime, checked with it now.
+      try {
+        channels = await acpChannels(target.home, channels, flags.startedBy);
+      } catch (error) {
+        if (!(error instanceof RoutingRefusedError)) throw error;
+        refuse(error.message);
+        return;
+      }
+    }
     const codex = new Codex({
       events: "extended",
       ...(flags.codexPath ? { codexPathOverride: flags.codexPath } : {}),
