@@ -5,7 +5,7 @@
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Codex } from "../codex.js";
-import { RpcWireError } from "../rpc/errors.js";
+import { MethodNotSupportedError, RpcWireError } from "../rpc/errors.js";
 
 /** The folders of a session request: its working directory and the editor's other roots. */
 export interface SessionFolders {
@@ -15,8 +15,9 @@ export interface SessionFolders {
 
 /**
  * Resolves when every folder of `request` is an absolute path without NUL that `codex` finds to be
- * an existing folder; rejects with ACP's invalid params naming the first that is not. codex
- * failing otherwise (it stopped) rejects with that failure.
+ * an existing folder (a codex without `fs/getMetadata` is not asked); rejects with ACP's invalid
+ * params naming the first that is not. codex failing otherwise (it stopped) rejects with that
+ * failure.
  */
 export async function checkSessionFolders(
   codex: Codex<"extended">,
@@ -47,6 +48,8 @@ export async function checkSessionFolders(
     const metadata = await codex.appServer
       .request("fs/getMetadata", { path: folder })
       .catch((error: unknown) => {
+        // A codex without the method says nothing about the folder: it is left to thread/start.
+        if (error instanceof MethodNotSupportedError) return undefined;
         // codex refused the path; anything else (it stopped, it is overloaded) is no answer about it.
         if (!(error instanceof RpcWireError) || error.overloaded) throw error;
         throw invalid(
@@ -54,7 +57,7 @@ export async function checkSessionFolders(
           `${JSON.stringify(folder)} is not a folder codex can open (${error.message}): name an existing folder`,
         );
       });
-    if (!metadata.isDirectory) {
+    if (metadata && !metadata.isDirectory) {
       throw invalid(name, `${JSON.stringify(folder)} is not a folder: name a folder, not a file`);
     }
   }
