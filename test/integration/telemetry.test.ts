@@ -2,6 +2,7 @@
 // its execute_tool and approval children, the metrics, no content by default, nothing when off.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
+import { trace } from "@opentelemetry/api";
 import { execCommand, failure, reply, response } from "../../src/testing/script.js";
 import { TurnFailedError } from "../../src/turns/run-result.js";
 import { type CodexApiFixture, FULL_ACCESS, startCodexApi } from "../support/codex-api-fixture.js";
@@ -140,6 +141,24 @@ describe("telemetry of a turn (app-server)", () => {
     assert.match(String(turn?.attributes["gen_ai.output.messages"]), /ANSWER-5d0e/);
     assert.match(String(tool?.attributes["gen_ai.tool.call.arguments"]), /CMD-91c2/);
     assert.equal(approval?.attributes["codex_harness.approval.reason"], BY_ALICE);
+  });
+
+  it("a turn run under the program's active span is that span's child", async () => {
+    fixture = await startCodexApi("app-server", [reply("ok")]);
+    otel = registerInMemoryOtel();
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
+    await trace.getTracer("app").startActiveSpan("handle request", async (span) => {
+      await thread.run("hi");
+      span.end();
+    });
+    const [request] = spansNamed(otel.spans(), "handle request");
+    const [turn] = spansNamed(otel.spans(), "invoke_agent");
+    assert.ok(request && turn);
+    assert.equal(parentOf(turn), request.spanContext().spanId);
+    assert.equal(turn.spanContext().traceId, request.spanContext().traceId);
   });
 
   it("a failed turn has error.type and an ERROR status", async () => {

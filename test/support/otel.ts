@@ -1,6 +1,7 @@
 // In-memory OpenTelemetry for tests: a tracer and a meter provider registered globally, their
 // finished spans and collected metrics, and the scan that finds content in any attribute.
-import { metrics, trace } from "@opentelemetry/api";
+import { context, metrics, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   type CollectionResult,
   type HistogramMetricData,
@@ -36,7 +37,10 @@ export interface InMemoryOtel {
   close(): Promise<void>;
 }
 
-/** Registers a tracer and a meter provider globally, in memory. */
+/**
+ * Registers a tracer and a meter provider globally, in memory, and an AsyncLocalStorage context
+ * manager (as NodeSDK does), so a span the test makes active is the parent of a turn run under it.
+ */
 export function registerInMemoryOtel(): InMemoryOtel {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({
@@ -46,6 +50,9 @@ export function registerInMemoryOtel(): InMemoryOtel {
   const meterProvider = new MeterProvider({ readers: [reader] });
   if (!trace.setGlobalTracerProvider(tracerProvider)) throw new Error("a tracer provider is set");
   if (!metrics.setGlobalMeterProvider(meterProvider)) throw new Error("a meter provider is set");
+  if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())) {
+    throw new Error("a context manager is set");
+  }
   return {
     spans: () => exporter.getFinishedSpans(),
     async metrics() {
@@ -59,6 +66,7 @@ export function registerInMemoryOtel(): InMemoryOtel {
     async close() {
       trace.disable();
       metrics.disable();
+      context.disable();
       await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };
