@@ -20,6 +20,7 @@ import { LazyTurnTransport } from "./turns/lazy-transport.js";
 import type { CodexOptions, EventsMode, ForkOptions, ThreadOptions } from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
 import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
+import { providerOf, type TelemetryDefaults } from "./turns/traced-stream.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
 
 /**
@@ -32,11 +33,14 @@ export class Codex<M extends EventsMode = "sdk"> {
   private readonly transport: TurnTransport;
   private readonly events: EventsMode;
   private closed = false;
+  /** What the threads trace with, when OpenTelemetry is on. */
+  private readonly telemetry: TelemetryDefaults;
 
   constructor(given: CodexOptions<M> = {}) {
     // Settled now (a bad $CODEX_HARNESS_VALIDATE fails here), not when codex first starts.
     const options: CodexOptions<M> = { ...given, validate: validateModeOf(given.validate) };
     this.events = checkEventsMode(options.events) ?? "sdk";
+    this.telemetry = { telemetry: options.telemetry, modelProvider: providerOf(options.config) };
     if (
       options.transport !== undefined &&
       options.transport !== "app-server" &&
@@ -111,6 +115,7 @@ export class Codex<M extends EventsMode = "sdk"> {
       events,
       id,
       (threadId) => this.appServerOf(threadId),
+      this.telemetry,
     );
   }
 

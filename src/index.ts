@@ -146,6 +146,7 @@ export type {
   Input,
   ModelReasoningEffort,
   SandboxMode,
+  TelemetryOptions,
   ThreadOptions,
   TurnOptions,
   UserInput,

@@ -12,6 +12,7 @@ import type { TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
+import { type TelemetryDefaults, tracedRunTurn } from "./turns/traced-stream.js";
 import { TurnStop } from "./turns/turn-stop.js";
 import type { TurnRequest, TurnTransport } from "./turns/turn-transport.js";
 
@@ -56,6 +57,7 @@ export class Thread<M extends EventsMode = "sdk"> {
     private readonly mode: M,
     id: string | null = null,
     private readonly appServerOf?: (threadId: string) => AppServerAccess,
+    private readonly telemetry: TelemetryDefaults = {},
   ) {
     this.threadId = id;
   }
@@ -347,7 +349,7 @@ export class Thread<M extends EventsMode = "sdk"> {
     interactive: boolean,
     stop: TurnStop,
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent>> {
-    return transport.runTurn({
+    const request: TurnRequest = {
       ...turn,
       threadId: this.threadId,
       threadOptions: this.options,
@@ -375,7 +377,8 @@ export class Thread<M extends EventsMode = "sdk"> {
           this.busy = false;
         },
       },
-    });
+    };
+    return tracedRunTurn(transport, request, this.telemetry);
   }
 
   private running(action: string): { transport: TurnTransport; threadId: string; turnId: string } {

@@ -28,6 +28,7 @@ import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod, ServerRequestResult } from "../protocol/types.js";
 import { describeError } from "../rpc/errors.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
+import type { TurnTraceHooks } from "../telemetry/hooks.js";
 import { explainScope, formatTimeout } from "./explain.js";
 import { type WaitOutcome, waitFor } from "./wait.js";
 
@@ -49,6 +50,8 @@ export interface ApprovalTarget {
   holdIdle?(): () => void;
   /** A request of the turn was answered "cancel": codex interrupts the turn, which is stopped. */
   cancelled?(): void;
+  /** The turn's tracing, when on: each request's wait becomes a span of the turn. */
+  readonly telemetry?: Pick<TurnTraceHooks, "approvalStarted"> | undefined;
 }
 
 /** A decision, who made it and why (in words). */
@@ -121,10 +124,16 @@ export class ApprovalBroker {
       (id) => target?.changesOf(id) ?? [],
     );
     if (!request) throw new CodexHarnessError("unsupported_request", `No handler for ${method}.`);
+    const wait = target?.telemetry?.approvalStarted({
+      kind: request.kind,
+      requestId: request.request_id,
+      itemId: request.item_id,
+    });
     let reported = false;
     const report = ({ decision, decidedBy, reason }: Outcome) => {
       if (reported) return;
       reported = true;
+      wait?.end({ decision, decidedBy, reason });
       // The decision was checked against request.kind (or is "decline", which every kind takes).
       target?.emit({
         type: "approval.resolved",

@@ -7,6 +7,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedFileUpdateChange, ExtendedThreadEvent } from "../events/types.js";
 import type { RpcNotification } from "../protocol/messages.js";
+import type { TurnTraceHooks } from "../telemetry/hooks.js";
 import { DeltaBacklog } from "./delta-backlog.js";
 import { EventQueue } from "./event-queue.js";
 import { type RoutedTurn, TurnRoute, TurnRouter } from "./turn-route.js";
@@ -60,6 +61,8 @@ export class ActiveTurn implements ApprovalTarget, RoutedTurn {
    * it), with the error when the undo failed: what waits for the stop (`interrupt()`) goes on.
    */
   onStopSettled: ((error?: unknown) => void) | undefined;
+  /** The turn's tracing, when on: its server requests' waits become spans of it. */
+  telemetry: Pick<TurnTraceHooks, "approvalStarted"> | undefined;
   /** Every command item this turn started. */
   readonly commandItemIds = new Set<string>();
   /** Every item this turn completed (a rejoined turn completes only the ones it missed). */

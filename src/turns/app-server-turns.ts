@@ -199,6 +199,7 @@ export class AppServerTurnTransport implements TurnTransport {
       threadId ??= (await this.loadedThreads.start(client, request.threadOptions)).threadId;
       unlock = await this.threadLocks.lock(threadId, signal);
       const attached = await this.loadedThreads.attach(client, threadId, request.threadOptions);
+      request.telemetry?.threadOpened(attached);
       if (attached.replaced) {
         threadId = attached.threadId;
         yield withRaw(
@@ -226,6 +227,7 @@ export class AppServerTurnTransport implements TurnTransport {
         },
       );
       turn.onStopSettled = settle;
+      turn.telemetry = request.telemetry;
       try {
         // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
         const late = { onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId) };

@@ -25,10 +25,10 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private done = false;
   private failure: { error: unknown } | undefined;
   /**
-   * Called once when the consumer is done with the queue: it read the end, got the failure, or
-   * stopped early with `return()` (`early` is true then).
+   * Called once when the consumer is done with the queue: it read the end, got the failure (then
+   * `error` is it), or stopped early with `return()` (`early` is true then).
    */
-  onFinish: ((early: boolean) => void) | undefined;
+  onFinish: ((early: boolean, error?: unknown) => void) | undefined;
   /**
    * Called as each item is handed to the consumer: from the ring with its sequence number, or at
    * once to a waiting consumer with -1. Returns what the consumer gets: the item, or one made of it.
@@ -117,7 +117,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
       return Promise.resolve({ value: this.onTake ? this.onTake(item, seq) : item, done: false });
     }
     if (this.done) {
-      this.finish(false);
+      this.finish(false, this.failure?.error);
       if (this.failure) {
         const { error } = this.failure;
         this.failure = undefined;
@@ -156,17 +156,17 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     this.mask = mask;
   }
 
-  private finish(early: boolean): void {
+  private finish(early: boolean, error?: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.onFinish?.(early);
+    this.onFinish?.(early, error);
   }
 
   private settleWaiting(): void {
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
-    this.finish(false);
+    this.finish(false, this.failure?.error);
     if (this.failure) {
       const { error } = this.failure;
       this.failure = undefined;

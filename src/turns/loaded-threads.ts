@@ -14,6 +14,8 @@ import type { OpenedThread } from "./turn-transport.js";
 /** The threads loaded on a client, and how a thread gets loaded. */
 export class LoadedThreads {
   private readonly reviewers = new Map<string, ApprovalsReviewer | undefined>();
+  /** The model and provider codex said each loaded thread uses. */
+  private readonly models = new Map<string, { model?: string; modelProvider?: string }>();
 
   has(threadId: string): boolean {
     return this.reviewers.has(threadId);
@@ -32,11 +34,13 @@ export class LoadedThreads {
   /** codex unloaded it (archived, deleted, closed): its next turn resumes it. */
   forget(threadId: string): void {
     this.reviewers.delete(threadId);
+    this.models.delete(threadId);
   }
 
   /** The connection is gone: every thread is resumed again on the next one. */
   clear(): void {
     this.reviewers.clear();
+    this.models.clear();
   }
 
   /** Starts a new thread on `client`. */
@@ -45,11 +49,9 @@ export class LoadedThreads {
       onLateAnswer: undoLateThreadStart(client),
     });
     this.reviewers.set(started.thread.id, started.approvalsReviewer);
-    return {
-      threadId: started.thread.id,
-      model: started.model,
-      modelProvider: started.modelProvider,
-    };
+    const model = { model: started.model, modelProvider: started.modelProvider };
+    this.models.set(started.thread.id, model);
+    return { threadId: started.thread.id, ...model };
   }
 
   /** Resumes `threadId` unless the client has it loaded; replaces a lost one if asked to. */
@@ -58,12 +60,14 @@ export class LoadedThreads {
     threadId: string,
     options: ThreadOptions,
   ): Promise<OpenedThread> {
-    if (this.reviewers.has(threadId)) return { threadId };
+    if (this.reviewers.has(threadId)) return { threadId, ...this.models.get(threadId) };
     let lost: unknown;
     try {
       const resumed = await client.request("thread/resume", threadResumeParams(threadId, options));
       this.reviewers.set(threadId, resumed.approvalsReviewer);
-      return { threadId, model: resumed.model, modelProvider: resumed.modelProvider };
+      const model = { model: resumed.model, modelProvider: resumed.modelProvider };
+      this.models.set(threadId, model);
+      return { threadId, ...model };
     } catch (error) {
       lost = explainResumeFailure(threadId, error);
     }

@@ -32,6 +32,21 @@ export type WebSearchMode = "disabled" | "cached" | "live";
  */
 export type EventsMode = "sdk" | "extended";
 
+/**
+ * OpenTelemetry settings. Tracing and metrics are off unless the program registered a tracer or
+ * meter provider through `@opentelemetry/api` (an optional peer); see docs/operations.md, "Observe
+ * it". Then each turn is an `invoke_agent` span with `execute_tool` and approval children.
+ */
+export interface TelemetryOptions {
+  /**
+   * Also record content (default false): the prompt (`gen_ai.input.messages`), the last answer
+   * (`gen_ai.output.messages`), each tool's arguments and result (a command and its output, at
+   * most 8 KiB each) and approval reasons. Without it spans carry ids, kinds, models, counts, codes
+   * and durations only. As codex's own `otel.log_user_prompt`.
+   */
+  recordContent?: boolean;
+}
+
 /** Options of `new Codex()`: `@openai/codex-sdk`'s, plus `transport` and the app-server settings. */
 export interface CodexOptions<M extends EventsMode = EventsMode> {
   /** Which events the threads' turns yield (default `"sdk"`); a thread's own `events` wins. */
@@ -118,6 +133,8 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
    * process warnings (`CODEX_HARNESS_INVALID_MESSAGE`), once per method and field.
    */
   onValidationIssue?: (issue: ValidationIssue) => void;
+  /** OpenTelemetry settings for every thread (a thread's own `telemetry` wins). */
+  telemetry?: TelemetryOptions;
 }
 
 /** Options of a thread: `@openai/codex-sdk`'s names, plus codex-harness's. */
@@ -187,6 +204,8 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
    * gone): `"fail"` (default) rejects; `"startNew"` starts a new thread and emits a `notice`.
    */
   onLostThread?: "fail" | "startNew";
+  /** OpenTelemetry settings for this thread's turns, over the Codex's. */
+  telemetry?: TelemetryOptions;
 }
 
 /** Where `Codex.forkThread()` cuts the saved thread (one of them at most; default: nowhere). */

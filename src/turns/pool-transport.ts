@@ -42,7 +42,7 @@ export class PoolTransport implements TurnTransport {
           if (event.type === "thread.started") this.affinity.set(event.thread_id, member);
           outer?.onEvent(event);
         },
-        onEnd: () => outer?.onEnd(),
+        onEnd: (error) => outer?.onEnd(error),
       },
     });
   }

@@ -7,8 +7,8 @@ export interface StreamObserver<T> {
   onOpen(): void;
   /** An event is handed to the consumer. */
   onEvent(event: T): void;
-  /** An opened stream ended, failed or was abandoned (once). */
-  onEnd(): void;
+  /** An opened stream ended, failed (with `error`) or was abandoned (once). */
+  onEnd(error?: unknown): void;
 }
 
 /**
@@ -52,7 +52,7 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
         return (this.tail as EventQueue<T>).next();
       },
       (error: unknown) => {
-        this.end();
+        this.end(error);
         throw error;
       },
     );
@@ -86,15 +86,15 @@ export class TurnStream<T> implements AsyncGenerator<T, void, unknown> {
       return event;
     };
     const finish = queue.onFinish;
-    queue.onFinish = (early) => {
-      finish?.(early);
-      this.end();
+    queue.onFinish = (early, error) => {
+      finish?.(early, error);
+      this.end(error);
     };
   }
 
-  private end(): void {
+  private end(error?: unknown): void {
     if (this.ended || !this.opened) return;
     this.ended = true;
-    this.watcher?.onEnd();
+    this.watcher?.onEnd(error);
   }
 }

@@ -3,6 +3,7 @@ import type { AppServerClient } from "../app-server/client.js";
 import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ReviewTarget } from "../protocol/generated/ts/v2/ReviewTarget.js";
+import type { TurnTraceHooks } from "../telemetry/hooks.js";
 import type { ThreadOptions, TurnOptions, UserInput } from "./options.js";
 import type { TurnStop } from "./turn-stop.js";
 import type { StreamObserver } from "./turn-stream.js";
@@ -31,6 +32,11 @@ export interface TurnRequest {
    * is over and nothing it started runs (so `interrupt()` resolves then).
    */
   stop?: TurnStop;
+  /**
+   * The turn's tracing, when OpenTelemetry is on: told what codex said of the thread's model, and
+   * of each server request's wait (app-server; exec asks nothing).
+   */
+  telemetry?: TurnTraceHooks;
 }
 
 /** What the Thread layer watches on a turn's stream. */

@@ -111,6 +111,15 @@ describe("examples of the README and docs/", () => {
     );
   });
 
+  it("observe-a-turn: the turn's spans as a tree, and its metrics", async () => {
+    const stdout = await runExample("observe-a-turn");
+    assert.match(stdout, /^ {2}approval commandExecution: accept$/m);
+    assert.match(stdout, /^ {2}execute_tool exec_command: 0$/m);
+    assert.match(stdout, /^invoke_agent: \d+ tokens in, \d+ out$/m);
+    assert.match(stdout, /^gen_ai\.client\.operation\.duration \(s\)$/m);
+    assert.match(stdout, /^gen_ai\.client\.token\.usage \(\{token\}\)$/m);
+  });
+
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
     const stdout = await runExample("approvals-policy");
     assert.match(stdout, /ls: "accept"/);

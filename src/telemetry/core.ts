@@ -1,0 +1,73 @@
+// The tracer and the instruments of one turn, from the api when telemetry is on.
+import { type ApiLoader, otelApi } from "./gate.js";
+import type { OtelApi, OtelCounter, OtelHistogram, OtelTracer } from "./otel-types.js";
+import {
+  APPROVAL_WAIT_BUCKETS,
+  METRIC_APPROVAL_WAIT,
+  METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+  METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+  METRIC_TURNS,
+  OPERATION_DURATION_BUCKETS,
+  SCHEMA_URL,
+  SCOPE_NAME,
+  TOKEN_USAGE_BUCKETS,
+} from "./semconv.js";
+
+/** The metric instruments codex-harness records. */
+export interface Instruments {
+  /** `gen_ai.client.operation.duration` (s): one record per turn. */
+  operationDuration: OtelHistogram;
+  /** `gen_ai.client.token.usage` ({token}): two records per turn (input, output). */
+  tokenUsage: OtelHistogram;
+  /** `codex_harness.turns` ({turn}): by outcome. */
+  turns: OtelCounter;
+  /** `codex_harness.approval.wait.duration` (s): one record per server request answered. */
+  approvalWait: OtelHistogram;
+}
+
+/** What a turn records with: the api, the tracer, the instruments. */
+export interface Telemetry {
+  api: OtelApi;
+  tracer: OtelTracer;
+  instruments: Instruments;
+}
+
+/**
+ * The turn's telemetry, or undefined when it is off (no provider registered, or the api cannot be
+ * loaded). Read per turn, so a provider registered after `new Codex()` traces the next turn. The
+ * providers cache tracers and meters by name; instruments of the same name and shape share their
+ * storage, so asking again per turn is cheap.
+ */
+export function turnTelemetry(load?: ApiLoader): Telemetry | undefined {
+  const api = otelApi(load);
+  if (!api) return undefined;
+  const scope = { schemaUrl: SCHEMA_URL };
+  const tracer = api.trace.getTracerProvider().getTracer(SCOPE_NAME, undefined, scope);
+  const meter = api.metrics.getMeter(SCOPE_NAME, undefined, scope);
+  return {
+    api,
+    tracer,
+    instruments: {
+      operationDuration: meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, {
+        description:
+          "GenAI operation duration: one codex turn (invoke_agent), as the client saw it.",
+        unit: "s",
+        advice: { explicitBucketBoundaries: [...OPERATION_DURATION_BUCKETS] },
+      }),
+      tokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
+        description: "Number of input and output tokens used by a codex turn.",
+        unit: "{token}",
+        advice: { explicitBucketBoundaries: [...TOKEN_USAGE_BUCKETS] },
+      }),
+      turns: meter.createCounter(METRIC_TURNS, {
+        description: "Turns that ended, by outcome.",
+        unit: "{turn}",
+      }),
+      approvalWait: meter.createHistogram(METRIC_APPROVAL_WAIT, {
+        description: "How long a server request (approval, question) waited for its answer.",
+        unit: "s",
+        advice: { explicitBucketBoundaries: [...APPROVAL_WAIT_BUCKETS] },
+      }),
+    },
+  };
+}
