@@ -15,6 +15,7 @@ import { benchPausedReader } from "./paused-reader.js";
 import { benchRemote } from "./remote.js";
 import { markdownTable, type Section, textTable } from "./report.js";
 import { benchSession } from "./session.js";
+import { benchTelemetry } from "./telemetry.js";
 import { benchThroughput, throughputSection } from "./throughput.js";
 
 /** Where the tables are kept: the Figures of the operations guide. */
@@ -64,6 +65,12 @@ interface Bench {
 
 const BENCHES: Bench[] = [
   { key: "session", title: "10-turn session", table: "main", run: () => benchSession(rounds) },
+  {
+    key: "telemetry",
+    title: "10-turn session, telemetry on and off",
+    table: "main",
+    run: () => benchTelemetry(rounds),
+  },
   {
     key: "concurrency",
     title: "8 threads x 2 turns",

@@ -132,20 +132,21 @@ export interface VariantResult {
 }
 
 /**
- * Runs every variant `rounds` times, interleaved (the order rotates each round so that no variant
+ * Runs every variant (of `variants`, by default the six) `rounds` times, interleaved (the order rotates each round so that no variant
  * always runs first), each run on a fresh ScriptedModel and CODEX_HOME, after an optional warm-up.
  */
 export async function measure(
   workload: Workload,
   rounds: number,
   options: { warmUp: boolean },
+  variants: readonly Variant[] = VARIANTS,
 ): Promise<VariantResult[]> {
-  const results = VARIANTS.map((variant) => ({ name: variant.name, samples: [] as number[] }));
+  const results = variants.map((variant) => ({ name: variant.name, samples: [] as number[] }));
   if (options.warmUp) await runOnce(rawClient, workload);
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < VARIANTS.length; i++) {
-      const index = (i + round) % VARIANTS.length;
-      const ms = await runOnce(VARIANTS[index] as Variant, workload);
+    for (let i = 0; i < variants.length; i++) {
+      const index = (i + round) % variants.length;
+      const ms = await runOnce(variants[index] as Variant, workload);
       (results[index] as VariantResult).samples.push(ms);
     }
   }
