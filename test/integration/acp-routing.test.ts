@@ -3,7 +3,7 @@
 // is told, never asked — and only whom the rule names answers it; other requests are asked in the
 // editor as before; rules nothing would enforce stop the agent before it serves.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
@@ -14,11 +14,12 @@ import type { Interaction } from "../../src/channels/interaction-types.js";
 import type { People } from "../../src/channels/people.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
+import { cleanTrees } from "../fixtures/spaces/helpers.js";
 import { editorOf, startAcpAgent } from "../support/acp-editor.js";
 import { allow, openSession, promptOf } from "../support/acp-session.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { eventually } from "../support/eventually.js";
+import { releaseProject } from "../support/routing-fixtures.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
@@ -32,17 +33,7 @@ const PUBLISH_RULE =
  * `model`, and a work folder with a stand-in `npm` (`./bin/npm`) that logs what it was asked.
  */
 async function project(rules: string, model: ScriptedModel) {
-  const dir = tempTree({
-    "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/release"]\n',
-    "spaces/release/space.toml": spaceToml("release"),
-    "spaces/release/permissions.toml": rules,
-    "user-codex-home/.keep": "",
-  });
-  const work = path.join(dir, "work");
-  mkdirSync(path.join(work, "bin"), { recursive: true });
-  writeFileSync(path.join(work, "bin/npm"), '#!/bin/sh\necho "npm $*" >> npm.log\n', {
-    mode: 0o755,
-  });
+  const { dir, work } = releaseProject(rules);
   await useScriptedModel(dir, model);
   const env = {
     ...process.env,

@@ -4,7 +4,7 @@
 // hold (an unknown group, not_self for nobody, approvals that do not route) fails the run before
 // the turn starts.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { channelsApprovals } from "../../src/channels/bridge.js";
@@ -18,10 +18,11 @@ import type { AgentEvent } from "../../src/session/agent-events.js";
 import { type RunTurnRequest, runTurn } from "../../src/session/run-turn.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { cleanTrees, spaceToml, tempTree } from "../fixtures/spaces/helpers.js";
+import { cleanTrees } from "../fixtures/spaces/helpers.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
+import { releaseProject } from "../support/routing-fixtures.js";
 import { runTargetArgs, useScriptedModel } from "../support/target-home.js";
 
 after(() => cleanTrees());
@@ -40,24 +41,8 @@ answer = ["group:release"]
 approvals = 2
 `;
 
-/**
- * A project whose target `dev` composes the space `release` (routing rules only, `rules`) and a
- * work folder with a stand-in `npm` (`./bin/npm`) that writes what it was asked to a file.
- */
-function project(rules = RELEASE_RULES) {
-  const dir = tempTree({
-    "asp-targets.toml": 'schema = 1\n[targets.dev]\ncompose = ["space:path:./spaces/release"]\n',
-    "spaces/release/space.toml": spaceToml("release"),
-    "spaces/release/permissions.toml": rules,
-    "user-codex-home/.keep": "",
-  });
-  const work = path.join(dir, "work");
-  mkdirSync(path.join(work, "bin"), { recursive: true });
-  writeFileSync(path.join(work, "bin/npm"), '#!/bin/sh\necho "npm $*" >> npm.log\n', {
-    mode: 0o755,
-  });
-  return { dir, work, rulesFile: path.join(dir, "spaces/release/permissions.toml") };
-}
+/** The release project with `rules` (by default {@link RELEASE_RULES}). */
+const project = (rules = RELEASE_RULES) => releaseProject(rules);
 
 /** A runtime knowing alice and carol (group release), bob (no group) and the ci program. */
 async function runtime() {

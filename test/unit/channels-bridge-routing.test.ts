@@ -14,6 +14,7 @@ import type { People } from "../../src/channels/people.js";
 import type { Approvals, CommandExecutionRequest } from "../../src/events/approval-types.js";
 import { channelsTestDirs } from "../support/channels-dirs.js";
 import { eventually } from "../support/eventually.js";
+import { commandRequest } from "../support/routing-fixtures.js";
 
 const { dataDir, servers } = channelsTestDirs("channels-bridge-routing-test-");
 
@@ -25,21 +26,15 @@ const publish: RoutingRule = {
 };
 
 let ids = 0;
-const command = (text: string): CommandExecutionRequest =>
-  ({
-    kind: "commandExecution",
-    method: "item/commandExecution/requestApproval",
-    request_id: ++ids,
+const command = (text: string): CommandExecutionRequest => {
+  ids += 1;
+  return commandRequest(text, {
+    request_id: ids,
     thread_id: "thread",
     turn_id: "turn",
     item_id: `item-${ids}`,
-    approval_kind: "command",
-    command: text,
-    cwd: "/work/app",
-    reason: null,
-    command_actions: [],
-    network_approval_context: null,
-  }) as unknown as CommandExecutionRequest;
+  });
+};
 
 /** A runtime knowing alice and carol (release) and bob, with tokens; the bridge's is ci's. */
 async function runtime() {

@@ -20,6 +20,7 @@ import type {
   PermissionsRequest,
   UserInputRequest,
 } from "../../src/events/approval-types.js";
+import { commandRequest } from "../support/routing-fixtures.js";
 
 const FILE = `[exec]
 patterns = ["npm test"]
@@ -50,18 +51,7 @@ function refused(...parts: string[]) {
 }
 
 const base = { request_id: 1, thread_id: "t", turn_id: "u", item_id: "i" };
-const command = (text: string): CommandExecutionRequest =>
-  ({
-    ...base,
-    kind: "commandExecution",
-    method: "item/commandExecution/requestApproval",
-    approval_kind: "command",
-    command: text,
-    cwd: "/work/app",
-    reason: null,
-    command_actions: [],
-    network_approval_context: null,
-  }) as unknown as CommandExecutionRequest;
+const command = (text: string): CommandExecutionRequest => commandRequest(text, base);
 const change = (...paths: string[]): FileChangeRequest =>
   ({
     ...base,
