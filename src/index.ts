@@ -130,6 +130,7 @@ export {
 } from "./session/session-store.js";
 export { toolNameOf, toUnifiedEvents, type UnifiedTurnState } from "./session/unified-events.js";
 export type * from "./session/unified-types.js";
+export type { TraceCarrier } from "./telemetry/carrier.js";
 export {
   type EventOf,
   type RunStreamedResult,

@@ -46,6 +46,9 @@ function isApi(value: unknown): value is OtelApi {
     typeof api?.trace?.getTracerProvider === "function" &&
     typeof api.trace.setSpan === "function" &&
     typeof api.metrics?.getMeter === "function" &&
-    typeof api.context?.active === "function"
+    typeof api.context?.active === "function" &&
+    typeof api.propagation?.inject === "function" &&
+    typeof api.trace.setSpanContext === "function" &&
+    typeof api.ROOT_CONTEXT === "object"
   );
 }

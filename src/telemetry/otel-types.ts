@@ -29,6 +29,15 @@ export interface OtelSpan {
   setStatus(status: { code: number; message?: string }): unknown;
   end(endTime?: TimeInput): void;
   isRecording(): boolean;
+  spanContext(): OtelSpanContext;
+}
+
+/** The api's `SpanContext`. */
+export interface OtelSpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
 }
 
 /** The api's `SpanOptions`, the fields we set. */
@@ -74,9 +83,17 @@ export interface OtelApi {
       getTracer(name: string, version?: string, options?: { schemaUrl?: string }): OtelTracer;
     };
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    getSpanContext(context: OtelContext): OtelSpanContext | undefined;
+    setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
   };
   metrics: {
     getMeter(name: string, version?: string, options?: { schemaUrl?: string }): OtelMeter;
   };
   context: { active(): OtelContext };
+  propagation: {
+    inject(context: OtelContext, carrier: Record<string, string>): void;
+    extract(context: OtelContext, carrier: Record<string, string>): OtelContext;
+  };
+  /** The empty context (a span started in it is a root). */
+  ROOT_CONTEXT: OtelContext;
 }

@@ -10,6 +10,7 @@ import type { JsonValue } from "../protocol/generated/ts/serde_json/JsonValue.js
 import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
 import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpec.js";
 import type { RetryOptions } from "../rpc/retry.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 
 /** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
 export type ApprovalMode = "never" | "on-request" | "on-failure" | "untrusted";
@@ -244,6 +245,12 @@ export interface TurnOptions {
    * (as codex keeps it) the later ones.
    */
   approvalsReviewer?: ApprovalsReviewer;
+  /**
+   * The W3C trace context this turn's `invoke_agent` span is a child of (e.g. from an incoming
+   * request's `traceparent`/`tracestate` headers). Default: the program's active span, if any.
+   * Used only when OpenTelemetry is on.
+   */
+  traceParent?: TraceCarrier;
   /**
    * Aborting stops the turn (app-server: `turn/interrupt`; exec: the process is killed), then
    * `run()` rejects and `runStreamed()` ends with a `TurnAbortedError` (`name` "AbortError").

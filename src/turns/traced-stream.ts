@@ -43,6 +43,7 @@ async function* traced(
     requestModel: turnOptions.model ?? threadOptions.model,
     threadId: request.threadId,
     input: request.input,
+    parent: turnOptions.traceParent,
   });
   if (!turn) return yield* transport.runTurn(request);
   yield* transport.runTurn({

@@ -4,6 +4,7 @@ import { startApprovalWait } from "../approvals/approval-telemetry.js";
 import { CodexHarnessError } from "../errors.js";
 import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
+import { carrierOf, contextOf, type TraceCarrier } from "../telemetry/carrier.js";
 import { type Telemetry, turnTelemetry } from "../telemetry/core.js";
 import type { ApiLoader } from "../telemetry/gate.js";
 import type { ApprovalWait, ApprovalWaitStart, TurnTraceHooks } from "../telemetry/hooks.js";
@@ -62,6 +63,8 @@ export interface TraceTurnOptions {
   /** The thread, when it has an id already. */
   threadId: string | null;
   input: readonly UserInput[];
+  /** The remote parent of the turn's span (default: the program's active context). */
+  parent?: TraceCarrier | undefined;
 }
 
 /**
@@ -127,6 +130,17 @@ export class TracedTurn implements TurnTraceHooks {
     });
   }
 
+  /** The turn span's W3C context (for codex's `trace` field and `TRACEPARENT`), once it started. */
+  carrier(): TraceCarrier | undefined {
+    if (!this.span || !this.context) return undefined;
+    try {
+      return carrierOf(this.telemetry.api, this.span, this.context);
+    } catch (error) {
+      this.broke(error);
+      return undefined;
+    }
+  }
+
   approvalStarted(request: ApprovalWaitStart): ApprovalWait | undefined {
     const context = this.context;
     if (!context || this.done) return undefined;
@@ -151,8 +165,8 @@ export class TracedTurn implements TurnTraceHooks {
     };
     if (options.recordContent)
       attributes[ATTR_GEN_AI_INPUT_MESSAGES] = inputMessages(options.input);
-    // The program's active span (its request, under NodeSDK's context manager), else a root.
-    const parent = api.context.active();
+    // The parent given, else the program's active span (under NodeSDK's context manager), else a root.
+    const parent = contextOf(api, options.parent) ?? api.context.active();
     const span = tracer.startSpan(
       GEN_AI_OPERATION_INVOKE_AGENT,
       { kind: SPAN_KIND.CLIENT, attributes },

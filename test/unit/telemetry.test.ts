@@ -8,6 +8,7 @@ import { afterEach, describe, it } from "node:test";
 import { answeredBy, decisionLabel } from "../../src/approvals/approval-telemetry.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
+import { contextOf, isTraceCarrier } from "../../src/telemetry/carrier.js";
 import { otelApi, providerRegistered } from "../../src/telemetry/gate.js";
 import type { Attributes, OtelApi, OtelContext, OtelSpan } from "../../src/telemetry/otel-types.js";
 import { clip, MAX_CONTENT_CHARS, toolEnd, toolStart } from "../../src/turns/tool-spans.js";
@@ -70,6 +71,11 @@ function fakeApi() {
                 span.ended = true;
               },
               isRecording: () => !span.ended,
+              spanContext: () => ({
+                traceId: "a".repeat(32),
+                spanId: spans.indexOf(span).toString(16).padStart(16, "1"),
+                traceFlags: 1,
+              }),
             };
             spans.push(span);
             return span;
@@ -77,6 +83,8 @@ function fakeApi() {
         }),
       }),
       setSpan: (_ctx, span) => context(span as FakeSpan),
+      getSpanContext: (ctx) => (ctx.getValue(PARENT) as FakeSpan | undefined)?.spanContext(),
+      setSpanContext: (_ctx, remote) => context({ remote } as unknown as FakeSpan),
     },
     metrics: {
       getMeter: () => ({
@@ -89,6 +97,9 @@ function fakeApi() {
       }),
     },
     context: { active: () => context() },
+    // No propagator registered (as with a bare BasicTracerProvider): nothing written or read.
+    propagation: { inject() {}, extract: (ctx) => ctx },
+    ROOT_CONTEXT: context(),
   };
   return { api, spans, records };
 }
@@ -400,5 +411,54 @@ describe("the names and labels", () => {
     assert.deepEqual(declined.attributes, { "codex_harness.tool.status": "declined" });
     assert.equal(declined.errorType, undefined);
     assert.equal(clip("x".repeat(MAX_CONTENT_CHARS + 5)).length, MAX_CONTENT_CHARS + 1);
+  });
+});
+
+describe("trace carriers", () => {
+  it("a turn's span gives its carrier; a carrier given is the turn span's parent", () => {
+    const { api, spans } = fakeApi();
+    slots[SLOT] = { version: "1.9.1", trace: {} };
+    const parent = `00-${"b".repeat(32)}-${"c".repeat(16)}-01`;
+    const turn = traceTurn(
+      {
+        transport: "app-server",
+        recordContent: false,
+        threadId: null,
+        input: [],
+        parent: { traceparent: parent },
+      },
+      () => api,
+    );
+    assert.ok(turn);
+    assert.equal(turn.carrier(), undefined, "no carrier before the span starts");
+    turn.observe(NOOP).onOpen();
+    const [span] = spans;
+    assert.deepEqual(
+      (span?.parent as unknown as { remote: unknown }).remote,
+      { traceId: "b".repeat(32), spanId: "c".repeat(16), traceFlags: 1, isRemote: true },
+      "the remote parent is the carrier's span",
+    );
+    assert.deepEqual(turn.carrier(), { traceparent: `00-${"a".repeat(32)}-1111111111111110-01` });
+  });
+
+  it("only well-formed traceparents are carriers; a malformed parent falls back to the active one", () => {
+    const ok = `00-${"1a".repeat(16)}-${"2b".repeat(8)}-00`;
+    assert.ok(isTraceCarrier({ traceparent: ok }));
+    assert.ok(isTraceCarrier({ traceparent: ok, tracestate: "a=b" }));
+    for (const bad of [
+      null,
+      "x",
+      {},
+      { traceparent: ok.toUpperCase() },
+      { traceparent: `00-${"0".repeat(32)}-${"2".repeat(16)}-00` },
+      { traceparent: `00-${"1".repeat(32)}-${"0".repeat(16)}-00` },
+      { traceparent: `01-${"1".repeat(32)}-${"2".repeat(16)}-00` },
+      { traceparent: ok, tracestate: 3 },
+    ]) {
+      assert.equal(isTraceCarrier(bad), false, JSON.stringify(bad));
+    }
+    const { api } = fakeApi();
+    assert.equal(contextOf(api, { traceparent: "00-nope" }), undefined);
+    assert.equal(contextOf(api, undefined), undefined);
   });
 });
