@@ -2,10 +2,12 @@
 // worker's lease epoch) and PostgreSQL takes it only while that attempt is the run's current one,
 // the run is still running and the worker's lease is live by the database's clock. A worker that
 // was paused past its lease finds its writes refused; it never trusts its own memory of the lease.
+
 import type { PoolClient } from "pg";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
 import { FENCE } from "./fence-sql.js";
+import type { AttemptStart } from "./fleet-telemetry.js";
 import { LIVE_LEASE } from "./lease.js";
 import { type FleetSessionRow, type FleetStore, jsonForPostgres, type Queryable } from "./store.js";
 
@@ -77,6 +79,12 @@ async function whyFenced(client: Queryable, fence: AttemptFence): Promise<string
   return `the worker's lease ran out (silent ${Math.round(Number(row.silent_ms))} ms, lease ${row.lease_ms} ms)`;
 }
 
+/** An attempt started: its fence, and what its tracing needs of the run (DB clock). */
+export interface StartedAttempt {
+  fence: AttemptFence;
+  start: AttemptStart;
+}
+
 /**
  * Starts a new attempt of `runId` on `worker` under its lease `epoch`: the attempt number grows,
  * so every earlier attempt's writes are refused from now on. Undefined when the run already ended
@@ -87,7 +95,7 @@ export async function startAttempt(
   runId: string,
   worker: string,
   epoch: number,
-): Promise<AttemptFence | undefined> {
+): Promise<StartedAttempt | undefined> {
   // One statement (one round trip): the lease row is held (FOR SHARE) until it commits.
   const { rows } = await store.pool.query({
     name: "codex-harness-start-attempt",
@@ -98,15 +106,28 @@ export async function startAttempt(
          UPDATE codex_harness_fleet_runs SET status = 'running', attempts = attempts + 1,
            worker = $2, lease_epoch = $3, started_at = now()
          WHERE run_id = $1 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM lease)
-         RETURNING attempts)
-       SELECT EXISTS (SELECT 1 FROM lease) AS live, (SELECT attempts FROM started) AS attempts`,
+         RETURNING attempts, trace_context, extract(epoch FROM created_at) * 1000 AS queued_ms,
+           extract(epoch FROM started_at) * 1000 AS started_ms)
+       SELECT EXISTS (SELECT 1 FROM lease) AS live, s.attempts, s.trace_context, s.queued_ms,
+         s.started_ms
+       FROM (SELECT 1) one LEFT JOIN started s ON true`,
     values: [runId, worker, epoch],
   });
   if (!rows[0]?.live) {
     throw new FencedError({ runId, attempt: 0, worker, epoch }, "the worker's lease is not live");
   }
-  const attempts = rows[0].attempts as number | null;
-  return attempts === null ? undefined : { runId, attempt: attempts, worker, epoch };
+  const row = rows[0];
+  const attempts = row.attempts as number | null;
+  if (attempts === null) return undefined;
+  return {
+    fence: { runId, attempt: attempts, worker, epoch },
+    start: {
+      attempt: attempts,
+      traceContext: row.trace_context,
+      queuedAtMs: Number(row.queued_ms),
+      startedAtMs: Number(row.started_ms),
+    },
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 // session's turns run one at a time, in order), and its tables made once however many start at once.
 import { loadDriver } from "../channels/drivers.js";
 import { withClient } from "../channels/pg-pool.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import { sessionFlag } from "./affinity.js";
 import type { FleetStore, FleetTurnRequest } from "./store.js";
 
@@ -18,13 +19,19 @@ export function sessionQueue(sessionId: string): string {
 
 /**
  * Records the run and queues its job, in one statement (one round trip, atomic), unless the run id
- * is known: then nothing is queued. Resolves whether the run is new.
+ * is known: then nothing is queued (a known run keeps its first trace context). Resolves whether
+ * the run is new.
  */
-export async function queueRun(store: FleetStore, request: FleetTurnRequest): Promise<boolean> {
+export async function queueRun(
+  store: FleetStore,
+  request: FleetTurnRequest,
+  traceContext?: TraceCarrier,
+): Promise<boolean> {
   const { rowCount } = await store.pool.query({
     name: "codex-harness-queue-run",
     text: `WITH inserted AS (
-         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ($1, $2, $3)
+         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, trace_context)
+         VALUES ($1, $2, $3, $8)
          ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
        SELECT graphile_worker.add_job($4, json_build_object('runId', run_id), queue_name => $5,
          job_key => run_id, max_attempts => $6, flags => ARRAY[$7::text])
@@ -37,6 +44,7 @@ export async function queueRun(store: FleetStore, request: FleetTurnRequest): Pr
       sessionQueue(request.externalSessionId),
       25,
       sessionFlag(request.externalSessionId),
+      traceContext ?? null,
     ],
   });
   return rowCount === 1;

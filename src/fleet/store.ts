@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_runs (
 ALTER TABLE codex_harness_fleet_runs
   ADD COLUMN IF NOT EXISTS lease_epoch bigint,
   ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz;
+-- The W3C trace context of the run's submit (null when it was not traced): kept out of "request",
+-- which a resubmit compares.
+ALTER TABLE codex_harness_fleet_runs ADD COLUMN IF NOT EXISTS trace_context jsonb;
 CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_session ON codex_harness_fleet_runs (session_id, created_at);
 CREATE TABLE IF NOT EXISTS codex_harness_fleet_events (
   run_id text NOT NULL REFERENCES codex_harness_fleet_runs (run_id) ON DELETE CASCADE,

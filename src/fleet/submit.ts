@@ -4,6 +4,7 @@ import { redactUrl } from "../channels/drivers.js";
 import { CodexHarnessError } from "../errors.js";
 import type { RunResult } from "../session/agent-events.js";
 import { cancelFleetRun, type FleetCancelOutcome } from "./cancel.js";
+import { traceSubmit } from "./fleet-telemetry.js";
 import { isConnectionError, type OutageOptions, throughOutage } from "./outage.js";
 import { migrateQueue, queuedAs, queueRun } from "./queue.js";
 import { checkRunId, checkTurnFields } from "./request-check.js";
@@ -77,6 +78,7 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
   let store = owned ? undefined : given;
   // Set once a queueRun may have committed without this process hearing of it.
   let unsure = false;
+  const trace = traceSubmit(turn);
   try {
     const created = await throughOutage(
       async () => {
@@ -88,7 +90,7 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
           throw error;
         });
         try {
-          if (await queueRun(open, turn)) return true;
+          if (await queueRun(open, turn, trace?.carrier)) return true;
         } catch (error) {
           unsure ||= isConnectionError(error);
           throw error;
@@ -101,8 +103,10 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
         advice: `Check that the server at ${redactUrl(url)} is up and reachable from here, then submit again with the same run id (--run-id ${turn.externalRunId}): it is queued at most once.`,
       },
     );
+    trace?.end(created);
     return followRun(store as FleetStore, turn.externalRunId, created, owned, follow);
   } catch (error) {
+    trace?.end(undefined, error);
     if (owned) await store?.close();
     throw error;
   }

@@ -14,6 +14,13 @@ import { sessionRecordPath } from "../session/session-store.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { installTarget } from "../spaces/install.js";
 import { prepareSessionHome } from "../spaces/session-home.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
+import {
+  EVENT_FLEET_CANCEL_REQUESTED,
+  EVENT_FLEET_FENCED,
+  EVENT_FLEET_LEASE_LOST,
+  EVENT_FLEET_RETRY_SCHEDULED,
+} from "../telemetry/semconv.js";
 import { cancelledResult } from "./cancel.js";
 import { EventWriter } from "./event-writer.js";
 import {
@@ -24,6 +31,7 @@ import {
   finishAttempt,
   startAttempt,
 } from "./fence.js";
+import { traceAttempt } from "./fleet-telemetry.js";
 import { LeaseLostError } from "./lease.js";
 import { throughOutage } from "./outage.js";
 import {
@@ -104,12 +112,17 @@ export async function runFleetAttempt(
   // one may go first: a run whose earlier turn has not ended waits (its job is retried after).
   const earlier = await write(() => store.unfinishedBefore(runId));
   if (earlier !== undefined) throw new RunWaitsError(runId, earlier);
-  const fence = await write(() => startAttempt(store, runId, context.name, context.epoch));
-  if (!fence) return;
+  const started = await write(() => startAttempt(store, runId, context.name, context.epoch));
+  if (!started) return;
+  const { fence } = started;
+  const trace = traceAttempt(started.start, fence);
   const turn = new AbortController();
   // Registered before the run is read: a cancel is seen either in the row or by its NOTIFY.
   context.running.set(runId, turn);
-  const stopTurn = () => turn.abort(context.leaseSignal.reason);
+  const stopTurn = () => {
+    trace?.event(EVENT_FLEET_LEASE_LOST);
+    turn.abort(context.leaseSignal.reason);
+  };
   context.leaseSignal.addEventListener("abort", stopTurn, { once: true });
   // The first write refused (or impossible) stops the turn: nothing after it is recorded.
   let refused: Error | undefined;
@@ -120,6 +133,8 @@ export async function runFleetAttempt(
   turn.signal.addEventListener(
     "abort",
     () => {
+      if (turn.signal.reason instanceof RunCancelledSignal)
+        trace?.event(EVENT_FLEET_CANCEL_REQUESTED);
       cancelledWhileRunning = turn.signal.reason instanceof RunCancelledSignal && !turnOver;
     },
     { once: true },
@@ -155,11 +170,13 @@ export async function runFleetAttempt(
     const run = await write(() => store.getRun(runId));
     if (!run) return;
     const request = run.request;
+    trace?.describe(request);
     context.log(`turn ${runId} of session ${request.externalSessionId} (attempt ${fence.attempt})`);
     if (run.cancelRequested || turn.signal.reason instanceof RunCancelledSignal) {
       const when = fence.attempt > 1 ? "while it waited to be retried" : "before it started";
       await events.drain();
       await record(store, fence, write, cancelled(stamp, when));
+      trace?.end("cancelled", "cancelled");
       context.log(`turn ${runId} cancelled`);
       return;
     }
@@ -177,6 +194,7 @@ export async function runFleetAttempt(
         signal: turn.signal,
         write,
         emit,
+        traceParent: trace?.carrier,
       }));
     } catch (error) {
       outcome = failed(stamp, (error as Error).message);
@@ -200,6 +218,7 @@ export async function runFleetAttempt(
     // Said with the session's state: its next turn, queued once this is recorded, is left to us.
     if (keeping?.keeps && outcome.session) outcome.session.warmOn = context.name;
     await record(store, fence, write, outcome);
+    trace?.end(outcome.status === "cancelled" ? "cancelled" : "recorded", outcome.status);
     context.log(`turn ${runId} ${outcome.status}`);
     if (warm && keeping) {
       const kept = warm;
@@ -208,8 +227,20 @@ export async function runFleetAttempt(
     }
   } catch (error) {
     context.log(`turn ${runId} (attempt ${fence.attempt}) stopped: ${(error as Error).message}`);
+    if (trace) {
+      const lost = context.leaseSignal.aborted;
+      if (error instanceof FencedError) trace.event(EVENT_FLEET_FENCED);
+      trace.event(EVENT_FLEET_RETRY_SCHEDULED);
+      trace.end(
+        lost ? "lease_lost" : isFencing(error as Error, context) ? "fenced" : "retried",
+        undefined,
+        error,
+      );
+    }
     throw error;
   } finally {
+    // A run that vanished from the store ends its attempt here (ending twice does nothing).
+    trace?.end("fenced");
     // An attempt that stopped early leaves nothing being written behind it.
     await events.drain();
     if (warm) await context.warm?.discard(warm, "its turn did not complete");
@@ -260,9 +291,11 @@ async function turnHere(
     signal: AbortSignal;
     write: Write;
     emit: (event: object) => Promise<void>;
+    /** The attempt span's context: the turn's span is its child. */
+    traceParent: TraceCarrier | undefined;
   },
 ): Promise<{ outcome: AttemptOutcome; warm?: WarmSession }> {
-  const { attemptHome, signal, write, emit } = attempt;
+  const { attemptHome, signal, write, emit, traceParent } = attempt;
   // Installed on every turn from this worker's copy of the project: a changed target is never
   // run stale (an unchanged one costs no swap).
   const { homeDir } = await installTarget(context.project, request.target);
@@ -318,6 +351,7 @@ async function turnHere(
         cwd: request.cwd ?? context.project,
         prompt: request.prompt,
         signal,
+        ...(traceParent ? { traceParent } : {}),
         ...(request.model ? { model: request.model } : {}),
         ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
         ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),

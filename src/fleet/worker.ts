@@ -13,6 +13,7 @@ import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
 import { forgetWarm, sessionsToLeave } from "./affinity.js";
+import { countLeaseLost } from "./fleet-telemetry.js";
 import { WorkerLease } from "./lease.js";
 import { migrateQueue, quietLogger, TURN_TASK } from "./queue.js";
 import { FleetStore } from "./store.js";
@@ -150,6 +151,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       queueWorkerIds: () => [...slots],
       ...(leaseEpoch === undefined ? {} : { previousEpoch: leaseEpoch }),
       onLost: (error) => {
+        countLeaseLost();
         leaseLost.abort(error);
         trouble(error);
       },

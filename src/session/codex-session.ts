@@ -210,7 +210,10 @@ export class CodexSession implements UnifiedSession {
         cwd: this.options.cwd,
         ...(this.options.maxImageBytes ? { maxImageBytes: this.options.maxImageBytes } : {}),
       });
-      const { events } = await (this.thread as Thread<"extended">).runStreamed(input, { signal });
+      const { events } = await (this.thread as Thread<"extended">).runStreamed(input, {
+        signal,
+        ...(options.traceParent ? { traceParent: options.traceParent } : {}),
+      });
       for await (const event of events) {
         builder.add(event);
         for (const unified of toUnifiedEvents(event, state)) this.emit(unified);

@@ -6,6 +6,7 @@ import { Codex } from "../codex.js";
 import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { definedEnv } from "../process-env.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
   type AgentEvent,
@@ -70,6 +71,8 @@ export interface RunTurnRequest extends TurnRouting {
   eventsOutputPath?: string;
   /** Interrupts the turn when aborted (the result is then a success with what was produced). */
   signal?: AbortSignal;
+  /** The W3C trace context the turn's span is a child of (see `TurnOptions.traceParent`). */
+  traceParent?: TraceCarrier;
   codexPathOverride?: string;
 }
 
@@ -201,6 +204,7 @@ export async function runTurnKeeping(
       runId: request.externalRunId,
       ...(request.attachments ? { attachments: request.attachments.map(toRef) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.traceParent ? { traceParent: request.traceParent } : {}),
     });
     await saveRecord(request, record, response);
     const finalOutput = current.lastResult?.finalResponse;

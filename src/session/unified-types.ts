@@ -1,6 +1,7 @@
 // agent-spaces' unified session contract (`UnifiedSession`, `UnifiedSessionEvent`), kept
 // shape-for-shape so a host written for it can drive Codex through `CodexSession`.
 
+import type { TraceCarrier } from "../telemetry/carrier.js";
 /** Which kind of session; this package has one. */
 export type SessionKind = "codex";
 
@@ -170,6 +171,8 @@ export interface PromptOptions {
    * started; `sendPrompt` resolves once codex stopped it and nothing it started runs.
    */
   signal?: AbortSignal;
+  /** The W3C trace context the turn's span is a child of (see `TurnOptions.traceParent`). */
+  traceParent?: TraceCarrier;
 }
 
 /** What codex asks permission for. */

@@ -1,6 +1,6 @@
 // The tracer and the instruments of one turn, from the api when telemetry is on.
 import { type ApiLoader, otelApi } from "./gate.js";
-import type { OtelApi, OtelCounter, OtelHistogram, OtelTracer } from "./otel-types.js";
+import type { OtelApi, OtelCounter, OtelHistogram, OtelMeter, OtelTracer } from "./otel-types.js";
 import {
   APPROVAL_WAIT_BUCKETS,
   METRIC_APPROVAL_WAIT,
@@ -32,18 +32,39 @@ export interface Telemetry {
   instruments: Instruments;
 }
 
+/** codex-harness's tracer and meter from the registered providers. */
+export interface OtelScope {
+  api: OtelApi;
+  tracer: OtelTracer;
+  meter: OtelMeter;
+}
+
 /**
- * The turn's telemetry, or undefined when it is off (no provider registered, or the api cannot be
- * loaded). Read per turn, so a provider registered after `new Codex()` traces the next turn. The
- * providers cache tracers and meters by name; instruments of the same name and shape share their
- * storage, so asking again per turn is cheap.
+ * The api with codex-harness's tracer and meter, or undefined when telemetry is off (no provider
+ * registered, or the api cannot be loaded). Ask again per unit of work (a turn, a run, an
+ * interaction): a provider registered later is used from then on. The providers cache tracers and
+ * meters by name; instruments of the same name and shape share their storage, so asking again is
+ * cheap.
  */
-export function turnTelemetry(load?: ApiLoader): Telemetry | undefined {
+export function otelScope(load?: ApiLoader): OtelScope | undefined {
   const api = otelApi(load);
   if (!api) return undefined;
   const scope = { schemaUrl: SCHEMA_URL };
-  const tracer = api.trace.getTracerProvider().getTracer(SCOPE_NAME, undefined, scope);
-  const meter = api.metrics.getMeter(SCOPE_NAME, undefined, scope);
+  return {
+    api,
+    tracer: api.trace.getTracerProvider().getTracer(SCOPE_NAME, undefined, scope),
+    meter: api.metrics.getMeter(SCOPE_NAME, undefined, scope),
+  };
+}
+
+/**
+ * The turn's telemetry, or undefined when it is off (see {@link otelScope}): read per turn, so a
+ * provider registered after `new Codex()` traces the next turn.
+ */
+export function turnTelemetry(load?: ApiLoader): Telemetry | undefined {
+  const scope = otelScope(load);
+  if (!scope) return undefined;
+  const { api, tracer, meter } = scope;
   return {
     api,
     tracer,

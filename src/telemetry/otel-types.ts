@@ -11,7 +11,13 @@ export type Attributes = Record<string, AttributeValue | undefined>;
 export type TimeInput = number | Date;
 
 /** The api's `SpanKind` values (stable numbers in api 1.x). */
-export const SPAN_KIND = Object.freeze({ INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const);
+export const SPAN_KIND = Object.freeze({
+  INTERNAL: 0,
+  SERVER: 1,
+  CLIENT: 2,
+  PRODUCER: 3,
+  CONSUMER: 4,
+} as const);
 
 /** The api's `SpanStatusCode` values. */
 export const STATUS_CODE = Object.freeze({ UNSET: 0, OK: 1, ERROR: 2 } as const);

@@ -95,3 +95,55 @@ export const APPROVAL_WAIT_BUCKETS: readonly number[] = Object.freeze([
 // Ours: span events.
 export const EVENT_STREAM_ERROR = "codex_harness.stream_error";
 export const EVENT_NOTICE = "codex_harness.notice";
+
+// Ours: the fleet (a run's trace: submit → queue wait → attempts on workers → their turns).
+/** Span (PRODUCER): `submitTurn` queueing a run. */
+export const SPAN_FLEET_SUBMIT = "codex_harness.fleet.submit";
+/** Span: the run's time in the queue, from its submit to its first attempt's start (DB clock). */
+export const SPAN_FLEET_QUEUE_WAIT = "codex_harness.fleet.queue_wait";
+/** Span (CONSUMER): one attempt of a run on a worker; the turn's invoke_agent is its child. */
+export const SPAN_FLEET_ATTEMPT = "codex_harness.fleet.attempt";
+/** Span (a point): a run recorded cancelled where no attempt held it. */
+export const SPAN_FLEET_CANCEL = "codex_harness.fleet.cancel";
+export const ATTR_FLEET_RUN_ID = "codex_harness.fleet.run.id";
+export const ATTR_FLEET_SESSION_ID = "codex_harness.fleet.session.id";
+export const ATTR_FLEET_TARGET = "codex_harness.fleet.target";
+/** Whether the submit queued a new run (false: the run id was known). */
+export const ATTR_FLEET_CREATED = "codex_harness.fleet.created";
+/** The attempt number (the fencing token with the lease epoch). */
+export const ATTR_FLEET_ATTEMPT = "codex_harness.fleet.attempt";
+export const ATTR_FLEET_WORKER = "codex_harness.fleet.worker";
+export const ATTR_FLEET_LEASE_EPOCH = "codex_harness.fleet.lease_epoch";
+/** `queued`, `running`, `completed`, `failed` or `cancelled`. */
+export const ATTR_FLEET_RUN_STATUS = "codex_harness.fleet.run.status";
+/** How an attempt ended: `recorded`, `fenced`, `lease_lost`, `retried` or `cancelled`. */
+export const ATTR_FLEET_ATTEMPT_OUTCOME = "codex_harness.fleet.attempt.outcome";
+/** Whether a queue wait is a retry's (the run waited again after an attempt that stopped). */
+export const ATTR_FLEET_RETRY = "codex_harness.fleet.retry";
+export const EVENT_FLEET_LEASE_LOST = "codex_harness.fleet.lease_lost";
+export const EVENT_FLEET_FENCED = "codex_harness.fleet.fenced";
+export const EVENT_FLEET_CANCEL_REQUESTED = "codex_harness.fleet.cancel_requested";
+export const EVENT_FLEET_RETRY_SCHEDULED = "codex_harness.fleet.retry_scheduled";
+export const METRIC_FLEET_RUNS_SUBMITTED = "codex_harness.fleet.runs.submitted";
+export const METRIC_FLEET_RUNS_FINISHED = "codex_harness.fleet.runs.finished";
+export const METRIC_FLEET_ATTEMPTS = "codex_harness.fleet.attempts";
+export const METRIC_FLEET_QUEUE_WAIT = "codex_harness.fleet.queue.wait";
+export const QUEUE_WAIT_BUCKETS: readonly number[] = Object.freeze([
+  0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
+]);
+export const METRIC_FLEET_LEASES_LOST = "codex_harness.fleet.leases.lost";
+
+// Ours: the channels runtime (an interaction's life, create to end).
+export const ATTR_INTERACTION_ID = "codex_harness.interaction.id";
+export const ATTR_INTERACTION_KIND = "codex_harness.interaction.kind";
+/** `resolved`, `cancelled`, `expired` or `errored`. */
+export const ATTR_INTERACTION_STATUS = "codex_harness.interaction.status";
+export const ATTR_INTERACTION_END_REASON = "codex_harness.interaction.end_reason";
+export const ATTR_INTERACTION_ANSWERED_BY = "codex_harness.interaction.answered_by";
+/** Where it was answered: `inbox`, `api`, `cli`, `slack`, … */
+export const ATTR_INTERACTION_SURFACE = "codex_harness.interaction.surface";
+/** How many people approved it (routing with `approvals: N`). */
+export const ATTR_INTERACTION_APPROVALS = "codex_harness.interaction.approvals";
+export const ATTR_INTERACTION_DELIVERED = "codex_harness.interaction.delivered";
+export const METRIC_INTERACTIONS_ENDED = "codex_harness.interactions.ended";
+export const METRIC_INTERACTIONS_PENDING = "codex_harness.interactions.pending";

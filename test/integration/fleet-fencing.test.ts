@@ -149,14 +149,20 @@ describe("starting an attempt", { skip: missing }, () => {
         );
       }
       const first = await startAttempt(store, "start-queued", "starter", lease.epoch);
-      assert.deepEqual(first, {
+      assert.deepEqual(first?.fence, {
         runId: "start-queued",
         attempt: 1,
         worker: "starter",
         epoch: lease.epoch,
       });
+      assert.equal(first?.start.attempt, 1);
+      assert.equal(first?.start.traceContext, null, "submitted untraced: no trace context");
+      assert.ok(
+        (first?.start.startedAtMs ?? 0) >= (first?.start.queuedAtMs ?? Number.NaN),
+        "the queue wait is read on the database's clock",
+      );
       const again = await startAttempt(store, "start-queued", "starter", lease.epoch);
-      assert.equal(again?.attempt, 2, "a retried job starts the next attempt");
+      assert.equal(again?.fence.attempt, 2, "a retried job starts the next attempt");
       assert.equal(await startAttempt(store, "start-ended", "starter", lease.epoch), undefined);
       await assert.rejects(startAttempt(store, "start-queued", "starter", lease.epoch + 1), {
         code: "fenced",
@@ -195,8 +201,8 @@ describe("appending an attempt's events", { skip: missing }, () => {
         url,
         "INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ('append-run', 'append', '{}'::jsonb)",
       );
-      const old = await startAttempt(store, "append-run", "appender", lease.epoch);
-      const fence = await startAttempt(store, "append-run", "appender", lease.epoch);
+      const old = (await startAttempt(store, "append-run", "appender", lease.epoch))?.fence;
+      const fence = (await startAttempt(store, "append-run", "appender", lease.epoch))?.fence;
       assert.ok(old && fence);
       assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 1 }, { n: 2 }]), [1, 2]);
       assert.deepEqual(await appendFencedEvents(store, fence, [{ n: 3 }]), [3]);
