@@ -119,7 +119,7 @@ describe("a fleet run's trace and the fleet's metrics", { skip: missing }, () =>
       "SELECT trace_context FROM codex_harness_fleet_runs WHERE run_id = 'traced-run'",
     );
     assert.match(
-      String((stored?.trace_context as { traceparent?: string }).traceparent),
+      String((stored?.trace_context as { traceparent?: string } | undefined)?.traceparent),
       new RegExp(`^00-${traceId}-${submit.spanContext().spanId}-0[01]$`),
       "the run's row carries the submit's context",
     );

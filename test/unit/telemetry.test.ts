@@ -434,7 +434,7 @@ describe("trace carriers", () => {
     turn.observe(NOOP).onOpen();
     const [span] = spans;
     assert.deepEqual(
-      (span?.parent as unknown as { remote: unknown }).remote,
+      (span?.parent as unknown as { remote: unknown } | undefined)?.remote,
       { traceId: "b".repeat(32), spanId: "c".repeat(16), traceFlags: 1, isRemote: true },
       "the remote parent is the carrier's span",
     );
