@@ -1,4 +1,5 @@
 // The span and the metric of one server request's wait: kind, decision, who decided, how long.
+import { carrierOf } from "../telemetry/carrier.js";
 import type { Telemetry } from "../telemetry/core.js";
 import type { ApprovalWait, ApprovalWaitEnd, ApprovalWaitStart } from "../telemetry/hooks.js";
 import { type Attributes, type OtelContext, SPAN_KIND } from "../telemetry/otel-types.js";
@@ -57,6 +58,7 @@ export function startApprovalWait(
   );
   let ended = false;
   return {
+    carrier: carrierOf(telemetry.api, span, parent),
     end(outcome: ApprovalWaitEnd) {
       if (ended) return;
       ended = true;

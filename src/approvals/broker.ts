@@ -2,7 +2,6 @@
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
 import {
-  type ApprovalContext,
   type ApprovalDecider,
   type ApprovalKind,
   type ApprovalRequest,
@@ -28,8 +27,9 @@ import type { RequestId } from "../protocol/messages.js";
 import type { ServerRequestMethod, ServerRequestResult } from "../protocol/types.js";
 import { describeError } from "../rpc/errors.js";
 import type { ServerRequestContext } from "../rpc/peer.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import type { TurnTraceHooks } from "../telemetry/hooks.js";
-import { explainScope, formatTimeout } from "./explain.js";
+import { explainScope, formatTimeout, type HandlerContext } from "./explain.js";
 import { type WaitOutcome, waitFor } from "./wait.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS };
@@ -162,7 +162,7 @@ export class ApprovalBroker {
     if (context.signal.aborted) connectionClosed();
     else if (target?.answerable.aborted) turnEnded();
     try {
-      const outcome = await this.decide(request, target, cleared.signal);
+      const outcome = await this.decide(request, target, cleared.signal, wait?.carrier);
       report(outcome);
       // codex interrupts the turn itself on "cancel": the turn's stop ends what it started.
       if (outcome.decision === "cancel") target?.cancelled?.();
@@ -179,6 +179,7 @@ export class ApprovalBroker {
     request: ApprovalRequest,
     target: ApprovalTarget | undefined,
     cleared: AbortSignal,
+    trace: TraceCarrier | undefined,
   ): Promise<Outcome> {
     if (cleared.aborted) return declined("cleared");
     const approvals = target ? target.approvals : this.fallback();
@@ -186,13 +187,13 @@ export class ApprovalBroker {
     const deadline = Date.now() + timeoutMs;
     const late = `nobody answered within ${formatTimeout(timeoutMs)}`;
     const handler = approvals?.[request.kind] as
-      | ((request: ApprovalRequest, context: Required<ApprovalContext>) => unknown)
+      | ((request: ApprovalRequest, context: HandlerContext) => unknown)
       | undefined;
     if (handler) {
       const handlerAbort = new AbortController();
       const stop = () => handlerAbort.abort();
       cleared.addEventListener("abort", stop, { once: true });
-      const explained = explainScope(handlerAbort.signal);
+      const explained = explainScope(handlerAbort.signal, trace);
       let result: WaitOutcome<unknown>;
       try {
         result = await waitFor(

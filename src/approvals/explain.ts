@@ -1,11 +1,16 @@
 // The reason a handler gives with its decision (`context.explain`): checked, and kept per handler call.
+
 import { CodexHarnessError } from "../errors.js";
 import type { ApprovalContext } from "../events/approval-types.js";
+import type { TraceCarrier } from "../telemetry/carrier.js";
+
+/** A handler's context as the broker gives it: `explain` is always there. */
+export type HandlerContext = ApprovalContext & Required<Pick<ApprovalContext, "explain">>;
 
 /** One handler call's context and the reason it gave. */
 export interface ExplainScope {
-  /** The context to call the handler with: `signal`, and an `explain` that records. */
-  readonly context: Required<ApprovalContext>;
+  /** The context to call the handler with: `signal`, an `explain` that records, the `trace`. */
+  readonly context: HandlerContext;
   /** The last reason given while the scope was open; undefined if none. */
   reason(): string | undefined;
   /** Ends the call: later `explain` calls are still checked but no longer recorded. */
@@ -13,12 +18,13 @@ export interface ExplainScope {
 }
 
 /** A context for one handler call that records the reason it gives (the last one wins). */
-export function explainScope(signal: AbortSignal): ExplainScope {
+export function explainScope(signal: AbortSignal, trace?: TraceCarrier): ExplainScope {
   let given: string | undefined;
   let open = true;
   return {
     context: {
       signal,
+      ...(trace ? { trace } : {}),
       explain: (reason: string) => {
         const checked = checkReason(reason);
         if (open) given = checked;

@@ -149,7 +149,7 @@ function chainKind<K extends ApprovalKind>(
     for (const handler of handlers) {
       if (context.signal.aborted) return undefined;
       // Each part explains into its own scope: only the deciding part's reason goes on.
-      const part = explainScope(context.signal);
+      const part = explainScope(context.signal, context.trace);
       let decision: DecisionOf<K> | undefined;
       try {
         decision = await handler(request, part.context);

@@ -172,7 +172,7 @@ async function checkRules(
 async function ask(
   client: ChannelsClient,
   request: BridgedRequest,
-  { signal, explain }: ApprovalContext,
+  { signal, explain, trace }: ApprovalContext,
   options: {
     timeoutMs: number;
     source: string;
@@ -192,6 +192,7 @@ async function ask(
         ...(options.routing ? { routing: options.routing } : {}),
       },
       signal,
+      trace,
     );
   } catch (error) {
     // The runtime will not ask anyone (a routing naming someone it does not know, a malformed

@@ -1,5 +1,7 @@
 // An HTTP client of the channels runtime, for the bridge, the CLI and any Node integration.
+
 import { CodexHarnessError } from "../errors.js";
+import { type TraceCarrier, traceHeaders } from "../telemetry/carrier.js";
 import { ChannelsError } from "./errors.js";
 import type {
   ChangeType,
@@ -43,8 +45,19 @@ export class ChannelsClient {
     this.base = options.url.replace(/\/+$/, "");
   }
 
-  create(input: InteractionInput, signal?: AbortSignal): Promise<Interaction> {
-    return this.call("POST", "/v1/interactions", input, { signal });
+  /**
+   * Creates an interaction. `trace` (a W3C trace context, e.g. an approval's `context.trace`) goes
+   * as the request's `traceparent`/`tracestate` headers: the interaction's span joins that trace.
+   */
+  create(
+    input: InteractionInput,
+    signal?: AbortSignal,
+    trace?: TraceCarrier,
+  ): Promise<Interaction> {
+    return this.call("POST", "/v1/interactions", input, {
+      ...(signal ? { signal } : {}),
+      ...(trace ? { headers: traceHeaders(trace) } : {}),
+    });
   }
 
   /** The first page of `filter` (newest first); {@link page} also gives the next page's cursor. */
@@ -132,14 +145,18 @@ export class ChannelsClient {
     method: string,
     route: string,
     body?: unknown,
-    options: { signal?: AbortSignal; extraTimeoutMs?: number } = {},
+    options: {
+      signal?: AbortSignal;
+      extraTimeoutMs?: number;
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<T> {
     // A signal of this call's own, tied to the caller's: one caller's signal may outlive many
     // calls, and `AbortSignal.any` on it per call would keep a reference per call (Node 20).
     return withRequestSignal(
       [options.signal],
       async (signal) => {
-        const response = await this.fetch(method, route, body, signal);
+        const response = await this.fetch(method, route, body, signal, options.headers);
         return (await response.json()) as T;
       },
       (this.options.timeoutMs ?? 30_000) + (options.extraTimeoutMs ?? 0),
@@ -151,12 +168,14 @@ export class ChannelsClient {
     route: string,
     body: unknown,
     signal?: AbortSignal,
+    headers?: Record<string, string>,
   ): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${this.base}${route}`, {
         method,
         headers: {
+          ...headers,
           authorization: `Bearer ${this.options.token}`,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },

@@ -1,8 +1,10 @@
 // The runtime's API, one request at a time: host names and origins checked, the caller
 // authenticated (a token, or the inbox's sign-in cookie), then each route with the scope it needs
 // — interactions as the caller may see them, the event stream, people (admin), sign-in.
+
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CodexHarnessError } from "../errors.js";
+import { carrierFromHeaders } from "../telemetry/carrier.js";
 import { type Access, type Authenticated, requireScope } from "./access.js";
 import type { InteractionBackend } from "./backends.js";
 import { TooManyBadTokens } from "./bad-tokens.js";
@@ -133,7 +135,12 @@ export class Api {
       if (method === "POST") {
         may("create");
         const body = parseBody(createBody, await readJson(request, this.limits.maxBodyBytes));
-        const created = await runtime.create(body, identity, surface);
+        const created = await runtime.create(
+          body,
+          identity,
+          surface,
+          carrierFromHeaders(request.headers),
+        );
         return sendJson(response, 201, viewFor(created, identity) ?? created);
       }
       if (method === "GET") {

@@ -2,7 +2,9 @@
 // Backends and HTTP clients see only these shapes, never codex's wire protocol. What clients send
 // is declared once, as the zod schemas of `schemas.ts`; the types here are derived from them
 // (type-only imports: importing this module loads no zod).
+
 import type { z } from "zod";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import type { correlation, createBody, respondBody, responseMetadata, routing } from "./schemas.js";
 
 /** The kinds of interaction: what an interaction asks for. */
@@ -137,6 +139,11 @@ export interface Interaction
   routing?: Routing;
   /** Who created it (as authenticated; absent on interactions created before this was kept). */
   createdBy?: string;
+  /**
+   * The W3C trace context it was created in (the creator's `traceparent`/`tracestate` headers, or
+   * `create()`'s `trace`): its span, written when it ends, joins that trace.
+   */
+  trace?: TraceCarrier;
   /**
    * The accepts so far of an interaction whose routing needs several (`routing.approvals`); with
    * the last one it is resolved, and this lists them all.

@@ -184,6 +184,13 @@ export class PostgresInteractionStore implements InteractionStore {
     return result.rows.map((row) => row.body);
   }
 
+  async countOpen(): Promise<Record<string, number>> {
+    const result = await this.pool.query<{ kind: string; n: number }>(
+      "SELECT kind, count(*)::int AS n FROM codex_harness_interactions WHERE status IN ('pending', 'delivered') GROUP BY kind",
+    );
+    return Object.fromEntries(result.rows.map((row) => [row.kind, row.n]));
+  }
+
   /** LISTENs on a connection of its own; other instances' changes reach `listener`. */
   watch(listener: (change: InteractionChange) => void): () => void {
     let stopped = false;

@@ -1,6 +1,8 @@
 // The interaction runtime's logic, apart from HTTP: create, respond (first wins), cancel, expire,
 // wait, and a stream of changes for SSE clients and backends.
+
 import { randomUUID } from "node:crypto";
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import { decideAnswer } from "./answer-decision.js";
 import {
   type AuditOptions,
@@ -12,6 +14,7 @@ import {
   refusedRecord,
 } from "./audit-records.js";
 import type { AuditActor, AuditSurface } from "./audit-types.js";
+import { observePending, traceInteractionEnd } from "./channels-telemetry.js";
 import { checkResponse } from "./check-response.js";
 import { ChannelsError } from "./errors.js";
 import {
@@ -59,6 +62,7 @@ export class ChannelsRuntime {
   private readonly listeners = new Set<(change: InteractionChange) => void>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly unwatch: (() => void) | undefined;
+  private readonly unobserve: () => void;
   private readonly now: () => Date;
   private readonly principals: KnownPrincipals;
   private closed = false;
@@ -69,17 +73,23 @@ export class ChannelsRuntime {
     this.sweeper = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 1_000);
     this.sweeper.unref();
     this.unwatch = options.store.watch?.((change) => this.publish(change));
+    const { store } = options;
+    this.unobserve = store.countOpen
+      ? observePending(() => store.countOpen?.() ?? Promise.resolve({}))
+      : () => {};
   }
 
   /**
    * Creates an interaction from `input` (already validated in shape); without a `title`, one is
    * derived from the payload ({@link titleOf}). The audit log records it as made by `by` from
    * `surface` (the API says `api`; an in-process caller is {@link ADMIN} from `in-process`).
+   * `trace` is the W3C context it is created in: its span (written when it ends) joins that trace.
    */
   async create(
     input: InteractionInput,
     by: Identity = ADMIN,
     surface: AuditSurface = IN_PROCESS,
+    trace?: TraceCarrier,
   ): Promise<Interaction> {
     const now = this.now();
     const timeoutMs = input.timeoutMs ?? DEFAULT_INTERACTION_TIMEOUT_MS;
@@ -95,6 +105,7 @@ export class ChannelsRuntime {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + timeoutMs).toISOString(),
+      ...(trace ? { trace: { ...trace } } : {}),
     };
     const audit = createdRecord(interaction, by, surface, this.auditOptions);
     const change = await this.options.store.create(interaction, audit);
@@ -292,6 +303,7 @@ export class ChannelsRuntime {
     this.closed = true;
     clearInterval(this.sweeper);
     this.unwatch?.();
+    this.unobserve();
     this.listeners.clear();
     await this.options.store.close();
   }
@@ -321,6 +333,7 @@ export class ChannelsRuntime {
     );
     if (!change) throw await this.closedError(id);
     this.publish(change);
+    if (change.interaction.status === "resolved") traceInteractionEnd(change.interaction, surface);
     return change.interaction;
   }
 
@@ -341,6 +354,7 @@ export class ChannelsRuntime {
     );
     if (!change) throw await this.closedError(id);
     this.publish(change);
+    traceInteractionEnd(change.interaction, surface);
     return change.interaction;
   }
 

@@ -203,6 +203,15 @@ export class SqliteInteractionStore implements InteractionStore {
     return rows.map((row) => JSON.parse(row.body) as Interaction);
   }
 
+  async countOpen(): Promise<Record<string, number>> {
+    const rows = this.db
+      .prepare(
+        "SELECT kind, count(*) AS n FROM interactions WHERE status IN ('pending', 'delivered') GROUP BY kind",
+      )
+      .all() as { kind: string; n: number }[];
+    return Object.fromEntries(rows.map((row) => [row.kind, Number(row.n)]));
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

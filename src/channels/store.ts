@@ -67,6 +67,8 @@ export interface InteractionStore {
   changesSince(seq: number, limit: number): Promise<InteractionChange[]>;
   /** Open interactions whose `expiresAt` is before `now`. */
   expired(now: string): Promise<Interaction[]>;
+  /** How many interactions are open (pending or delivered), by kind (the pending gauge reads it). */
+  countOpen?(): Promise<Record<string, number>>;
   /**
    * Calls `listener` with changes made by other processes sharing the store (PostgreSQL's
    * LISTEN/NOTIFY); stores only one process uses need not. Returns an unsubscribe function.

@@ -1,5 +1,6 @@
 // Server requests as the event model presents them (snake_case requests, camelCase decisions) and the handler bag.
 
+import type { TraceCarrier } from "../telemetry/carrier.js";
 import type { ApprovalKind, ApprovalKinds } from "./server-requests/index.js";
 
 /** How long an answer may take by default: 10 minutes. */
@@ -41,6 +42,12 @@ export interface ApprovalContext {
    * called directly, so call it as `context.explain?.(…)`.
    */
   explain?: (reason: string) => void;
+  /**
+   * The W3C trace context of this request's wait, when OpenTelemetry is on: a handler that asks
+   * elsewhere passes it on (the channels bridge sends it as `traceparent`), so what happens there
+   * joins the turn's trace.
+   */
+  trace?: TraceCarrier;
 }
 
 /**

@@ -74,3 +74,26 @@ function parseTraceparent(
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) };
 }
+
+/** `carrier` as HTTP request headers (`traceparent`, and `tracestate` when it has one). */
+export function traceHeaders(carrier: TraceCarrier): Record<string, string> {
+  return {
+    traceparent: carrier.traceparent,
+    ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
+  };
+}
+
+/**
+ * The carrier of an HTTP request's `traceparent`/`tracestate` headers, or undefined when it has
+ * none or a malformed one (a bad header is ignored, as the W3C recommendation says).
+ */
+export function carrierFromHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): TraceCarrier | undefined {
+  const { traceparent, tracestate } = headers;
+  const carrier = {
+    traceparent,
+    ...(typeof tracestate === "string" && tracestate !== "" ? { tracestate } : {}),
+  };
+  return isTraceCarrier(carrier) ? carrier : undefined;
+}

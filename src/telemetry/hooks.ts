@@ -1,4 +1,5 @@
 // What the transports and the approval broker tell a traced turn: the interfaces, no OpenTelemetry.
+import type { TraceCarrier } from "./carrier.js";
 
 /** A server request of a traced turn, as its wait span starts. */
 export interface ApprovalWaitStart {
@@ -18,6 +19,8 @@ export interface ApprovalWaitEnd {
 
 /** One request's wait: ended once, when the broker reports its answer. */
 export interface ApprovalWait {
+  /** The wait span's W3C context: a handler that asks elsewhere passes it on. */
+  readonly carrier: TraceCarrier | undefined;
   end(outcome: ApprovalWaitEnd): void;
 }
 

@@ -31,7 +31,7 @@ export interface OtelContext {
 export interface OtelSpan {
   setAttribute(key: string, value: AttributeValue): unknown;
   setAttributes(attributes: Attributes): unknown;
-  addEvent(name: string, attributes?: Attributes): unknown;
+  addEvent(name: string, attributes?: Attributes, time?: TimeInput): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   end(endTime?: TimeInput): void;
   isRecording(): boolean;
@@ -75,10 +75,25 @@ export interface OtelMetricOptions {
   advice?: { explicitBucketBoundaries?: number[] };
 }
 
+/** The api's `ObservableResult`: what a gauge's callback reports. */
+export interface OtelObservableResult {
+  observe(value: number, attributes?: Attributes): void;
+}
+
+/** A gauge's callback (it may be async: the SDK waits for it at collection). */
+export type OtelObservableCallback = (result: OtelObservableResult) => void | Promise<void>;
+
+/** The api's `ObservableGauge`. */
+export interface OtelObservableGauge {
+  addCallback(callback: OtelObservableCallback): void;
+  removeCallback(callback: OtelObservableCallback): void;
+}
+
 /** The api's `Meter`. */
 export interface OtelMeter {
   createHistogram(name: string, options?: OtelMetricOptions): OtelHistogram;
   createCounter(name: string, options?: OtelMetricOptions): OtelCounter;
+  createObservableGauge(name: string, options?: OtelMetricOptions): OtelObservableGauge;
 }
 
 /** `@opentelemetry/api`'s module, the members we use. */

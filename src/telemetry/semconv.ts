@@ -145,5 +145,7 @@ export const ATTR_INTERACTION_SURFACE = "codex_harness.interaction.surface";
 /** How many people approved it (routing with `approvals: N`). */
 export const ATTR_INTERACTION_APPROVALS = "codex_harness.interaction.approvals";
 export const ATTR_INTERACTION_DELIVERED = "codex_harness.interaction.delivered";
+/** Span event: one more accept of an interaction that needs several (`by`: who). */
+export const EVENT_INTERACTION_APPROVED = "codex_harness.interaction.approved";
 export const METRIC_INTERACTIONS_ENDED = "codex_harness.interactions.ended";
 export const METRIC_INTERACTIONS_PENDING = "codex_harness.interactions.pending";

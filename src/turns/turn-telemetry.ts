@@ -146,7 +146,10 @@ export class TracedTurn implements TurnTraceHooks {
     if (!context || this.done) return undefined;
     try {
       const wait = startApprovalWait(this.telemetry, context, request, this.options.recordContent);
-      return { end: (outcome) => this.safely(() => wait.end(outcome)) };
+      return {
+        carrier: wait.carrier,
+        end: (outcome) => this.safely(() => wait.end(outcome)),
+      };
     } catch (error) {
       this.broke(error);
       return undefined;

@@ -94,6 +94,7 @@ function fakeApi() {
         createCounter: (name) => ({
           add: (value, attributes) => records.push({ name, value, attributes }),
         }),
+        createObservableGauge: () => ({ addCallback() {}, removeCallback() {} }),
       }),
     },
     context: { active: () => context() },
