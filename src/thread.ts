@@ -8,13 +8,14 @@ import type { ExtendedThreadEvent } from "./events/types.js";
 import type { GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 import type { ThreadSnapshot } from "./saved-threads.js";
+import { providerRegistered } from "./telemetry/gate.js";
 import type { TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
 import { type TelemetryDefaults, tracedRunTurn } from "./turns/traced-stream.js";
 import { TurnStop } from "./turns/turn-stop.js";
-import type { TurnRequest, TurnTransport } from "./turns/turn-transport.js";
+import type { FollowedTurn, TurnRequest, TurnTransport } from "./turns/turn-transport.js";
 
 /** The events a turn yields under an {@link EventsMode}. */
 export type EventOf<M extends EventsMode> = M extends "extended"
@@ -262,13 +263,17 @@ export class Thread<M extends EventsMode = "sdk"> {
     const follow = transport.followTurns.bind(transport);
     const { runGoal } = await import("./goals.js");
     this.busy = true;
-    try {
-      return await runGoal(
-        (onTurn) => follow(id, this.options, onTurn, options.signal),
+    const run = (wrap: (turn: FollowedTurn) => FollowedTurn) =>
+      runGoal(
+        (onTurn) => follow(id, this.options, (turn) => onTurn(wrap(turn)), options.signal),
         id,
         objective,
         options,
       );
+    try {
+      if (!providerRegistered()) return await run((turn) => turn);
+      const { traceGoal } = await import("./turns/traced-goal.js");
+      return await traceGoal(id, objective, this.options, this.telemetry, run);
     } finally {
       this.busy = false;
     }

@@ -96,6 +96,14 @@ export const APPROVAL_WAIT_BUCKETS: readonly number[] = Object.freeze([
 export const EVENT_STREAM_ERROR = "codex_harness.stream_error";
 export const EVENT_NOTICE = "codex_harness.notice";
 
+// Ours: a goal's run (`Thread.runGoal`): its turns are invoke_agent spans under it.
+export const SPAN_GOAL = "codex_harness.goal";
+/** `goal` (codex ended it) or `max_turns` (paused here at the limit). */
+export const ATTR_GOAL_ENDED_BY = "codex_harness.goal.ended_by";
+/** The goal's status at the end (`complete`, `blocked`, `paused`, `budgetLimited`, …). */
+export const ATTR_GOAL_STATUS = "codex_harness.goal.status";
+export const ATTR_GOAL_TURNS = "codex_harness.goal.turns";
+
 // Ours: the fleet (a run's trace: submit → queue wait → attempts on workers → their turns).
 /** Span (PRODUCER): `submitTurn` queueing a run. */
 export const SPAN_FLEET_SUBMIT = "codex_harness.fleet.submit";

@@ -44,7 +44,13 @@ export class ThreadFollower implements FollowedThread {
     this.running.set(opened.turn, { opened, over });
     void over.then(() => this.running.delete(opened.turn));
     if (this.stopping) opened.stop("abandon");
-    this.onTurn({ id: turnId, events: opened.turn.events });
+    this.onTurn({
+      id: turnId,
+      events: opened.turn.events,
+      traceWith: (hooks) => {
+        opened.turn.telemetry = hooks;
+      },
+    });
   }
 
   async adoptInProgress(): Promise<void> {

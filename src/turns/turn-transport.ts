@@ -84,6 +84,8 @@ export interface FollowedTurn {
   id: string;
   /** Its events, from `turn.started` to its end; read them to the end (or `return()`). */
   events: AsyncIterableIterator<WithRaw<ExtendedThreadEvent>>;
+  /** Traces the turn's server requests (its approval waits) with `hooks`. */
+  traceWith?(hooks: TurnTraceHooks): void;
 }
 
 /**

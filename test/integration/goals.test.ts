@@ -14,6 +14,7 @@ import {
   fixturesClosedAfterAll,
   type startCodexApi,
 } from "../support/codex-api-fixture.js";
+import { allAttributeText, parentOf, registerInMemoryOtel, spansNamed } from "../support/otel.js";
 
 const fixtureOf = fixturesClosedAfterAll();
 
@@ -134,6 +135,47 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
     assert.equal(resolved.length, 1, JSON.stringify(resolved));
     assert.equal(resolved[0]?.type === "approval.resolved" && resolved[0].decision, "accept");
     assert.equal(readFileSync(path.join(fixture.workdir, "goal.txt"), "utf8").trim(), "yes");
+  });
+
+  it("a goal's run is traced: a goal span, each of its turns an invoke_agent with its tools and waits", async () => {
+    const otel = registerInMemoryOtel();
+    try {
+      const { thread } = await goalThread(
+        [
+          execCommand("echo GOAL-CMD-5a1e > goal.txt", { escalated: true }),
+          reply("Wrote it."),
+          functionCall("update_goal", { status: "complete" }),
+          reply("Done."),
+        ],
+        { config: {}, thread: { approvals: { commandExecution: () => "accept" } } },
+      );
+      const run = await thread.runGoal("GOAL-OBJECTIVE-9b2c: write goal.txt");
+      assert.equal(run.turns.length, 2);
+      const spans = otel.spans();
+      const [goal] = spansNamed(spans, "codex_harness.goal");
+      assert.ok(goal, spans.map((span) => span.name).join(", "));
+      assert.equal(goal.attributes["codex_harness.goal.ended_by"], "goal");
+      assert.equal(goal.attributes["codex_harness.goal.status"], "complete");
+      assert.equal(goal.attributes["codex_harness.goal.turns"], 2);
+      assert.equal(goal.attributes["gen_ai.conversation.id"], thread.id);
+      const turns = spansNamed(spans, "invoke_agent");
+      assert.equal(turns.length, 2, "each goal turn is a turn span");
+      for (const turn of turns) {
+        assert.equal(parentOf(turn), goal.spanContext().spanId);
+        assert.equal(turn.attributes["codex_harness.turn.outcome"], "completed");
+      }
+      const [tool] = spansNamed(spans, "execute_tool");
+      const [wait] = spansNamed(spans, "approval");
+      assert.ok(tool && wait);
+      assert.equal(parentOf(tool), turns[0]?.spanContext().spanId);
+      assert.equal(parentOf(wait), turns[0]?.spanContext().spanId);
+      assert.equal(wait.attributes["codex_harness.approval.decision"], "accept");
+      for (const text of allAttributeText(spans)) {
+        assert.ok(!/GOAL-(CMD|OBJECTIVE)/.test(text), `no content in telemetry: ${text}`);
+      }
+    } finally {
+      await otel.close();
+    }
   });
 
   it("an abort ends the goal's running turn and everything its command started", async () => {
