@@ -229,8 +229,12 @@ export class AppServerTurnTransport implements TurnTransport {
       turn.onStopSettled = settle;
       turn.telemetry = request.telemetry;
       try {
-        // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
-        const late = { onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId) };
+        const options = {
+          // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
+          onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId),
+          // codex parents its span for the request (and the turn's) on the turn's span, if traced.
+          trace: request.telemetry?.carrier(),
+        };
         if (request.compact) {
           await client.request("thread/compact/start", { threadId });
           // codex answers before it starts the compaction's turn: stopped then, if asked to be.
@@ -239,11 +243,11 @@ export class AppServerTurnTransport implements TurnTransport {
           });
         } else {
           const started = request.review
-            ? await client.request("review/start", { threadId, target: request.review }, late)
+            ? await client.request("review/start", { threadId, target: request.review }, options)
             : await client.request(
                 "turn/start",
                 turnStartParams(threadId, request.input, request.turnOptions),
-                late,
+                options,
               );
           // codex keeps a turn's reviewer for the thread's later turns.
           if (this.loadedThreads.has(threadId)) this.loadedThreads.set(threadId, reviewer);
