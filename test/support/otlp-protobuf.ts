@@ -23,27 +23,20 @@ function fields(buffer: Buffer): Field[] {
       if ((byte & 0x80) === 0) return value;
     }
   };
+  const take = (length: number): Buffer => {
+    const bytes = buffer.subarray(at, at + length);
+    at += length;
+    return bytes;
+  };
   while (at < buffer.length) {
     const key = Number(varint());
     const no = key >>> 3;
-    switch (key & 7) {
-      case 0:
-        out.push({ no, varint: varint() });
-        break;
-      case 1:
-        out.push({ no, fixed: buffer.subarray(at, (at += 8)) });
-        break;
-      case 2: {
-        const length = Number(varint());
-        out.push({ no, bytes: buffer.subarray(at, (at += length)) });
-        break;
-      }
-      case 5:
-        out.push({ no, fixed: buffer.subarray(at, (at += 4)) });
-        break;
-      default:
-        throw new Error(`protobuf: wire type ${key & 7} of field ${no}`);
-    }
+    const wire = key & 7;
+    if (wire === 0) out.push({ no, varint: varint() });
+    else if (wire === 1) out.push({ no, fixed: take(8) });
+    else if (wire === 2) out.push({ no, bytes: take(Number(varint())) });
+    else if (wire === 5) out.push({ no, fixed: take(4) });
+    else throw new Error(`protobuf: wire type ${wire} of field ${no}`);
   }
   return out;
 }
