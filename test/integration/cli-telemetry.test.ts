@@ -6,9 +6,11 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { SDK_MISSING } from "../../src/cli/telemetry.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { envWithout, runCli } from "../support/cli.js";
+import { runWithHooks } from "../support/module-hooks.js";
 import {
   everyValue,
   type OtlpReceiver,
@@ -165,5 +167,61 @@ describe("codex-harness run with OTEL_* (a loopback OTLP receiver)", () => {
       JSON.stringify(roots.map((span) => [span.name, span.parentSpanId])),
     );
     for (const span of linked) assert.equal(span.traceId, turn.traceId);
+  });
+});
+
+describe("codex-harness run and the OpenTelemetry SDK package", () => {
+  /** `run` on a ScriptedModel, in a child under module hooks (the model lives in that child too). */
+  async function hookedRun(otel: Record<string, string>, hide: string[] = []) {
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-hooks-"));
+    try {
+      const home = path.join(root, "home");
+      const cwd = path.join(root, "work");
+      await mkdir(cwd, { recursive: true });
+      const run = runWithHooks(
+        `
+        const { ScriptedModel } = await import("./build/src/testing/scripted-model.js");
+        const { reply } = await import("./build/src/testing/script.js");
+        const model = await ScriptedModel.start({ responses: [reply("ANSWER-e19f")] });
+        await model.writeCodexHome(${JSON.stringify(home)});
+        const { main } = await import("./build/dist/cli.js");
+        try {
+          await main(["node", "codex-harness", "run", "hi", "--cd", ${JSON.stringify(cwd)}, "--skip-git-repo-check"]);
+        } finally {
+          await model.close();
+        }
+        `,
+        { hide, env: envWithout(/^(OTEL_|TRACEPARENT|TRACESTATE)/, { CODEX_HOME: home, ...otel }) },
+      );
+      assert.equal(run.status, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /ANSWER-e19f/);
+      return {
+        ...run,
+        sdkLoaded: run.resolved.some((url) => url.includes("/@opentelemetry/sdk-node/")),
+      };
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  // Nothing listens there: an export fails at once.
+  const CONSOLE = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+    OTEL_TRACES_EXPORTER: "otlp",
+  };
+
+  it("OTEL_* unset: the SDK is not imported", async () => {
+    const run = await hookedRun({});
+    assert.equal(run.sdkLoaded, false);
+    assert.ok(
+      !run.resolved.some((url) => url.includes("/@opentelemetry/")),
+      "no OpenTelemetry package",
+    );
+  });
+
+  it("OTEL_* set and the SDK missing: one line on stderr, and the command succeeds", async () => {
+    const run = await hookedRun(CONSOLE, ["@opentelemetry/sdk-node"]);
+    assert.equal(run.sdkLoaded, false);
+    const said = run.stderr.split("\n").filter((line) => line.includes("OTEL_"));
+    assert.deepEqual(said, [SDK_MISSING]);
   });
 });
