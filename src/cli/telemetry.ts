@@ -1,6 +1,5 @@
 // The CLI's OpenTelemetry: the Node SDK started from the standard OTEL_* variables when they ask for
 // an export (imported only then), flushed when the command ends or on Ctrl-C/SIGTERM.
-import type { NodeSDKConfiguration } from "@opentelemetry/sdk-node";
 import type { Env } from "../app-server/codex-otel.js";
 import { flushOnSignals } from "./ctrl-c.js";
 
@@ -71,12 +70,26 @@ export interface StartTelemetryOptions {
   version: string;
   /** One line to stderr. */
   warn: (line: string) => void;
-  /** Default: `import("@opentelemetry/sdk-node")`. */
+  /** Default: a dynamic import of `@opentelemetry/sdk-node`. */
   load?: () => Promise<SdkModule>;
 }
 
-/** The part of `@opentelemetry/sdk-node` the CLI uses. */
-export type SdkModule = Pick<typeof import("@opentelemetry/sdk-node"), "NodeSDK" | "resources">;
+/**
+ * The part of `@opentelemetry/sdk-node` the CLI uses, as a structural type: no declaration of this
+ * package names an OpenTelemetry package (a program without them still type-checks).
+ */
+export interface SdkModule {
+  NodeSDK: new (
+    configuration: Record<string, unknown>,
+  ) => { start(): void; shutdown(): Promise<void> };
+  resources: {
+    resourceFromAttributes(attributes: Record<string, string>): unknown;
+    envDetector: unknown;
+    hostDetector: unknown;
+    osDetector: unknown;
+    serviceInstanceIdDetector: unknown;
+  };
+}
 
 /**
  * Starts the OpenTelemetry Node SDK when {@link telemetryWanted} (else does nothing and imports
@@ -109,14 +122,15 @@ export async function startTelemetry(
   };
 }
 
-const loadSdk = (): Promise<SdkModule> => import("@opentelemetry/sdk-node");
+const loadSdk = async (): Promise<SdkModule> =>
+  (await import("@opentelemetry/sdk-node")) as unknown as SdkModule;
 
 function sdkConfiguration(
   { resources }: SdkModule,
   env: Env,
   signals: AskedSignals,
   version: string,
-): Partial<NodeSDKConfiguration> {
+): Record<string, unknown> {
   return {
     resource: resources.resourceFromAttributes({
       "service.name": "codex-harness",
