@@ -108,6 +108,9 @@ describe("codex-harness run with OTEL_* (a loopback OTLP receiver)", () => {
     assert.equal(codexTurnStart.kind, 2); // SERVER
     assert.equal(codexTurnStart.traceId, turn.traceId);
     assert.equal(codexTurnStart.parentSpanId, turn.spanId);
+    // The thread's start too (the turn started it).
+    const [codexThreadStart] = named(receiver.spans(), "thread/start");
+    assert.equal(codexThreadStart?.parentSpanId, turn.spanId);
     // …and its turn's work under it, in the same trace.
     const [codexTurn] = named(receiver.spans(), "session_task.turn");
     assert.equal(codexTurn?.traceId, turn.traceId);
