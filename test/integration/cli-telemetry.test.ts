@@ -9,7 +9,8 @@ import { afterEach, describe, it } from "node:test";
 import { SDK_MISSING } from "../../src/cli/telemetry.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { envWithout, runCli } from "../support/cli.js";
+import { envWithout, runCli, startCli } from "../support/cli.js";
+import { eventually } from "../support/eventually.js";
 import { runWithHooks } from "../support/module-hooks.js";
 import {
   everyValue,
@@ -170,6 +171,48 @@ describe("codex-harness run with OTEL_* (a loopback OTLP receiver)", () => {
       JSON.stringify(roots.map((span) => [span.name, span.parentSpanId])),
     );
     for (const span of linked) assert.equal(span.traceId, turn.traceId);
+  });
+});
+
+describe("codex-harness run ended by SIGTERM", () => {
+  it("exports what ended before it (the SDK is flushed), then dies of the signal", async () => {
+    receiver = await startOtlpReceiver();
+    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-term-"));
+    const home = path.join(root, "home");
+    const cwd = path.join(root, "work");
+    await mkdir(cwd, { recursive: true });
+    const model = await ScriptedModel.start({
+      responses: [
+        execCommand("echo first"),
+        execCommand(COMMAND, { escalated: true, justification: "write it" }),
+        reply(ANSWER),
+      ],
+    });
+    try {
+      await model.writeCodexHome(home);
+      const cli = startCli(
+        ["run", PROMPT, "--cd", cwd, "--skip-git-repo-check"],
+        envWithout(/^(OTEL_|TRACEPARENT|TRACESTATE)/, {
+          CODEX_HOME: home,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          // Nothing is sent on a schedule before the signal.
+          OTEL_BSP_SCHEDULE_DELAY: "60000",
+          OTEL_METRIC_EXPORT_INTERVAL: "60000",
+        }),
+      );
+      // Asked about the second command: the first one's span has ended, none was sent.
+      await eventually("the approval question", () => /\[y\/N\]/.test(cli.output.stdout));
+      assert.equal(named(ours(receiver.spans()), "execute_tool").length, 0);
+      cli.child.kill("SIGTERM");
+      await cli.closed;
+      assert.equal(cli.child.signalCode, "SIGTERM", cli.output.stderr);
+      const [tool] = named(ours(receiver.spans()), "execute_tool");
+      assert.equal(tool?.attributes["gen_ai.tool.name"], "exec_command");
+    } finally {
+      await model.close();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 
