@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   askedSignals,
+  CliTelemetry,
   contentOptIn,
   SDK_MISSING,
   type SdkModule,
@@ -200,5 +201,45 @@ describe("startTelemetry", () => {
     t.mock.timers.tick(SHUTDOWN_TIMEOUT_MS);
     await Promise.all([first, second]);
     assert.deepEqual(lines, ["telemetry: the exporters did not finish within 5 s"]);
+  });
+});
+
+describe("CliTelemetry", () => {
+  it("starts for the commands that run turns or serve, once; shutdown stops watching signals", async () => {
+    const sdk = fakeSdk();
+    let loads = 0;
+    const telemetry = new CliTelemetry(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" },
+      {
+        version: "1",
+        warn: () => assert.fail("nothing to say"),
+        load: async () => {
+          loads += 1;
+          return sdk.module;
+        },
+      },
+    );
+    const listeners = () => process.listenerCount("SIGTERM") + process.listenerCount("SIGINT");
+    const before = listeners();
+    for (const command of ["login", "threads", "doctor", "demo", "install"]) {
+      await telemetry.start(command);
+    }
+    assert.equal(loads, 0);
+    await telemetry.start("run");
+    await telemetry.start("worker");
+    assert.equal(loads, 1);
+    assert.equal(listeners(), before + 2, "a flush on SIGINT and on SIGTERM");
+    await telemetry.shutdown();
+    assert.equal(sdk.shutdowns(), 1);
+    assert.equal(listeners(), before);
+  });
+
+  it("does nothing when the variables ask for nothing, whatever the command", async () => {
+    const telemetry = new CliTelemetry(
+      {},
+      { version: "1", warn: () => {}, load: () => assert.fail("not loaded") },
+    );
+    await telemetry.start("run");
+    await telemetry.shutdown();
   });
 });
