@@ -29,13 +29,18 @@ afterEach(async () => {
   receiver = undefined;
 });
 
+/** A temp folder with a codex home and a working folder in it. */
+async function scratch(): Promise<{ root: string; home: string; cwd: string }> {
+  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-"));
+  const cwd = path.join(root, "work");
+  await mkdir(cwd, { recursive: true });
+  return { root, home: path.join(root, "home"), cwd };
+}
+
 /** Runs `codex-harness run --yes` on a turn whose command needs approval, exporting to a receiver. */
 async function tracedRun(otel: Record<string, string>, extraArgs: string[] = []) {
   receiver = await startOtlpReceiver();
-  const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-"));
-  const home = path.join(root, "home");
-  const cwd = path.join(root, "work");
-  await mkdir(cwd, { recursive: true });
+  const { root, home, cwd } = await scratch();
   const exec = extraArgs.includes("exec");
   const model = await ScriptedModel.start({
     responses: exec
@@ -177,10 +182,7 @@ describe("codex-harness run with OTEL_* (a loopback OTLP receiver)", () => {
 describe("codex-harness run ended by SIGTERM", () => {
   it("exports what ended before it (the SDK is flushed), then dies of the signal", async () => {
     receiver = await startOtlpReceiver();
-    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-term-"));
-    const home = path.join(root, "home");
-    const cwd = path.join(root, "work");
-    await mkdir(cwd, { recursive: true });
+    const { root, home, cwd } = await scratch();
     const model = await ScriptedModel.start({
       responses: [
         execCommand("echo first"),
@@ -219,11 +221,8 @@ describe("codex-harness run ended by SIGTERM", () => {
 describe("codex-harness run and the OpenTelemetry SDK package", () => {
   /** `run` on a ScriptedModel, in a child under module hooks (the model lives in that child too). */
   async function hookedRun(otel: Record<string, string>, hide: string[] = []) {
-    const root = await mkdtemp(path.join(tmpdir(), "codex-harness-otel-hooks-"));
+    const { root, home, cwd } = await scratch();
     try {
-      const home = path.join(root, "home");
-      const cwd = path.join(root, "work");
-      await mkdir(cwd, { recursive: true });
       const run = runWithHooks(
         `
         const { ScriptedModel } = await import("./build/src/testing/scripted-model.js");
