@@ -1,5 +1,6 @@
 // The CLI's OpenTelemetry: the Node SDK started from the standard OTEL_* variables when they ask for
 // an export (imported only then), flushed when the command ends or on Ctrl-C/SIGTERM.
+import { format } from "node:util";
 import type { Env } from "../app-server/codex-otel.js";
 import { flushOnSignals } from "./ctrl-c.js";
 
@@ -89,7 +90,22 @@ export interface SdkModule {
     osDetector: unknown;
     serviceInstanceIdDetector: unknown;
   };
+  api: {
+    diag: {
+      setLogger(
+        logger: DiagLogger,
+        options: { logLevel?: number | undefined; suppressOverrideMessage?: boolean },
+      ): boolean;
+    };
+  };
+  core: { diagLogLevelFromString(value: string): number | undefined };
 }
+
+/** The api's diagnostic logger shape: one method per level. */
+type DiagLogger = Record<
+  "error" | "warn" | "info" | "debug" | "verbose",
+  (...args: unknown[]) => void
+>;
 
 /**
  * Starts the OpenTelemetry Node SDK when {@link telemetryWanted} (else does nothing and imports
@@ -108,6 +124,15 @@ export async function startTelemetry(
   try {
     const module = await (options.load ?? loadSdk)();
     sdk = new module.NodeSDK(sdkConfiguration(module, env, signals, options.version));
+    // The SDK's own diagnostics (OTEL_LOG_LEVEL) go to stderr: its console logger would print
+    // info and debug on stdout, which stays the command's data.
+    const level = env.OTEL_LOG_LEVEL?.trim();
+    if (level) {
+      module.api.diag.setLogger(stderrLogger(options.warn), {
+        logLevel: module.core.diagLogLevelFromString(level),
+        suppressOverrideMessage: true,
+      });
+    }
     sdk.start();
   } catch (error) {
     options.warn(isSdkMissing(error) ? SDK_MISSING : startFailure(error));
@@ -151,6 +176,11 @@ function sdkConfiguration(
     ...(signals.metrics ? {} : { metricReaders: [] }),
     ...(signals.logs ? {} : { logRecordProcessors: [] }),
   };
+}
+
+function stderrLogger(warn: (line: string) => void): DiagLogger {
+  const line = (...args: unknown[]) => warn(`telemetry: ${format(...args)}`);
+  return { error: line, warn: line, info: line, debug: line, verbose: line };
 }
 
 /** `shutdown`, given up after {@link SHUTDOWN_TIMEOUT_MS} (one line then); never rejects. */

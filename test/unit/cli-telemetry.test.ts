@@ -75,6 +75,7 @@ describe("when the CLI starts the SDK", () => {
 /** A stand-in for @opentelemetry/sdk-node that records the configuration it was given. */
 function fakeSdk(options: { startThrows?: Error; shutdown?: () => Promise<void> } = {}) {
   const configs: Record<string, unknown>[] = [];
+  const loggers: { logger: Record<string, (...args: unknown[]) => void>; options: unknown }[] = [];
   let shutdowns = 0;
   const module = {
     NodeSDK: class {
@@ -97,8 +98,17 @@ function fakeSdk(options: { startThrows?: Error; shutdown?: () => Promise<void> 
       serviceInstanceIdDetector: "instance",
       processDetector: "process",
     },
+    api: {
+      diag: {
+        setLogger: (logger: Record<string, (...args: unknown[]) => void>, options: unknown) => {
+          loggers.push({ logger, options });
+          return true;
+        },
+      },
+    },
+    core: { diagLogLevelFromString: (value: string) => (value === "info" ? 60 : undefined) },
   } as unknown as SdkModule;
-  return { module, configs, shutdowns: () => shutdowns };
+  return { module, configs, loggers, shutdowns: () => shutdowns };
 }
 
 describe("startTelemetry", () => {
@@ -162,6 +172,22 @@ describe("startTelemetry", () => {
     ]) {
       assert.equal(key in (config ?? {}), false, key);
     }
+  });
+
+  it("OTEL_LOG_LEVEL: the SDK's diagnostics go to stderr, not stdout", async () => {
+    const sdk = fakeSdk();
+    const quiet = start({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" }, sdk);
+    await quiet.started;
+    assert.equal(sdk.loggers.length, 0);
+    const { started, lines } = start(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_LOG_LEVEL: "info" },
+      sdk,
+    );
+    await started;
+    const [set] = sdk.loggers;
+    assert.deepEqual(set?.options, { logLevel: 60, suppressOverrideMessage: true });
+    set?.logger.info?.("exporting %d spans", 3);
+    assert.deepEqual(lines, ["telemetry: exporting 3 spans"]);
   });
 
   it("one line and no telemetry when the SDK is missing or does not start", async () => {
