@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { toConfigOverrides } from "../../src/app-server/codex-config.js";
 import { codexOtelConfig } from "../../src/app-server/codex-otel.js";
+import { codexTelemetry } from "../../src/cli/codex-telemetry.js";
+import { registerInMemoryOtel } from "../support/otel.js";
 
 const BASE = "http://collector:4318";
 
@@ -77,5 +79,45 @@ describe("codexOtelConfig", () => {
     const overrides = toConfigOverrides({ otel: config ?? {} });
     assert.ok(overrides.includes(`otel.trace_exporter.otlp-http.endpoint="${BASE}/v1/traces"`));
     assert.ok(!overrides.join(" ").includes("SECRET-1"));
+  });
+});
+
+describe("codexTelemetry (what the CLI adds to a command's Codex)", () => {
+  const env = {
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/v1/traces",
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true",
+  };
+
+  it("nothing but the given config while no provider is registered (the SDK did not start)", () => {
+    assert.deepEqual(codexTelemetry(env), {});
+    assert.deepEqual(codexTelemetry(env, { config: { model: "m" } }), { config: { model: "m" } });
+  });
+
+  it("with a provider: content recording and codex's export, merged into the config; none for a remote codex", async () => {
+    const otel = registerInMemoryOtel();
+    try {
+      assert.deepEqual(
+        codexTelemetry(env, { config: { model: "m", otel: { environment: "x" } } }),
+        {
+          telemetry: { recordContent: true },
+          config: {
+            model: "m",
+            otel: {
+              environment: "x",
+              trace_exporter: {
+                "otlp-http": { endpoint: "http://t/v1/traces", protocol: "binary" },
+              },
+              log_user_prompt: true,
+            },
+          },
+        },
+      );
+      assert.deepEqual(codexTelemetry(env, { remote: true }), {
+        telemetry: { recordContent: true },
+      });
+      assert.deepEqual(codexTelemetry({}), {});
+    } finally {
+      await otel.close();
+    }
   });
 });
