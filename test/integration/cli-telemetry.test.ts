@@ -10,6 +10,7 @@ import { SDK_MISSING } from "../../src/cli/telemetry.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { envWithout, runCli, startCli } from "../support/cli.js";
+import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
 import { runWithHooks } from "../support/module-hooks.js";
 import {
@@ -209,6 +210,8 @@ describe("codex-harness run ended by SIGTERM", () => {
       cli.child.kill("SIGTERM");
       await cli.closed;
       assert.equal(cli.child.signalCode, "SIGTERM", cli.output.stderr);
+      // codex ends with it (before the folders go).
+      assert.deepEqual(await codexGone(home, 5_000), []);
       const [tool] = named(ours(receiver.spans()), "execute_tool");
       assert.equal(tool?.attributes["gen_ai.tool.name"], "exec_command");
     } finally {
