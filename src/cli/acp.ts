@@ -1,5 +1,6 @@
 // `codex-harness acp`: codex in an editor, through the Agent Client Protocol on stdio. stdout
 // carries only the protocol; what the agent says for a person goes to stderr.
+
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import type { Command } from "commander";
@@ -10,6 +11,7 @@ import { userCodexHome } from "../spaces/session-home.js";
 import { acpChannels } from "./acp-routing.js";
 import { codexPath, existingFolder, httpUrl, wholeNumber } from "./arguments.js";
 import { channelsAsker } from "./channels-asker.js";
+import { codexTelemetry } from "./codex-telemetry.js";
 import { packageVersion } from "./package-version.js";
 import { addRemoteFlags, type RemoteFlags, remoteOf } from "./remote-flags.js";
 import { targetHome } from "./target-home.js";
@@ -134,6 +136,7 @@ export function addAcpCommand(program: Command): void {
           ? { codexHome: flags.codexHome }
           : {}),
       ...(remote ? { remote } : {}),
+      ...codexTelemetry(process.env, { remote: remote !== undefined }),
     });
     const app = agentModule.acpAgent({
       codex,

@@ -1,9 +1,11 @@
 // `codex-harness host --listen ws://IP:PORT`: the remote side, started the way `--remote` connects.
+
 import { hostname } from "node:os";
 import type { Command } from "commander";
 import type { HostAuth } from "../app-server/host.js";
 import { REMOTE_TOKEN_ENV } from "../app-server/remote.js";
 import { codexPath, existingFolder } from "./arguments.js";
+import { codexTelemetry } from "./codex-telemetry.js";
 
 interface HostFlags {
   listen: string;
@@ -43,12 +45,15 @@ export function addHostCommand(program: Command): void {
         return;
       }
       const { startHost } = await import("../app-server/host.js");
+      const otel = codexTelemetry(process.env);
       const host = await startHost({
         listen: flags.listen,
         ...(flags.auth ? { auth: flags.auth } : {}),
         ...(flags.secretFile ? { secretFile: flags.secretFile } : {}),
         ...(flags.codexHome ? { codexHome: flags.codexHome } : {}),
         ...(flags.codexPath ? { codexPathOverride: flags.codexPath } : {}),
+        // codex's own spans to the collector of OTEL_* (a client's request `trace` parents them).
+        ...(otel.config ? { config: otel.config } : {}),
       });
       // Before anything is printed: whoever reads "listening" may stop it at once.
       let stopping = false;

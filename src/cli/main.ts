@@ -29,14 +29,26 @@ import {
   runTarget,
 } from "./run-target.js";
 import { addScriptedModelCommand } from "./scripted-model.js";
+import { CliTelemetry } from "./telemetry.js";
 import { Terminal } from "./terminal.js";
 import { addThreadsCommand } from "./threads.js";
 
-/** Builds the CLI program (exported for tests). */
-export function buildProgram(): Command {
+/**
+ * Builds the CLI program (exported for tests). With `telemetry`, a command that runs turns or
+ * serves starts it first (when the OTEL_* variables ask for it).
+ */
+export function buildProgram(telemetry?: CliTelemetry): Command {
   const program = new Command("codex-harness")
     .description("Drive the OpenAI Codex agent from programs.")
     .version(`codex-harness ${packageVersion()} (codex ${pinnedCodexVersion()})`);
+  if (telemetry) {
+    program.hook("preAction", async (_program, action) => {
+      // The top-level command (`serve`, not a subcommand of it).
+      let command = action;
+      while (command.parent && command.parent !== program) command = command.parent;
+      await telemetry.start(command.name());
+    });
+  }
 
   program
     .command("demo")
@@ -320,7 +332,16 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       throw error;
     });
   }
-  await buildProgram().parseAsync(argv);
+  // OpenTelemetry from OTEL_* (stderr for what it says: stdout stays the command's data).
+  const telemetry = new CliTelemetry(process.env, {
+    version: packageVersion(),
+    warn: (line) => console.error(line),
+  });
+  try {
+    await buildProgram(telemetry).parseAsync(argv);
+  } finally {
+    await telemetry.shutdown();
+  }
 }
 
 /** What `run` adds to the target options: where a person is asked. */

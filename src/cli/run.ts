@@ -1,4 +1,5 @@
 // `codex-harness run "<prompt>"`: one turn against the user's own Codex configuration.
+
 import path from "node:path";
 import { requireLogin } from "../app-server/login.js";
 import type { RemoteOptions } from "../app-server/remote.js";
@@ -9,6 +10,7 @@ import type { Approvals } from "../events/approval-types.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import { NOT_A_GIT_REPO_MESSAGE } from "../turns/git-check.js";
 import type { ApprovalMode, SandboxMode } from "../turns/options.js";
+import { codexTelemetry } from "./codex-telemetry.js";
 import { watchCtrlC } from "./ctrl-c.js";
 import { EventRenderer } from "./render.js";
 import type { Terminal } from "./terminal.js";
@@ -73,6 +75,8 @@ export async function runPrompt(
     ...(options.remote ? { remote: options.remote } : {}),
     // As `codex exec` reads it: app-server logs in with it for this process only.
     ...(process.env.CODEX_API_KEY ? { apiKey: process.env.CODEX_API_KEY } : {}),
+    // OpenTelemetry, when the CLI started it: content opt-in, codex's own export.
+    ...codexTelemetry(process.env, { remote: options.remote !== undefined }),
   });
   try {
     // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.

@@ -123,6 +123,23 @@ export function buildExecEnv(
   return env;
 }
 
+/**
+ * `env` with a W3C trace context as `TRACEPARENT`/`TRACESTATE`, which `codex exec` reads once as the
+ * parent of its root spans (a traced turn's span); `env` as it is (inherited ones too) without one.
+ */
+export function withTraceParent(
+  env: Record<string, string>,
+  trace: { traceparent: string; tracestate?: string } | undefined,
+): Record<string, string> {
+  if (!trace) return env;
+  const { TRACESTATE: _inherited, ...rest } = env;
+  return {
+    ...rest,
+    TRACEPARENT: trace.traceparent,
+    ...(trace.tracestate ? { TRACESTATE: trace.tracestate } : {}),
+  };
+}
+
 function pathEnvKey(env: Record<string, string>): string {
   if (process.platform !== "win32") return "PATH";
   const keys = Object.keys(env).filter((key) => key.toLowerCase() === "path");

@@ -8,6 +8,14 @@ export interface RpcRequest {
   id: RequestId;
   method: string;
   params?: unknown;
+  /** W3C trace context of the request (codex's `JSONRPCRequest.trace`, read by its app-server). */
+  trace?: RpcTraceContext;
+}
+
+/** The W3C trace context a request may carry (`traceparent`, optional `tracestate`). */
+export interface RpcTraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** A notification, from either side. */

@@ -5,6 +5,7 @@ import {
   type RpcErrorResponse,
   type RpcNotification,
   type RpcRequest,
+  type RpcTraceContext,
 } from "../protocol/messages.js";
 import { AbandonedRequests } from "./abandoned-requests.js";
 import {
@@ -37,6 +38,11 @@ export interface RequestOptions {
    * for the connection's life, at most 1,000 requests (the oldest are forgotten).
    */
   onLateAnswer?: (result: unknown) => void;
+  /**
+   * W3C trace context sent as the request's `trace` field, so the other side's span for it joins
+   * the caller's trace (codex's app-server reads it). Absent: no field.
+   */
+  trace?: RpcTraceContext | undefined;
 }
 
 /** What a server-request handler gets besides the params. */
@@ -227,6 +233,7 @@ export class JsonRpcPeer {
         signal.addEventListener("abort", onAbort, { once: true });
       }
       const message: RpcRequest = params === undefined ? { id, method } : { id, method, params };
+      if (options.trace) message.trace = options.trace;
       this.transport.send(message).catch((error: unknown) => reject(asError(error)));
     });
     // One cleanup path for every way the request can end.

@@ -30,4 +30,10 @@ export interface TurnTraceHooks {
   threadOpened(info: { model?: string | undefined; modelProvider?: string | undefined }): void;
   /** A server request of the turn arrived: its wait span starts now (undefined when not traced). */
   approvalStarted(request: ApprovalWaitStart): ApprovalWait | undefined;
+  /**
+   * The turn span's W3C context, once the turn's stream opened (undefined before, or when the span
+   * has no valid context): codex's own spans join the trace through it (`turn/start`'s `trace`
+   * field on app-server, `TRACEPARENT` in a `codex exec`'s environment).
+   */
+  carrier(): TraceCarrier | undefined;
 }

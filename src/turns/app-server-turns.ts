@@ -196,9 +196,16 @@ export class AppServerTurnTransport implements TurnTransport {
       // A running turn keeps the program alive; an idle app-server does not.
       unhold = client.hold();
       if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
-      threadId ??= (await this.loadedThreads.start(client, request.threadOptions)).threadId;
+      // codex parents its spans for the thread's start or resume on the turn's span, if traced.
+      const trace = request.telemetry?.carrier();
+      threadId ??= (await this.loadedThreads.start(client, request.threadOptions, trace)).threadId;
       unlock = await this.threadLocks.lock(threadId, signal);
-      const attached = await this.loadedThreads.attach(client, threadId, request.threadOptions);
+      const attached = await this.loadedThreads.attach(
+        client,
+        threadId,
+        request.threadOptions,
+        trace,
+      );
       request.telemetry?.threadOpened(attached);
       if (attached.replaced) {
         threadId = attached.threadId;
@@ -229,8 +236,12 @@ export class AppServerTurnTransport implements TurnTransport {
       turn.onStopSettled = settle;
       turn.telemetry = request.telemetry;
       try {
-        // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
-        const late = { onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId) };
+        const options = {
+          // Given up (timed out) yet answered later: codex runs a turn we reported as failed.
+          onLateAnswer: undoLateTurnStart(client, this.turns.router, threadId),
+          // codex parents its span for the request (and the turn's) on the turn's span, if traced.
+          trace,
+        };
         if (request.compact) {
           await client.request("thread/compact/start", { threadId });
           // codex answers before it starts the compaction's turn: stopped then, if asked to be.
@@ -239,11 +250,11 @@ export class AppServerTurnTransport implements TurnTransport {
           });
         } else {
           const started = request.review
-            ? await client.request("review/start", { threadId, target: request.review }, late)
+            ? await client.request("review/start", { threadId, target: request.review }, options)
             : await client.request(
                 "turn/start",
                 turnStartParams(threadId, request.input, request.turnOptions),
-                late,
+                options,
               );
           // codex keeps a turn's reviewer for the thread's later turns.
           if (this.loadedThreads.has(threadId)) this.loadedThreads.set(threadId, reviewer);

@@ -16,6 +16,7 @@ import {
   type ExecSettings,
   execPrompt,
   type OutputSchemaFile,
+  withTraceParent,
   writeOutputSchemaFile,
 } from "../exec/exec-args.js";
 import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
@@ -193,7 +194,10 @@ export class ExecTurnTransport implements TurnTransport {
       const child = await ExecProcess.start({
         executablePath: binary.executablePath,
         args: buildExecArgs(this.settings, run),
-        env: buildExecEnv(this.settings, binary.pathDirs),
+        env: withTraceParent(
+          buildExecEnv(this.settings, binary.pathDirs),
+          request.telemetry?.carrier(),
+        ),
         stdin: prompt,
         onStderr: this.options.onStderr,
       });

@@ -1,9 +1,11 @@
 // The threads codex has loaded for one app-server client (started or resumed there), with the
 // approvals reviewer codex said each uses; a thread not loaded is resumed before its next turn.
+
 import type { AppServerClient } from "../app-server/client.js";
 import { CodexHarnessError } from "../errors.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { ApprovalsReviewer } from "../protocol/generated/ts/v2/ApprovalsReviewer.js";
+import type { RpcTraceContext } from "../protocol/messages.js";
 import { RpcErrorCodes, RpcWireError } from "../rpc/errors.js";
 import { undoLateThreadStart } from "./late-answers.js";
 import type { ThreadOptions } from "./options.js";
@@ -43,10 +45,15 @@ export class LoadedThreads {
     this.models.clear();
   }
 
-  /** Starts a new thread on `client`. */
-  async start(client: AppServerClient, options: ThreadOptions): Promise<OpenedThread> {
+  /** Starts a new thread on `client` (`trace`: the W3C context codex parents its span on). */
+  async start(
+    client: AppServerClient,
+    options: ThreadOptions,
+    trace?: RpcTraceContext,
+  ): Promise<OpenedThread> {
     const started = await client.request("thread/start", threadStartParams(options), {
       onLateAnswer: undoLateThreadStart(client),
+      trace,
     });
     this.reviewers.set(started.thread.id, started.approvalsReviewer);
     const model = { model: started.model, modelProvider: started.modelProvider };
@@ -59,11 +66,14 @@ export class LoadedThreads {
     client: AppServerClient,
     threadId: string,
     options: ThreadOptions,
+    trace?: RpcTraceContext,
   ): Promise<OpenedThread> {
     if (this.reviewers.has(threadId)) return { threadId, ...this.models.get(threadId) };
     let lost: unknown;
     try {
-      const resumed = await client.request("thread/resume", threadResumeParams(threadId, options));
+      const resumed = await client.request("thread/resume", threadResumeParams(threadId, options), {
+        trace,
+      });
       this.reviewers.set(threadId, resumed.approvalsReviewer);
       const model = { model: resumed.model, modelProvider: resumed.modelProvider };
       this.models.set(threadId, model);
@@ -73,7 +83,7 @@ export class LoadedThreads {
     }
     if (!(lost instanceof CodexHarnessError && lost.code === "thread_not_found")) throw lost;
     if (options.onLostThread !== "startNew") throw lost;
-    const started = await this.start(client, options);
+    const started = await this.start(client, options, trace);
     return { ...started, replaced: { threadId, error: lost } };
   }
 }

@@ -26,9 +26,13 @@ export interface HookedRun {
  * Runs `script` (an ES module body; import with `await import()`, which the hooks see, never with
  * a static `import`, which would run before them) in a new node process whose working directory
  * is the repository, so `codex-harness` resolves to this package. `hide` lists packages that
- * then fail to resolve with node's own "Cannot find package" error.
+ * then fail to resolve with node's own "Cannot find package" error; `env` is the process's
+ * environment (default: this one's).
  */
-export function runWithHooks(script: string, options: { hide?: string[] } = {}): HookedRun {
+export function runWithHooks(
+  script: string,
+  options: { hide?: string[]; env?: Record<string, string | undefined> } = {},
+): HookedRun {
   const dir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-hooks-"));
   const record = path.join(dir, "resolved.txt");
   try {
@@ -36,6 +40,7 @@ export function runWithHooks(script: string, options: { hide?: string[] } = {}):
     const prelude = `import { register } from "node:module"; register(${JSON.stringify(HOOKS)}, { data: ${data} });\n`;
     const child = spawnSync(process.execPath, ["--input-type=module", "-e", prelude + script], {
       cwd: repoRoot,
+      env: options.env ?? process.env,
       encoding: "utf8",
       timeout: 60_000,
     });

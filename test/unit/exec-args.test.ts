@@ -13,6 +13,7 @@ import {
   EXEC_ORIGINATOR,
   execPrompt,
   ORIGINATOR_ENV,
+  withTraceParent,
   writeOutputSchemaFile,
 } from "../../src/exec/exec-args.js";
 import { execRunFor, execSettings } from "../../src/turns/exec-turns.js";
@@ -224,6 +225,29 @@ describe("execPrompt and request checks", () => {
       () => execRunFor(request({}, { outputSchema: "nope" })),
       errorWith("invalid_input", /outputSchema/),
     );
+  });
+});
+
+describe("withTraceParent", () => {
+  const traceparent = `00-${"1".repeat(32)}-${"2".repeat(16)}-01`;
+
+  it("sets TRACEPARENT (and TRACESTATE when given) over inherited ones", () => {
+    const env = { HOME: "/h", TRACEPARENT: "old", TRACESTATE: "old=1" };
+    assert.deepEqual(withTraceParent(env, { traceparent }), {
+      HOME: "/h",
+      TRACEPARENT: traceparent,
+    });
+    assert.deepEqual(withTraceParent(env, { traceparent, tracestate: "k=v" }), {
+      HOME: "/h",
+      TRACEPARENT: traceparent,
+      TRACESTATE: "k=v",
+    });
+    assert.equal(env.TRACEPARENT, "old", "the env given is not changed");
+  });
+
+  it("leaves the environment as it is without a trace", () => {
+    const env = { HOME: "/h", TRACEPARENT: "inherited" };
+    assert.equal(withTraceParent(env, undefined), env);
   });
 });
 

@@ -39,6 +39,24 @@ describe("JsonRpcPeer", () => {
     assert.equal(await second, "ok");
   });
 
+  it("sends the `trace` option as the request's W3C trace field, and no field without it", async () => {
+    const { peer, nextMessage, send } = await connect();
+    const trace = { traceparent: `00-${"a".repeat(32)}-${"b".repeat(16)}-01`, tracestate: "k=v" };
+    const traced = peer.request("turn/start", { threadId: "t" }, { trace });
+    assert.deepEqual(await nextMessage(0), {
+      id: 0,
+      method: "turn/start",
+      params: { threadId: "t" },
+      trace,
+    });
+    await send({ id: 0, result: {} });
+    await traced;
+    const plain = peer.request("turn/start", { threadId: "t" }, { trace: undefined });
+    assert.equal("trace" in (await nextMessage(1)), false);
+    await send({ id: 1, result: {} });
+    await plain;
+  });
+
   it("treats a server request whose id equals a pending id as a request, not a response", async () => {
     const { peer, nextMessage, send } = await connect();
     const seen: unknown[] = [];
