@@ -103,11 +103,17 @@ export function addChannelsCommands(program: Command): void {
           console.log(`token: in ${server.tokenFile}`);
           console.log(`inbox: ${server.url}/ (paste the token)`);
         }
-        const stop = () => {
-          void server.close().then(() => process.exit(0));
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
+        // Serves until SIGINT or SIGTERM; the command ends once the server closed, so what its
+        // telemetry holds is exported after (bounded to 5 s). A handle left open (a chat
+        // backend's) does not keep the process: it exits a moment later all the same.
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
+            void server.close().then(resolve, resolve);
+          };
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+        });
       },
     );
   addTelegramFlags(serve);
@@ -116,6 +122,9 @@ export function addChannelsCommands(program: Command): void {
   addOidcServeOptions(serve);
   addInteractionsCommands(program);
 }
+
+/** How long a stopped `serve` may take to export its telemetry before the process exits. */
+const EXIT_GRACE_MS = 6_000;
 
 function webhookSecret(env: NodeJS.ProcessEnv = process.env): string {
   const secret = env.CODEX_HARNESS_WEBHOOK_SECRET;

@@ -53,6 +53,7 @@ export function addFleetCommands(program: Command): void {
       }) => {
         // Loaded here: only the worker needs pg and graphile-worker.
         const { startFleetWorker } = await import("../fleet/worker.js");
+        const { codexTelemetry } = await import("./codex-telemetry.js");
         let approvals: import("../events/approval-types.js").Approvals | undefined;
         if (flags.channels !== undefined) {
           const token = process.env.CODEX_HARNESS_TOKEN;
@@ -79,6 +80,8 @@ export function addFleetCommands(program: Command): void {
           drainMs: flags.drainMs,
           ...(flags.name ? { name: flags.name } : {}),
           ...(approvals ? { approvals } : {}),
+          // Content recording and codex's own export, when the CLI's telemetry is on.
+          codex: codexTelemetry(process.env),
           onLog: (line) => console.error(line),
         });
         console.error(`worker ${worker.name} is taking turns (concurrency ${flags.concurrency}).`);

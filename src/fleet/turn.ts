@@ -2,6 +2,7 @@
 // thread brought from the store into the session's codex home here (one no other live attempt
 // uses), the turn run with runTurn, its events appended and its end recorded — every write fenced,
 // through database outages.
+
 import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -21,6 +22,7 @@ import {
   EVENT_FLEET_LEASE_LOST,
   EVENT_FLEET_RETRY_SCHEDULED,
 } from "../telemetry/semconv.js";
+import type { CodexOptions } from "../turns/options.js";
 import { cancelledResult } from "./cancel.js";
 import { EventWriter } from "./event-writer.js";
 import {
@@ -89,6 +91,8 @@ export interface AttemptContext {
   /** The turns running here, by run id, to stop one when its run is cancelled. */
   running: Map<string, AbortController>;
   codexPathOverride?: string;
+  /** More options of the Codex each turn runs on. */
+  codex?: Pick<CodexOptions, "telemetry" | "config">;
   permissionHandler?: PermissionHandler;
   approvals?: Approvals;
   /** The sessions this worker keeps warm between their turns (none kept without). */
@@ -355,6 +359,7 @@ async function turnHere(
         ...(request.model ? { model: request.model } : {}),
         ...(session?.threadId ? { harnessSessionId: session.threadId } : {}),
         ...(context.codexPathOverride ? { codexPathOverride: context.codexPathOverride } : {}),
+        ...(context.codex ? { codex: context.codex } : {}),
         ...(context.permissionHandler ? { permissionHandler: context.permissionHandler } : {}),
         ...(context.approvals ? { approvals: context.approvals } : {}),
         // Who the run is for and its own rules: applied to the worker's approvals for this run.

@@ -4,6 +4,7 @@
 // (with its epoch) and a queue runner. When the database goes away for longer than the lease, or a
 // queue slot dies, the generation ends — its turns stop, its jobs go back — and the worker
 // reconnects with backoff and jitter and starts the next one: never alive but idle.
+
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -12,6 +13,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { backoffDelay, settlesWithin, sleep } from "../rpc/retry.js";
 import type { PermissionHandler } from "../session/unified-types.js";
+import type { CodexOptions } from "../turns/options.js";
 import { forgetWarm, sessionsToLeave } from "./affinity.js";
 import { countLeaseLost } from "./fleet-telemetry.js";
 import { WorkerLease } from "./lease.js";
@@ -41,6 +43,8 @@ export interface FleetWorkerOptions {
   /** Where session homes and records live here (default `<project>/.asp`). */
   aspHome?: string;
   codexPathOverride?: string;
+  /** More options of the Codex each turn runs on (its `telemetry`; `config` overrides). */
+  codex?: Pick<CodexOptions, "telemetry" | "config">;
   /** Decides command and file-change approvals the spaces' permissions leave open. */
   permissionHandler?: PermissionHandler;
   /** Answers the other requests (e.g. `channelsApprovals(…)`: a person, from the inbox). */
@@ -173,6 +177,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
       warm,
       log,
       ...(options.codexPathOverride ? { codexPathOverride: options.codexPathOverride } : {}),
+      ...(options.codex ? { codex: options.codex } : {}),
       ...(options.permissionHandler ? { permissionHandler: options.permissionHandler } : {}),
       ...(options.approvals ? { approvals: options.approvals } : {}),
     };

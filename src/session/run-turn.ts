@@ -7,6 +7,7 @@ import { CodexHarnessError } from "../errors.js";
 import type { Approvals } from "../events/approval-types.js";
 import { definedEnv } from "../process-env.js";
 import type { TraceCarrier } from "../telemetry/carrier.js";
+import type { CodexOptions } from "../turns/options.js";
 import { TurnFailedError } from "../turns/run-result.js";
 import {
   type AgentEvent,
@@ -74,6 +75,11 @@ export interface RunTurnRequest extends TurnRouting {
   /** The W3C trace context the turn's span is a child of (see `TurnOptions.traceParent`). */
   traceParent?: TraceCarrier;
   codexPathOverride?: string;
+  /**
+   * More options of the Codex the turn runs on: its OpenTelemetry settings (`telemetry`) and
+   * config overrides (`config`, e.g. codex's own `otel` export), over the session home's config.
+   */
+  codex?: Pick<CodexOptions, "telemetry" | "config">;
 }
 
 /** agent-spaces' `runTurn` response. */
@@ -172,6 +178,7 @@ export async function runTurnKeeping(
         env,
         ...(request.codexPathOverride ? { codexPathOverride: request.codexPathOverride } : {}),
         ...(request.eventsOutputPath ? { capture: request.eventsOutputPath } : {}),
+        ...request.codex,
       });
       if (request.model) await checkModel(codex, request.model);
       // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.

@@ -23,6 +23,9 @@ export interface OtlpSpan {
   resource: Record<string, unknown>;
   /** The instrumentation scope's name. */
   scope: string;
+  /** Start and end, nanoseconds since the epoch (JSON only). */
+  startNs?: bigint;
+  endNs?: bigint;
 }
 
 /** One data point of a metric (JSON only): its attributes and the value fields as sent. */
@@ -63,7 +66,11 @@ export interface OtlpReceiver {
   /** Every POST so far. */
   requests(): OtlpRequest[];
   /** Resolves once `probe` (given what arrived) returns a truthy value; rejects after `timeoutMs`. */
-  waitFor<T>(what: string, probe: (receiver: OtlpReceiver) => T, timeoutMs?: number): Promise<T>;
+  waitFor<T>(
+    what: string,
+    probe: (receiver: OtlpReceiver) => T | undefined | null | false,
+    timeoutMs?: number,
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -167,6 +174,12 @@ function jsonSpans(body: Json): OtlpSpan[] {
         })),
         resource,
         scope: String((scopeSpans.scope as Json | undefined)?.name ?? ""),
+        ...(span.startTimeUnixNano === undefined
+          ? {}
+          : { startNs: BigInt(String(span.startTimeUnixNano)) }),
+        ...(span.endTimeUnixNano === undefined
+          ? {}
+          : { endNs: BigInt(String(span.endTimeUnixNano)) }),
       })),
     );
   });
