@@ -2,7 +2,7 @@
 // the run's row) through the queue wait to each attempt on a worker, whose turn is its child; and
 // the fleet's counters. Off (nothing loaded, nothing stored) unless a provider is registered.
 import { carrierOf, contextOf, isTraceCarrier, type TraceCarrier } from "../telemetry/carrier.js";
-import { type OtelScope, otelScope } from "../telemetry/core.js";
+import { errorTypeOfError, type OtelScope, otelScope } from "../telemetry/core.js";
 import type { Attributes, OtelCounter, OtelHistogram, OtelSpan } from "../telemetry/otel-types.js";
 import { SPAN_KIND, STATUS_CODE } from "../telemetry/otel-types.js";
 import {
@@ -261,13 +261,7 @@ function runAttributes(request: FleetTurnRequest): Attributes {
 }
 
 function failSpan(span: OtelSpan, error: unknown): void {
-  const code =
-    typeof (error as { code?: unknown })?.code === "string"
-      ? (error as { code: string }).code
-      : error instanceof Error
-        ? error.name
-        : "_OTHER";
-  span.setAttribute(ATTR_ERROR_TYPE, code);
+  span.setAttribute(ATTR_ERROR_TYPE, errorTypeOfError(error));
   span.setStatus({
     code: STATUS_CODE.ERROR,
     message: (error instanceof Error ? error.message : String(error)).slice(0, 200),

@@ -3,6 +3,7 @@ import { type ApiLoader, otelApi } from "./gate.js";
 import type { OtelApi, OtelCounter, OtelHistogram, OtelMeter, OtelTracer } from "./otel-types.js";
 import {
   APPROVAL_WAIT_BUCKETS,
+  ERROR_TYPE_OTHER,
   METRIC_APPROVAL_WAIT,
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
@@ -91,4 +92,14 @@ export function turnTelemetry(load?: ApiLoader): Telemetry | undefined {
       }),
     },
   };
+}
+
+/**
+ * `error.type` of an error thrown here: its `code` (our errors', node's), else its class's name,
+ * else `_OTHER`.
+ */
+export function errorTypeOfError(error: unknown): string {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  if (typeof code === "string" && code !== "") return code;
+  return error instanceof Error ? error.name : ERROR_TYPE_OTHER;
 }

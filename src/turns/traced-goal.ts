@@ -6,7 +6,7 @@ import type { WithRaw } from "../events/raw.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
 import type { GoalRun } from "../goals.js";
 import { carrierOf } from "../telemetry/carrier.js";
-import { otelScope } from "../telemetry/core.js";
+import { errorTypeOfError, otelScope } from "../telemetry/core.js";
 import { SPAN_KIND, STATUS_CODE } from "../telemetry/otel-types.js";
 import {
   ATTR_ERROR_TYPE,
@@ -67,14 +67,7 @@ export async function traceGoal(
     });
     return result;
   } catch (error) {
-    span.setAttribute(
-      ATTR_ERROR_TYPE,
-      typeof (error as { code?: unknown })?.code === "string"
-        ? (error as { code: string }).code
-        : error instanceof Error
-          ? error.name
-          : "_OTHER",
-    );
+    span.setAttribute(ATTR_ERROR_TYPE, errorTypeOfError(error));
     span.setStatus({ code: STATUS_CODE.ERROR });
     throw error;
   } finally {

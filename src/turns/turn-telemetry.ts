@@ -1,11 +1,10 @@
 // A turn as OpenTelemetry sees it: the invoke_agent span, its execute_tool and approval children,
 // and the turn's metrics — mapped from the canonical events, in one observer per turn.
 import { startApprovalWait } from "../approvals/approval-telemetry.js";
-import { CodexHarnessError } from "../errors.js";
 import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import { carrierOf, contextOf, type TraceCarrier } from "../telemetry/carrier.js";
-import { type Telemetry, turnTelemetry } from "../telemetry/core.js";
+import { errorTypeOfError, type Telemetry, turnTelemetry } from "../telemetry/core.js";
 import type { ApiLoader } from "../telemetry/gate.js";
 import type { ApprovalWait, ApprovalWaitStart, TurnTraceHooks } from "../telemetry/hooks.js";
 import {
@@ -247,12 +246,7 @@ export class TracedTurn implements TurnTraceHooks {
       this.finish("cancelled");
       return;
     }
-    const code =
-      error instanceof CodexHarnessError
-        ? error.code
-        : error instanceof Error
-          ? error.name
-          : ERROR_TYPE_OTHER;
+    const code = errorTypeOfError(error);
     this.finish("failed", undefined, code, error instanceof Error ? error.message : undefined);
   }
 
