@@ -103,19 +103,6 @@ const MAIN_JS = String.raw`
     api("GET", "/v1/interactions/" + encodeURIComponent(id)).then((fresh) => { remember(fresh); render(); }, () => {});
   }
 
-  function collectAnswers(node, interaction) {
-    const answers = {};
-    for (const q of interaction.payload.questions || []) {
-      const name = "q-" + interaction.id + "-" + q.id;
-      const typed = node.querySelector('input[name="' + CSS.escape(name + "-text") + '"]').value.trim();
-      const chosen = node.querySelector('[data-name="' + CSS.escape(name) + '"] [aria-pressed=true]');
-      const answer = typed || (chosen ? chosen.getAttribute("data-value") : "");
-      if (!answer) throw new Error("Pick an option or type an answer for: " + q.question);
-      answers[q.id] = answer;
-    }
-    return answers;
-  }
-
   // Waiting requests in groups, one per agent: its source and thread (or project).
   function groups(waiting) {
     const found = new Map();

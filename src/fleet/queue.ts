@@ -18,13 +18,19 @@ export function sessionQueue(sessionId: string): string {
 
 /**
  * Records the run and queues its job, in one statement (one round trip, atomic), unless the run id
- * is known: then nothing is queued. Resolves whether the run is new.
+ * is known: then nothing is queued. Resolves whether the run is new. `retryOf` names the run it
+ * retries (the operator console's Retry).
  */
-export async function queueRun(store: FleetStore, request: FleetTurnRequest): Promise<boolean> {
+export async function queueRun(
+  store: FleetStore,
+  request: FleetTurnRequest,
+  retryOf?: string,
+): Promise<boolean> {
   const { rowCount } = await store.pool.query({
     name: "codex-harness-queue-run",
     text: `WITH inserted AS (
-         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ($1, $2, $3)
+         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, retry_of)
+           VALUES ($1, $2, $3, $8)
          ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
        SELECT graphile_worker.add_job($4, json_build_object('runId', run_id), queue_name => $5,
          job_key => run_id, max_attempts => $6, flags => ARRAY[$7::text])
@@ -37,6 +43,7 @@ export async function queueRun(store: FleetStore, request: FleetTurnRequest): Pr
       sessionQueue(request.externalSessionId),
       25,
       sessionFlag(request.externalSessionId),
+      retryOf ?? null,
     ],
   });
   return rowCount === 1;
