@@ -9,7 +9,9 @@ import type { ConsoleSseClient } from "./console-sse.js";
 
 /** Least time between two `run` messages (and between two worker polls): ≤ 4 messages a second. */
 const COALESCE_MS = 500;
-/** The longest between two worker polls (no worker has a lease yet, or only long ones). */
+/** Between two worker polls while no worker has a live lease (one may start any time). */
+const IDLE_POLL_MS = 2_000;
+/** The longest between two worker polls (only long leases). */
 const MAX_POLL_MS = 10_000;
 /** How often a run's event stream looks again when no NOTIFY came. */
 const EVENTS_POLL_MS = 2_000;
@@ -99,7 +101,7 @@ export class FleetConsoleStream {
 
   /** Polls the workers, sends what changed, and comes back after a third of the shortest lease. */
   private poll(): void {
-    let nextMs = MAX_POLL_MS;
+    let nextMs = IDLE_POLL_MS;
     const polled = async () => {
       // After an outage, the subscription's connection is opened again here.
       await this.source.listening();
