@@ -47,7 +47,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
     await queries?.close();
   });
 
-  it("a submitted run appears, streams its events, and is cancelled from the page", async () => {
+  it("a submitted run appears, streams its events, and is cancelled from the page", async (t) => {
     const model = await ScriptedModel.start({
       responses: [execCommand("sleep 30", { callId: "call_sleep" }), reply("never said")],
     });
@@ -94,6 +94,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       await run.close();
       assert.equal((result.error?.details as { cancelled?: boolean }).cancelled, true);
       assert.ok(tookMs < 10_000, `recorded cancelled ${tookMs} ms after the click`);
+      t.diagnostic(`shown cancelled ${tookMs} ms after the click`);
       await page.click("#drawer-close");
       await screenshot(page, "fleet-queue");
       assert.deepEqual(errors, []);
@@ -104,7 +105,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
     }
   });
 
-  it("a killed worker leaves the worker list once its lease lapses", async () => {
+  it("a killed worker leaves the worker list once its lease lapses", async (t) => {
     const model = await ScriptedModel.start({ responses: [] });
     const { page, errors } = await openConsole(server);
     try {
@@ -130,6 +131,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
         .waitFor({ state: "detached", timeout: 15_000 });
       const goneMs = Date.now() - killed;
       assert.ok(goneMs >= 1_000, `gone after its lease (${goneMs} ms)`);
+      t.diagnostic(`the killed worker left the list ${goneMs} ms after SIGKILL (lease 1500 ms)`);
       await page.locator('#workers tr[data-worker="steady"] .dot.alive').waitFor();
       const rows = await fleetRows(url(), "SELECT name FROM codex_harness_fleet_workers");
       assert.deepEqual(

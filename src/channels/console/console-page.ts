@@ -104,6 +104,7 @@ button.link { border: 0; padding: 0; background: none; color: #1f5fc4; text-alig
 .dot { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .35rem; vertical-align: -.05rem; background: #c33; }
 .dot.alive { background: #1a7f37; }
 .pager { display: flex; gap: .5rem; }
+button:disabled { opacity: .45; cursor: default; }
 #drawer { position: fixed; top: 0; right: 0; bottom: 0; width: min(38rem, 100%); background: #fff; border-left: 1px solid #c9d1de; box-shadow: -4px 0 16px rgba(29, 35, 48, .15); padding: .8rem 1rem; overflow-y: auto; }
 .drawer-head { display: flex; align-items: center; justify-content: space-between; margin: 0 0 .3rem; font-family: ui-monospace, monospace; }
 #drawer-prompt { white-space: pre-wrap; background: #f0f2f5; padding: .4rem .6rem; border-radius: 4px; }
