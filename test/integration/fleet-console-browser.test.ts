@@ -12,7 +12,6 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { chromiumMissing, screenshot, useChromium } from "../support/chromium.js";
-import { eventually } from "../support/eventually.js";
 import { fleetForFile, fleetRows } from "../support/fleet.js";
 
 const { missing: postgresMissing, url, testbed } = fleetForFile();
@@ -92,7 +91,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       await row.locator('.status[data-status="cancelled"]').waitFor({ timeout: 5_000 });
       const result = await run.result();
       await run.close();
-      assert.equal((result.error?.details as { cancelled?: boolean }).cancelled, true);
+      assert.deepEqual(result.error?.details, { cancelled: true });
       assert.ok(tookMs < 10_000, `recorded cancelled ${tookMs} ms after the click`);
       t.diagnostic(`shown cancelled ${tookMs} ms after the click`);
       await page.click("#drawer-close");
