@@ -1,35 +1,17 @@
 // The fleet console's page and style: the login (a token, or the provider's sign-in), the summary,
 // three tabs (Workers, Queue, Sessions) and a run's drawer. Static text; the script
 // (`console-script.ts`) fills it in. The cards of pending approvals use the inbox's style.
-import { INBOX_CSS } from "../inbox-page.js";
+import { INBOX_CSS, pageHead, signInForm } from "../inbox-page.js";
 
 /** `/fleet`: the page. Everything but the login and the error box stays hidden until a token works. */
-export const FLEET_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>codex-harness fleet</title>
-<link rel="stylesheet" href="/fleet.css">
-<script src="/fleet.js" defer></script>
-</head>
-<body>
+export const FLEET_HTML = `${pageHead("codex-harness fleet", "/fleet")}
 <header>
   <h1>codex-harness fleet</h1>
   <span id="connection">connecting…</span>
   <a id="to-inbox" href="/">inbox</a>
 </header>
 <p id="error" role="alert" hidden></p>
-<form id="login" class="panel" hidden>
-  <h2>Open the fleet console</h2>
-  <div id="sso-box" hidden><a id="sso" class="button primary" href="/auth/login">Sign in with single sign-on</a>
-    <p class="or">or</p></div>
-  <p>Paste your token (<code>codex-harness people token</code> issues one), or the runtime's:
-    <code>codex-harness serve</code> printed it, and it is in <code>&lt;data-dir&gt;/token</code>.</p>
-  <label for="token">Token</label>
-  <input id="token" type="password" autocomplete="off" required>
-  <button class="primary" type="submit">Open</button>
-</form>
+${signInForm("Open the fleet console")}
 <main id="console" hidden>
   <p id="you"><span id="signed-in"></span> <button id="signout" type="button">Sign out</button></p>
   <div id="summary" aria-live="polite"></div>

@@ -1,5 +1,6 @@
 // The fleet console's script (`/fleet.js`): plain DOM code, no framework. It logs in as the inbox
-// does (a token from `#token=` kept in the tab's sessionStorage, or the sign-in cookie), follows
+// does (page-sign-in.ts: a token from `#token=` kept in the tab's sessionStorage, or the sign-in
+// cookie), follows
 // `/v1/fleet/stream` (fetch-based SSE with the token in `Authorization`) and reloads what changed:
 // the summary, the workers, the queue's page, an open session. A run's drawer streams its events
 // (deltas joined into one line) and offers Cancel and Retry only to a token with `operate`. A
@@ -7,99 +8,23 @@
 // interactions API; one the page cannot show offers no Accept. Every value becomes a text node.
 import { WEB_INBOX } from "../check-response.js";
 import { INBOX_VIEW_JS } from "../inbox-view.js";
+import { PAGE_SIGN_IN_JS } from "../page-sign-in.js";
 
 const MAIN_JS = String.raw`
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("token")) {
-    sessionStorage.setItem("codex-harness-token", fragment.get("token"));
-    history.replaceState(null, "", location.pathname);
-  }
-  let token = sessionStorage.getItem("codex-harness-token");
-  let me = null;
-  let signIn = { oidc: false };
   // Stops every stream of this page (signing out).
   let streams = new AbortController();
   // The session's approvals as last loaded (inbox-view.ts's cards read it).
   const interactions = new Map();
-  const byId = (id) => document.getElementById(id);
   const STATUSES = ["queued", "running", "completed", "failed", "cancelled"];
-
-  function showError(message) {
-    const box = byId("error");
-    box.textContent = message || "";
-    box.hidden = !message;
-  }
-
-  const credentials = () => (token ? { authorization: "Bearer " + token } : {});
-  const refused = () => (token ? "That token was refused." : "Your sign-in has ended; sign in again.");
   const may = (scope) => !!me && Array.isArray(me.scopes) && me.scopes.includes(scope);
   const part = encodeURIComponent;
 
-  async function api(method, path, body) {
-    const response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: { ...credentials(), ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await response.json().catch(() => ({}));
-    if (response.status === 401) { askToken(refused()); throw new Error("unauthorized"); }
-    if (!response.ok) throw new Error((json.error && json.error.message) || response.status + " " + response.statusText);
-    return json;
-  }
-
-  function askToken(message) {
-    sessionStorage.removeItem("codex-harness-token");
-    token = null;
-    me = null;
+  // Signed out: nothing of the fleet stays on the page, and its streams stop.
+  function signedOut() {
     streams.abort();
     streams = new AbortController();
-    byId("sso-box").hidden = !signIn.oidc;
     byId("console").hidden = true;
     byId("drawer").hidden = true;
-    byId("login").hidden = false;
-    byId("connection").textContent = "";
-    showError(message || "");
-  }
-
-  // Reads a server-sent event stream with fetch (so the token goes in a header), reconnecting after
-  // a second; onEvent(name, data, id). Resumes after the last id when the stream has ids.
-  async function follow(path, onEvent, signal, onOpen) {
-    let lastId = null;
-    while (!signal.aborted) {
-      try {
-        const headers = { ...credentials(), ...(lastId === null ? {} : { "last-event-id": lastId }) };
-        const response = await fetch(path, { credentials: "same-origin", headers, signal });
-        if (response.status === 401) return askToken(refused());
-        if (!response.ok) throw new Error(response.status + " " + response.statusText);
-        if (onOpen) onOpen();
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let end;
-          while ((end = buffer.indexOf("\n\n")) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let id = null, name = "message", data = "";
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id: ")) id = line.slice(4);
-              else if (line.startsWith("event: ")) name = line.slice(7);
-              else if (line.startsWith("data: ")) data += line.slice(6);
-            }
-            if (!data) continue;
-            if (id !== null) lastId = id;
-            if (onEvent(name, JSON.parse(data), id) === false) return;
-          }
-        }
-      } catch (_) {
-        // fall through: reconnect
-      }
-      if (signal.aborted) return;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
   }
 
   // Calls work() at most once per ms, the last call always served.
@@ -251,7 +176,7 @@ const MAIN_JS = String.raw`
     if (sessionStream) sessionStream.abort();
     sessionStream = new AbortController();
     streams.signal.addEventListener("abort", () => sessionStream && sessionStream.abort(), { once: true });
-    follow("/v1/events", (name, interaction) => {
+    followEvents("/v1/events", (name, interaction) => {
       const thread = interaction && interaction.codex && interaction.codex.threadId;
       if (thread && thread === sessionThread) reloadSession();
     }, sessionStream.signal);
@@ -335,7 +260,7 @@ const MAIN_JS = String.raw`
     byId("drawer-outcome").textContent = "";
     byId("drawer").hidden = false;
     try { renderRun(await api("GET", "/v1/fleet/runs/" + part(runId))); } catch (error) { showError(error.message); return; }
-    follow("/v1/fleet/runs/" + part(runId) + "/events", (name, recorded) => {
+    followEvents("/v1/fleet/runs/" + part(runId) + "/events", (name, recorded) => {
       if (drawer !== mine) return false;
       showEvent(recorded);
       if (recorded.event && recorded.event.type === "complete") { refreshRun(runId); return false; }
@@ -388,17 +313,10 @@ const MAIN_JS = String.raw`
   }
 
   async function start() {
-    try {
-      me = await api("GET", "/v1/me");
-    } catch (error) {
-      if (error.message !== "unauthorized") showError(error.message);
-      return;
-    }
-    byId("login").hidden = true;
-    byId("console").hidden = false;
+    if (!(await signedIn("console"))) return;
     byId("signed-in").textContent = (me.kind === "admin" ? "Signed in with the runtime's token (admin)" : "Signed in as " + me.name + " (" + me.id + ")") +
       (may("operate") ? "; you may cancel and retry runs." : "; you may look, not cancel or retry (no operate scope).");
-    follow("/v1/fleet/stream", onFleet, streams.signal, () => {
+    followEvents("/v1/fleet/stream", onFleet, streams.signal, () => {
       byId("connection").textContent = "live";
       // (Re)connected: what changed meanwhile is read again.
       reloadSummary();
@@ -406,30 +324,8 @@ const MAIN_JS = String.raw`
     });
   }
 
-  byId("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    token = byId("token").value.trim();
-    sessionStorage.setItem("codex-harness-token", token);
-    start();
-  });
-
-  byId("signout").addEventListener("click", async () => {
-    if (!token) {
-      const response = await fetch("/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => null);
-      if (!response || !response.ok) return showError("Signing out failed; try again.");
-    }
-    askToken("Signed out.");
-  });
-
-  (async () => {
-    try {
-      const response = await fetch("/auth/config", { credentials: "same-origin" });
-      if (response.ok) signIn = await response.json();
-    } catch (_) { /* tokens only */ }
-    if (signIn.oidc) byId("sso").textContent = "Sign in with " + signIn.provider;
-    if (token || signIn.signedIn) start(); else askToken("");
-  })();
+  boot();
 `;
 
 /** `/fleet.js`: the inbox's cards and the console's logic in one closure. */
-export const FLEET_JS = `"use strict";\n(() => {${INBOX_VIEW_JS}${MAIN_JS}})();\n`;
+export const FLEET_JS = `"use strict";\n(() => {${INBOX_VIEW_JS}${PAGE_SIGN_IN_JS}${MAIN_JS}})();\n`;
