@@ -12,6 +12,7 @@ import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { whileServing } from "../support/cli.js";
 import { fleetForFile, fleetRows } from "../support/fleet.js";
 import { openSse } from "../support/sse-messages.js";
 
@@ -381,6 +382,49 @@ describe("the fleet console's API", { skip: missing }, () => {
     } finally {
       await testbed.stopWorkers();
       await model.close();
+    }
+  });
+
+  it("codex-harness serve --fleet-store serves the console's page and API beside the inbox", async () => {
+    const dataDir = await testbed.tempDir("codex-harness-console-cli-");
+    const output = await whileServing(
+      ["serve", "--port", "0", "--data-dir", dataDir, "--fleet-store", url()],
+      process.env,
+      async ({ url: served, token, output }) => {
+        const printed = /fleet console: (\S+)/.exec(output.stdout)?.[1];
+        assert.equal(printed, `${served}/fleet#token=${encodeURIComponent(token)}`);
+        const page = await fetch(`${served}/fleet`);
+        assert.equal(page.status, 200);
+        assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self'/);
+        assert.equal(page.headers.get("cache-control"), "no-store");
+        assert.match(await page.text(), /<script src="\/fleet.js" defer>/);
+        const script = await fetch(`${served}/fleet.js`);
+        assert.match(script.headers.get("content-type") ?? "", /javascript/);
+        const summary = await fetch(`${served}/v1/fleet/summary`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(summary.status, 200);
+        assert.equal(((await summary.json()) as { workersAlive: number }).workersAlive, 0);
+      },
+    );
+    assert.equal(output.stderr, "");
+  });
+
+  it("without --fleet-store there is no console", async () => {
+    const server = await startChannelsServer({
+      dataDir: await testbed.tempDir("codex-harness-console-none-"),
+      port: 0,
+    });
+    try {
+      assert.equal(server.fleetConsoleUrl, undefined);
+      assert.equal((await fetch(`${server.url}/fleet`)).status, 404);
+      const api = await fetch(`${server.url}/v1/fleet/summary`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      });
+      assert.equal(api.status, 404);
+      assert.match(JSON.stringify(await api.json()), /--fleet-store/);
+    } finally {
+      await server.close();
     }
   });
 });
