@@ -7,6 +7,9 @@
 import type { ConsoleEvent, FleetConsoleSource, Unsubscribe } from "./console-source.js";
 import type { ConsoleSseClient } from "./console-sse.js";
 
+/** What the fan-out needs of a client's stream. */
+export type ConsoleStreamClient = Pick<ConsoleSseClient, "send" | "end">;
+
 /** Least time between two `run` messages (and between two worker polls): ≤ 4 messages a second. */
 const COALESCE_MS = 500;
 /** Between two worker polls while no worker has a live lease (one may start any time). */
@@ -24,7 +27,7 @@ export interface WorkersDiff {
 
 /** The fan-out of `GET /v1/fleet/stream`: one per server, subscribed while it has clients. */
 export class FleetConsoleStream {
-  private readonly clients = new Set<ConsoleSseClient>();
+  private readonly clients = new Set<ConsoleStreamClient>();
   private readonly changedRuns = new Set<string>();
   private unsubscribe: Promise<Unsubscribe> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -36,7 +39,7 @@ export class FleetConsoleStream {
   constructor(private readonly source: FleetConsoleSource) {}
 
   /** Adds a client; the first one starts the subscription and the workers' poll. */
-  async add(client: ConsoleSseClient): Promise<void> {
+  async add(client: ConsoleStreamClient): Promise<void> {
     this.clients.add(client);
     if (this.clients.size > 1) return;
     this.unsubscribe = this.source.onRunChange((runId) => this.runChanged(runId));
@@ -46,7 +49,7 @@ export class FleetConsoleStream {
   }
 
   /** Removes a client; the last one stops the subscription and the poll. */
-  remove(client: ConsoleSseClient): void {
+  remove(client: ConsoleStreamClient): void {
     if (!this.clients.delete(client) || this.clients.size > 0) return;
     this.stop();
   }
