@@ -276,18 +276,31 @@ export class FleetConsoleQueries implements FleetConsoleSource {
   }
 
   async session(sessionId: string): Promise<ConsoleSessionDetail | undefined> {
-    const [record, runs] = await Promise.all([
+    const [record, running, runs] = await Promise.all([
       this.store.pool.query(
         "SELECT thread_id, warm_worker FROM codex_harness_fleet_sessions WHERE session_id = $1",
+        [sessionId],
+      ),
+      // The thread of each running run: the last of its events that names one.
+      this.store.pool.query(
+        `SELECT latest.thread FROM codex_harness_fleet_runs r
+         CROSS JOIN LATERAL (SELECT e.event->>'harnessSessionId' AS thread
+           FROM codex_harness_fleet_events e
+           WHERE e.run_id = r.run_id AND e.event ? 'harnessSessionId'
+           ORDER BY e.seq DESC LIMIT 1) latest
+         WHERE r.session_id = $1 AND r.status = 'running'`,
         [sessionId],
       ),
       this.runs({ session: sessionId, limit: SESSION_RUNS }),
     ]);
     const row = record.rows[0] as Row | undefined;
     if (!row && runs.items.length === 0) return undefined;
+    const threadId = (row?.thread_id as string | null | undefined) ?? null;
+    const threads = [threadId, ...running.rows.map((one) => one.thread as string | null)];
     return {
       sessionId,
-      threadId: (row?.thread_id as string | null | undefined) ?? null,
+      threadId,
+      threadIds: [...new Set(threads.filter((thread): thread is string => !!thread))],
       warmWorker: (row?.warm_worker as string | null | undefined) ?? null,
       runs: runs.items,
     };

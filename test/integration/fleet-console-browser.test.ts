@@ -146,9 +146,10 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
     }
   });
 
-  it("a session's pending approval is answered from its view", async () => {
+  it("a session's pending approvals are answered from its view: on its first turn and on a later one", async () => {
     const model = await ScriptedModel.start({
       responses: [
+        execCommand("echo one > one.txt", { escalated: true, justification: "Write one.txt" }),
         reply("First turn done."),
         execCommand("echo approved > approved.txt", {
           escalated: true,
@@ -176,16 +177,28 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
           target: "dev",
           prompt,
         });
+      const card = page.locator("#session-approvals article.approval_request");
+      const accept = () => card.getByRole("button", { name: "Accept", exact: true }).click();
+
+      // The first turn: the session has no record yet, so it is reached from its run in the queue;
+      // its approval is found by the thread its running run's events name.
       const first = await turn("approval-1", "start");
+      await page.click("#tab-queue");
+      await page.locator('#runs tr[data-run="approval-1"] td:nth-child(2) button.link').click();
+      await card.waitFor({ timeout: 30_000 });
+      assert.match(String(await card.locator("pre.command").textContent()), /echo one > one\.txt/);
+      await accept();
       assert.deepEqual(await first.result(), { success: true, finalOutput: "First turn done." });
       await first.close();
+      await page.locator("#session-approvals p.empty").waitFor({ timeout: 10_000 });
+
+      // A later turn: the session is listed, with its recorded thread.
+      await page.click("#session-back");
       const second = await turn("approval-2", "write the file");
-      await page.click("#tab-sessions");
       await page
         .locator('#sessions tr[data-session="approval-session"] button.link')
         .first()
         .click();
-      const card = page.locator("#session-approvals article.approval_request");
       await card.waitFor({ timeout: 30_000 });
       assert.match(
         String(await card.locator("pre.command").textContent()),
@@ -200,17 +213,20 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
         .locator('#session-runs tr[data-run="approval-2"] .status[data-status="running"]')
         .waitFor();
       await screenshot(page, "fleet-session");
-      await card.getByRole("button", { name: "Accept", exact: true }).click();
+      await accept();
       assert.deepEqual(await second.result(), { success: true, finalOutput: "Second turn done." });
       await second.close();
       await page.locator("#session-approvals p.empty").waitFor({ timeout: 10_000 });
       await page
         .locator('#session-runs tr[data-run="approval-2"] .status[data-status="completed"]')
         .waitFor({ timeout: 10_000 });
-      const [answered] = (await server.runtime.page({ limit: 10 })).interactions.filter(
+      const answered = (await server.runtime.page({ limit: 10 })).interactions.filter(
         (interaction) => interaction.kind === "approval_request",
       );
-      assert.equal(answered?.response?.action, "accept");
+      assert.deepEqual(
+        answered.map((interaction) => interaction.response?.action),
+        ["accept", "accept"],
+      );
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -101,14 +101,19 @@ export class FleetConsoleApi {
       may("read");
       const session = (await source.session(id)) ?? notFound("session", id);
       const identity = authenticated.identity;
-      const pending = session.threadId
-        ? await this.runtime.page({
-            threadId: session.threadId,
+      const pages = await Promise.all(
+        session.threadIds.map((threadId) =>
+          this.runtime.page({
+            threadId,
             status: ["pending", "delivered"],
             limit: SESSION_APPROVALS,
-          })
-        : { interactions: [] };
-      const approvals = pending.interactions.flatMap((one) => viewFor(one, identity) ?? []);
+          }),
+        ),
+      );
+      const approvals = pages
+        .flatMap((page) => page.interactions)
+        .flatMap((one) => viewFor(one, identity) ?? [])
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       return sendJson(response, 200, { ...session, approvals });
     }
     throw new ChannelsError("not_found", 404, `No route ${method} ${url.pathname}.`);

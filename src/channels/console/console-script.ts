@@ -156,13 +156,17 @@ const MAIN_JS = String.raw`
   // fleet's stream (its runs) and the runtime's (its interactions).
   let openSession = null;
   let sessionStream = null;
-  let sessionThread = null;
+  // The open session's threads, and whether a run of it runs (its approvals may come any time).
+  let sessionThreads = [];
+  let sessionRunning = false;
   async function loadSession() {
     if (!openSession) return;
     const session = await api("GET", "/v1/fleet/sessions/" + part(openSession));
-    sessionThread = session.threadId;
+    sessionThreads = session.threadIds;
+    sessionRunning = session.runs.some((run) => run.status === "running");
     byId("session-title").textContent = session.sessionId;
-    byId("session-meta").textContent = (session.threadId ? "thread " + session.threadId : "no thread recorded yet") + (session.warmWorker ? " · warm on " + session.warmWorker : "");
+    const thread = session.threadId ? "thread " + session.threadId : session.threadIds.length ? "thread " + session.threadIds[0] + " (its first turn runs)" : "no thread yet";
+    byId("session-meta").textContent = thread + (session.warmWorker ? " · warm on " + session.warmWorker : "");
     interactions.clear();
     for (const interaction of session.approvals) interactions.set(interaction.id, interaction);
     byId("session-approvals").replaceChildren(...(session.approvals.length ? session.approvals.map(safeCard) : [el("p", { class: "empty" }, "Nothing is waiting.")]));
@@ -178,7 +182,7 @@ const MAIN_JS = String.raw`
     streams.signal.addEventListener("abort", () => sessionStream && sessionStream.abort(), { once: true });
     followEvents("/v1/events", (name, interaction) => {
       const thread = interaction && interaction.codex && interaction.codex.threadId;
-      if (thread && thread === sessionThread) reloadSession();
+      if (thread && (sessionThreads.includes(thread) || sessionRunning)) reloadSession();
     }, sessionStream.signal);
     reloadSession();
   }

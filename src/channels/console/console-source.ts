@@ -93,7 +93,13 @@ export interface ConsoleSession {
 /** A session with its latest runs (newest first). */
 export interface ConsoleSessionDetail {
   sessionId: string;
+  /** The codex thread its record continues (known once a turn was recorded). */
   threadId: string | null;
+  /**
+   * The threads its approvals may come from: the record's, and those its running runs' events name
+   * (a session's first turn has a thread before it has a record).
+   */
+  threadIds: string[];
   warmWorker: string | null;
   runs: ConsoleRun[];
 }
