@@ -22,12 +22,12 @@ export function pageHead(title: string, path: string): string {
 
 /**
  * The sign-in form of a page of the runtime's (hidden until the script asks for it): the provider's
- * sign-in when the runtime has one, or a token.
+ * sign-in when the runtime has one (at `signInPath`), or a token.
  */
-export function signInForm(heading: string): string {
+export function signInForm(heading: string, signInPath = "/auth/login"): string {
   return `<form id="login" class="panel" hidden>
   <h2>${heading}</h2>
-  <div id="sso-box" hidden><a id="sso" class="button primary" href="/auth/login">Sign in with single sign-on</a>
+  <div id="sso-box" hidden><a id="sso" class="button primary" href="${signInPath}">Sign in with single sign-on</a>
     <p class="or">or</p></div>
   <p>Paste your token (<code>codex-harness people token</code> issues one), or the runtime's:
     <code>codex-harness serve</code> printed it, and it is in <code>&lt;data-dir&gt;/token</code>.</p>

@@ -11,7 +11,7 @@ export const FLEET_HTML = `${pageHead("codex-harness fleet", "/fleet")}
   <a id="to-inbox" href="/">inbox</a>
 </header>
 <p id="error" role="alert" hidden></p>
-${signInForm("Open the fleet console")}
+${signInForm("Open the fleet console", "/auth/login?to=fleet")}
 <main id="console" hidden>
   <p id="you"><span id="signed-in"></span> <button id="signout" type="button">Sign out</button></p>
   <div id="summary" aria-live="polite"></div>
