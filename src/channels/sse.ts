@@ -105,7 +105,7 @@ export async function streamChanges(
 }
 
 /** Resolves true once `response` drains, false when it closes or `timeoutMs` passes first. */
-function drained(response: ServerResponse, timeoutMs: number): Promise<boolean> {
+export function drained(response: ServerResponse, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
       clearTimeout(timer);

@@ -385,6 +385,24 @@ describe("the fleet console's API", { skip: missing }, () => {
     }
   });
 
+  it("a run's 3 MB of events are sent at the pace the client reads, on one connection", async () => {
+    await fleetRows(
+      url(),
+      `INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, status)
+       VALUES ('big-run', 's', '{}', 'completed');
+       INSERT INTO codex_harness_fleet_events (run_id, seq, event)
+       SELECT 'big-run', n, CASE WHEN n = 3001 THEN '{"type":"complete","result":{"success":true}}'::jsonb
+         ELSE jsonb_build_object('type', 'log', 'level', 'info', 'message', repeat('x', 1000)) END
+       FROM generate_series(1, 3001) AS n`,
+    );
+    const stream = await openSse(`${server.url}/v1/fleet/runs/big-run/events`, {
+      authorization: `Bearer ${server.token}`,
+    });
+    await stream.ended(30_000);
+    assert.equal(stream.received.length, 3001, "not cut off past its 1 MiB bound");
+    assert.equal(stream.received.at(-1)?.id, "3001");
+  });
+
   it("codex-harness serve --fleet-store serves the console's page and API beside the inbox", async () => {
     const dataDir = await testbed.tempDir("codex-harness-console-cli-");
     const output = await whileServing(

@@ -2,6 +2,7 @@
 // client that leaves more than its bound unread is cut off (it reconnects and reads again), and a
 // ping at each heartbeat asks whether its token may still read; a revoked one ends the stream.
 import type { ServerResponse } from "node:http";
+import { drained } from "../sse.js";
 
 /** What bounds and checks an open stream. */
 export interface ConsoleSseOptions {
@@ -62,6 +63,22 @@ export class ConsoleSseClient {
     const head = id === undefined ? "" : `id: ${id}\n`;
     this.response.write(`${head}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     return true;
+  }
+
+  /** Whether more than the client's bound waits unsent (a backlog it is still reading). */
+  get backlogged(): boolean {
+    return this.response.writableLength > this.bound;
+  }
+
+  /**
+   * Waits until the client has read what waits (true), or cuts it off when it does not within
+   * `timeoutMs` or goes (false): a backlog is sent at the pace the client reads.
+   */
+  async caughtUp(timeoutMs: number): Promise<boolean> {
+    if (!this.backlogged) return !this.closed;
+    if (await drained(this.response, timeoutMs)) return true;
+    this.response.destroy();
+    return false;
   }
 
   /** Ends the stream. */

@@ -18,6 +18,8 @@ const IDLE_POLL_MS = 2_000;
 const MAX_POLL_MS = 10_000;
 /** How often a run's event stream looks again when no NOTIFY came. */
 const EVENTS_POLL_MS = 2_000;
+/** Longest a client may take to read a backlog of a run's events before it is cut off. */
+const BACKLOG_DRAIN_MS = 30_000;
 
 /** One `workers` message: who came or changed (alive, epoch, runs), who left. */
 export interface WorkersDiff {
@@ -166,6 +168,8 @@ export async function streamRunEvents(
       await source.listening();
       const fresh: ConsoleEvent[] = await source.events(runId, last);
       for (const recorded of fresh) {
+        // A long run's events are read back at the pace the client reads them.
+        if (!(await client.caughtUp(BACKLOG_DRAIN_MS))) return;
         last = recorded.seq;
         if (!client.send("event", recorded, recorded.seq)) return;
         if (recorded.event.type === "complete") return client.end();
