@@ -12,6 +12,7 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { chromiumMissing, screenshot, useChromium } from "../support/chromium.js";
+import { eventually } from "../support/eventually.js";
 import { fleetForFile, fleetRows } from "../support/fleet.js";
 
 const { missing: postgresMissing, url, testbed } = fleetForFile();
@@ -69,7 +70,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       await row.locator("button.run-link").click();
       const drawer = page.locator("#drawer");
       await drawer.waitFor();
-      assert.equal(await page.locator("#drawer-prompt").textContent(), "sleep a while");
+      await page.locator("#drawer-prompt", { hasText: "sleep a while" }).waitFor();
       await drawer
         .locator("#events li.tool_call", { hasText: "sleep 30" })
         .waitFor({ timeout: 30_000 });
@@ -95,7 +96,41 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       assert.ok(tookMs < 10_000, `recorded cancelled ${tookMs} ms after the click`);
       t.diagnostic(`shown cancelled ${tookMs} ms after the click`);
       await page.click("#drawer-close");
+
+      // 60 earlier runs of other sessions: the chips count them, filter by status, and page by 50.
+      await fleetRows(
+        url(),
+        `INSERT INTO codex_harness_fleet_runs
+           (run_id, session_id, request, status, attempts, worker, created_at, started_at, finished_at)
+         SELECT 'nightly-' || n, 'nightly-' || (n % 6), '{}',
+           (ARRAY['completed', 'completed', 'failed', 'queued', 'cancelled'])[n % 5 + 1],
+           CASE WHEN n % 5 = 3 THEN 0 ELSE 1 END,
+           CASE WHEN n % 5 = 3 THEN NULL ELSE 'console-runner' END,
+           now() - n * interval '1 minute',
+           CASE WHEN n % 5 = 3 THEN NULL ELSE now() - n * interval '1 minute' + interval '3 seconds' END,
+           CASE WHEN n % 5 = 3 THEN NULL ELSE now() - n * interval '1 minute' + (n % 7 + 4) * interval '1 second' END
+         FROM generate_series(1, 60) AS n`,
+      );
+      await page.locator('#status-chips [data-chip="failed"]', { hasText: "failed 12" }).waitFor();
+      await page.click('#status-chips [data-chip="failed"]');
+      const rowsAre = (count: number) =>
+        eventually(
+          `${count} rows`,
+          async () => (await page.locator("#runs tbody tr").count()) === count,
+        );
+      await rowsAre(12);
+      assert.equal(
+        await page.locator('#runs tbody .status:not([data-status="failed"])').count(),
+        0,
+      );
+      assert.equal(await page.locator("#runs-next").isDisabled(), true);
+      await page.click('#status-chips [data-chip="all"]');
+      await rowsAre(50);
       await screenshot(page, "fleet-queue");
+      await page.click("#runs-next");
+      await page.locator('#runs tr[data-run="nightly-60"]').waitFor();
+      await rowsAre(11); // 61 runs: 50, then 11
+      assert.equal(await page.locator("#runs-next").isDisabled(), true);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -120,11 +120,16 @@ const MAIN_JS = String.raw`
     table.tBodies[0].replaceChildren(...(runs.length ? runs.map(runRow) : [el("tr", {}, el("td", { colspan: 8, class: "empty" }, empty))]));
   }
 
+  // Each load of the queue's page is numbered: an answer to an older one (another filter, another
+  // page) is dropped.
+  let runsLoads = 0;
   async function loadRuns() {
+    const mine = ++runsLoads;
     const query = new URLSearchParams({ limit: "50" });
     if (queue.status) query.set("status", queue.status);
     if (queue.cursor) query.set("cursor", queue.cursor);
     const page = await api("GET", "/v1/fleet/runs?" + query);
+    if (mine !== runsLoads) return;
     queue.next = page.nextCursor || null;
     fillRuns(byId("runs"), page.items, "No runs here.");
     byId("runs-next").disabled = !queue.next;
@@ -262,6 +267,11 @@ const MAIN_JS = String.raw`
     streams.signal.addEventListener("abort", () => mine.stop.abort(), { once: true });
     byId("events").replaceChildren();
     byId("drawer-outcome").textContent = "";
+    byId("drawer-title").textContent = runId;
+    byId("drawer-meta").textContent = "loading…";
+    byId("drawer-prompt").textContent = "";
+    byId("run-cancel").hidden = true;
+    byId("run-retry").hidden = true;
     byId("drawer").hidden = false;
     try { renderRun(await api("GET", "/v1/fleet/runs/" + part(runId))); } catch (error) { showError(error.message); return; }
     followEvents("/v1/fleet/runs/" + part(runId) + "/events", (name, recorded) => {
