@@ -137,4 +137,21 @@ describe("the fleet console's live stream", () => {
     // The last client gone, the subscription goes.
     await eventually("unsubscribed", () => fake.subscriptions === 0);
   });
+
+  it("a client cut off (its sends refused) still leaves, and the subscription with it", async () => {
+    const fake = new FakeSource();
+    const stream = new FleetConsoleStream(fake.source);
+    const refusing = { ...recorder(), send: () => false };
+    await stream.add(refusing);
+    fake.statuses.set("run-1", "queued");
+    fake.notify?.("run-1");
+    await eventually("the change is read", () => fake.asked.length === 1);
+    stream.remove(refusing);
+    await eventually("unsubscribed", () => fake.subscriptions === 0);
+    const next = recorder();
+    await stream.add(next);
+    assert.equal(fake.subscriptions, 1, "one subscription again, not two");
+    stream.close();
+    await eventually("unsubscribed", () => fake.subscriptions === 0);
+  });
 });

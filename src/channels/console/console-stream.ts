@@ -37,6 +37,8 @@ export class FleetConsoleStream {
   private lastFlush = 0;
   /** Each worker's signature at the last poll (undefined before the first). */
   private seen: Map<string, string> | undefined;
+  /** Grows at each stop: a poll of an earlier start does not schedule another. */
+  private generation = 0;
 
   constructor(private readonly source: FleetConsoleSource) {}
 
@@ -64,6 +66,7 @@ export class FleetConsoleStream {
   }
 
   private stop(): void {
+    this.generation += 1;
     clearTimeout(this.flushTimer);
     clearTimeout(this.pollTimer);
     this.flushTimer = undefined;
@@ -106,11 +109,13 @@ export class FleetConsoleStream {
 
   /** Polls the workers, sends what changed, and comes back after a third of the shortest lease. */
   private poll(): void {
+    const generation = this.generation;
     let nextMs = IDLE_POLL_MS;
     const polled = async () => {
       // After an outage, the subscription's connection is opened again here.
       await this.source.listening();
       const workers = await this.source.workers();
+      if (generation !== this.generation) return; // stopped meanwhile
       const now = new Map(
         workers.map((w) => [w.name, `${w.alive}:${w.epoch}:${w.running.join(",")}`]),
       );
@@ -126,17 +131,16 @@ export class FleetConsoleStream {
     polled()
       .catch(() => undefined) // the database is away: the next poll asks again
       .finally(() => {
-        if (!this.clients.size) return;
+        if (!this.clients.size || generation !== this.generation) return;
         const delay = Math.min(MAX_POLL_MS, Math.max(COALESCE_MS, nextMs));
         this.pollTimer = setTimeout(() => this.poll(), delay);
         this.pollTimer.unref();
       });
   }
 
+  /** Sends to every client; one cut off (or gone) leaves through {@link remove} when it closes. */
   private broadcast(event: string, data: unknown): void {
-    for (const client of this.clients) {
-      if (!client.send(event, data)) this.clients.delete(client);
-    }
+    for (const client of this.clients) client.send(event, data);
   }
 }
 
