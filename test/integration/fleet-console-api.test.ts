@@ -322,6 +322,24 @@ describe("the fleet console's API", { skip: missing }, () => {
     }
   });
 
+  it("a stream whose token is revoked ends at its next ping", async () => {
+    const people = server.people as People;
+    await people.add({ id: "watcher", name: "Watcher" });
+    const issued = await people.issueToken("watcher", "read");
+    const auth = { authorization: `Bearer ${issued.token}` };
+    await fleetRows(
+      url(),
+      "INSERT INTO codex_harness_fleet_runs (run_id, session_id, request) VALUES ('watched', 's', '{}')",
+    );
+    const live = await openSse(`${server.url}/v1/fleet/stream`, auth);
+    const events = await openSse(`${server.url}/v1/fleet/runs/watched/events`, auth);
+    assert.deepEqual([live.status, events.status], [200, 200]);
+    await people.revoke(issued.record.id);
+    const revoked = Date.now();
+    await Promise.all([live.ended(5_000), events.ended(5_000)]);
+    assert.ok(Date.now() - revoked < 2_500, "within a heartbeat (1 s here)");
+  });
+
   it("a real run's events stream with their sequence as id, and resume after Last-Event-ID", async () => {
     const model = await ScriptedModel.start({
       responses: [execCommand("echo console", { callId: "call_console" }), reply("All done.")],
