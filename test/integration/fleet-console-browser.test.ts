@@ -190,7 +190,7 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
           escalated: true,
           justification: "Write approved.txt",
         }),
-        reply("Second turn done."),
+        reply("Second turn done.", { deltas: ["Second ", "turn ", "done."] }),
       ],
     });
     const { page, errors } = await openConsole(server);
@@ -255,6 +255,18 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       await page
         .locator('#session-runs tr[data-run="approval-2"] .status[data-status="completed"]')
         .waitFor({ timeout: 10_000 });
+      // The run's drawer: its answer's three deltas on one line.
+      await page.locator('#session-runs tr[data-run="approval-2"] button.run-link').click();
+      await page.locator("#events li.complete").waitFor({ timeout: 10_000 });
+      const deltas = page.locator("#events li.delta");
+      assert.equal(await deltas.count(), 1);
+      assert.match(String(await deltas.textContent()), /^\d+Second turn done\.$/);
+      const [stored] = await fleetRows(
+        url(),
+        `SELECT count(*)::int AS n FROM codex_harness_fleet_events
+         WHERE run_id = 'approval-2' AND event->>'type' = 'message_delta'`,
+      );
+      assert.equal(stored?.n, 3, "three deltas recorded, one line shown");
       const answered = (await server.runtime.page({ limit: 10 })).interactions.filter(
         (interaction) => interaction.kind === "approval_request",
       );
