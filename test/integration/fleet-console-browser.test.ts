@@ -281,4 +281,49 @@ describe("the fleet console (headless Chromium, real codex)", { skip: missing },
       await model.close();
     }
   });
+
+  it("fails closed: a pending request the page cannot show offers no Accept in a session's view", async () => {
+    await fleetRows(
+      url(),
+      `INSERT INTO codex_harness_fleet_sessions (session_id, harness, thread_id) VALUES ('odd-session', 'codex', 'thread-odd');
+       INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, status) VALUES ('odd-run', 'odd-session', '{}', 'running')`,
+    );
+    const runtime = server.runtime;
+    const odd = await runtime.create({
+      kind: "approval_request",
+      source: { name: "t" },
+      title: "odd",
+      payload: { changes: [null] },
+      codex: { threadId: "thread-odd" },
+    });
+    const plain = await runtime.create({
+      kind: "approval_request",
+      source: { name: "t" },
+      title: "plain",
+      payload: { command: "make deploy" },
+      codex: { threadId: "thread-odd" },
+    });
+    const { page, errors } = await openConsole(server);
+    try {
+      await page.click("#tab-sessions");
+      await page.locator('#sessions tr[data-session="odd-session"] button.link').first().click();
+      const unshowable = page.locator(`#session-approvals article.unshowable[data-id="${odd.id}"]`);
+      await unshowable.waitFor({ timeout: 10_000 });
+      assert.match(String(await unshowable.locator("h3").textContent()), /cannot be shown/);
+      assert.equal(await unshowable.getByRole("button", { name: /^Accept/ }).count(), 0);
+      assert.equal(await unshowable.getByRole("button", { name: "Decline" }).count(), 1);
+      const shown = page.locator(`#session-approvals article[data-id="${plain.id}"]`);
+      assert.equal(await shown.getByRole("button", { name: "Accept", exact: true }).count(), 1);
+      await unshowable.getByRole("button", { name: "Decline" }).click();
+      await unshowable.waitFor({ state: "detached", timeout: 10_000 });
+      assert.equal((await runtime.get(odd.id)).response?.action, "decline");
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+      await fleetRows(
+        url(),
+        "UPDATE codex_harness_fleet_runs SET status = 'cancelled' WHERE run_id = 'odd-run'",
+      );
+    }
+  });
 });
