@@ -121,10 +121,10 @@ function addressOf(request: IncomingMessage): string {
 
 /** What each scope lets one do, for the refusal's message. */
 const NEEDED_FOR: Readonly<Record<Scope, string>> = {
-  read: "reading interactions and their events (and saying one was shown)",
+  read: "reading interactions and their events (and saying one was shown), and the fleet console",
   answer: "answering interactions",
   create: "creating interactions",
-  operate: "cancelling interactions",
+  operate: "cancelling interactions, and cancelling or retrying fleet runs",
   admin: "managing people and tokens",
 };
 

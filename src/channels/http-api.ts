@@ -8,6 +8,8 @@ import { carrierFromHeaders } from "../telemetry/carrier.js";
 import { type Access, type Authenticated, requireScope } from "./access.js";
 import type { InteractionBackend } from "./backends.js";
 import { TooManyBadTokens } from "./bad-tokens.js";
+import type { FleetConsoleApi } from "./console/console-api.js";
+import { serveConsolePage } from "./console/console-files.js";
 import { ChannelsError } from "./errors.js";
 import type { HostNames } from "./host-names.js";
 import { answer, recordBadToken, refuseForgedRequest } from "./http-answer.js";
@@ -47,6 +49,8 @@ export class Api {
     private readonly streams: Set<ServerResponse>,
     private readonly routes: ReadonlyMap<string, BackendRoute>,
     private readonly limits: ApiLimits,
+    /** The fleet's operator console (`/fleet`, `/v1/fleet/…`), when the runtime has the fleet's store. */
+    private readonly fleetConsole?: FleetConsoleApi,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -59,6 +63,9 @@ export class Api {
       // Health probes may use any name; everything else only the runtime's own.
       if (!health) this.hosts.check(request.headers.host);
       if (this.limits.inbox && request.method === "GET" && serveInbox(request, response)) return;
+      if (this.fleetConsole && request.method === "GET" && serveConsolePage(request, response)) {
+        return;
+      }
       const origin = request.headers.origin;
       if (origin !== undefined && !this.hosts.ownsOrigin(origin)) {
         throw new ChannelsError(
@@ -114,6 +121,24 @@ export class Api {
     if (parts[1] === "me" && parts.length === 2 && method === "GET") {
       const { tokenId: _, ...shown } = identity;
       return sendJson(response, 200, shown);
+    }
+    if (parts[1] === "fleet") {
+      if (!this.fleetConsole) {
+        throw new ChannelsError(
+          "not_found",
+          404,
+          "This runtime has no fleet console: start it with `codex-harness serve --fleet-store postgres://…`.",
+        );
+      }
+      return this.fleetConsole.handle({
+        request,
+        response,
+        url,
+        parts,
+        authenticated,
+        stillAllowed: (scope) => this.access.stillAllowed(request, scope),
+        streams: this.streams,
+      });
     }
     if (isPeopleRoute(parts))
       return servePeople(runtime, request, response, parts, identity, this.limits.maxBodyBytes);

@@ -14,6 +14,8 @@ import {
   type RetryPolicy,
 } from "./backends.js";
 import type { BadTokenLimits } from "./bad-tokens.js";
+import { FleetConsoleApi } from "./console/console-api.js";
+import type { FleetConsoleSource } from "./console/console-source.js";
 import { DEFAULT_CHANNELS_PORT } from "./default-port.js";
 import { HostNames } from "./host-names.js";
 import { Api } from "./http-api.js";
@@ -23,7 +25,7 @@ import { People } from "./people.js";
 import { PostgresInteractionStore } from "./postgres-store.js";
 import { ChannelsRuntime } from "./runtime.js";
 import { SqliteInteractionStore } from "./sqlite-store.js";
-import { DEFAULT_SSE_BUFFER_BYTES } from "./sse.js";
+import { DEFAULT_SSE_BUFFER_BYTES, DEFAULT_SSE_HEARTBEAT_MS } from "./sse.js";
 import type { InteractionStore } from "./store.js";
 import { loadOrCreateToken } from "./token.js";
 
@@ -85,6 +87,12 @@ export interface ChannelsServerOptions {
    * unreachable or bad issuer fails the start (`oidc_discovery_failed`). Tokens keep working.
    */
   oidc?: OidcOptions;
+  /**
+   * The fleet's store, as the operator console reads it (`FleetConsoleQueries` of
+   * `codex-harness/fleet`): the console's page at `/fleet` and its API under `/v1/fleet/`. The
+   * caller opened it and closes it after the server.
+   */
+  fleetConsole?: FleetConsoleSource;
 }
 
 /** A running runtime server. */
@@ -102,6 +110,8 @@ export interface ChannelsServer {
   people: People | undefined;
   /** The web inbox with the token in its fragment (never sent to the server by the browser). */
   inboxUrl: string;
+  /** The fleet's operator console with the token in its fragment, when it has one. */
+  fleetConsoleUrl: string | undefined;
   runtime: ChannelsRuntime;
   close(): Promise<void>;
 }
@@ -146,6 +156,14 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
   let port = 0;
   const hosts = new HostNames(host, options.allowedHosts, () => port);
   const access = new Access(token, people, options.badTokens, signIn?.sessions);
+  const heartbeatMs = options.sseHeartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS;
+  const sseBufferBytes = options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES;
+  const fleetConsole =
+    options.fleetConsole &&
+    new FleetConsoleApi(options.fleetConsole, runtime, {
+      maxBufferedBytes: sseBufferBytes,
+      heartbeatMs,
+    });
   const api = new Api(
     runtime,
     access,
@@ -156,12 +174,14 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       inbox: options.inbox !== false,
-      sseBufferBytes: options.sseBufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
+      sseBufferBytes,
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
     },
+    fleetConsole,
   );
   const server = createServer((request, response) => void api.handle(request, response));
   await listen(server, options.port ?? DEFAULT_CHANNELS_PORT, host).catch(async (error) => {
+    fleetConsole?.close();
     await dispatcher?.close();
     await runtime.close();
     throw new CodexHarnessError(
@@ -180,8 +200,10 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
     tokenCreated: created,
     people,
     inboxUrl: `${url}/#token=${encodeURIComponent(token)}`,
+    fleetConsoleUrl: fleetConsole && `${url}/fleet#token=${encodeURIComponent(token)}`,
     runtime,
     async close() {
+      fleetConsole?.close();
       for (const socket of sockets) socket.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

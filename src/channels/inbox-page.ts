@@ -1,37 +1,54 @@
 // The web inbox's page and style: the login form (a token, or the provider's sign-in when the
 // runtime has one), the waiting list (grouped by where each request comes from) and the history.
-// Static text; the script (`inbox-script.ts`) fills it in.
+// Static text; the script (`inbox-script.ts`) fills it in. The start of the page and its sign-in
+// form serve the fleet console too.
 
 /**
- * `/`: the page. Everything but the login and the error box stays hidden until a token or a
- * sign-in works.
+ * The start of a page of the runtime's, to its `<body>`: its title, and its style and script
+ * (`<path>.css`, `<path>.js`, deferred).
  */
-export const INBOX_HTML = `<!doctype html>
+export function pageHead(title: string, path: string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>codex-harness inbox</title>
-<link rel="stylesheet" href="/inbox.css">
-<script src="/inbox.js" defer></script>
+<title>${title}</title>
+<link rel="stylesheet" href="${path}.css">
+<script src="${path}.js" defer></script>
 </head>
-<body>
-<header>
-  <h1>codex-harness inbox</h1>
-  <span id="connection">connecting…</span>
-  <button id="notify" type="button" hidden>Turn on notifications</button>
-</header>
-<p id="error" role="alert" hidden></p>
-<form id="login" class="panel" hidden>
-  <h2>Open the inbox</h2>
-  <div id="sso-box" hidden><a id="sso" class="button primary" href="/auth/login">Sign in with single sign-on</a>
+<body>`;
+}
+
+/**
+ * The sign-in form of a page of the runtime's (hidden until the script asks for it): the provider's
+ * sign-in when the runtime has one (at `signInPath`), or a token.
+ */
+export function signInForm(heading: string, signInPath = "/auth/login"): string {
+  return `<form id="login" class="panel" hidden>
+  <h2>${heading}</h2>
+  <div id="sso-box" hidden><a id="sso" class="button primary" href="${signInPath}">Sign in with single sign-on</a>
     <p class="or">or</p></div>
   <p>Paste your token (<code>codex-harness people token</code> issues one), or the runtime's:
     <code>codex-harness serve</code> printed it, and it is in <code>&lt;data-dir&gt;/token</code>.</p>
   <label for="token">Token</label>
   <input id="token" type="password" autocomplete="off" required>
   <button class="primary" type="submit">Open</button>
-</form>
+</form>`;
+}
+
+/**
+ * `/`: the page. Everything but the login and the error box stays hidden until a token or a
+ * sign-in works.
+ */
+export const INBOX_HTML = `${pageHead("codex-harness inbox", "/inbox")}
+<header>
+  <h1>codex-harness inbox</h1>
+  <span id="connection">connecting…</span>
+  <button id="notify" type="button" hidden>Turn on notifications</button>
+</header>
+<p id="error" role="alert" hidden></p>
+${signInForm("Open the inbox")}
 <main id="inbox" hidden>
   <p id="you"><span id="signed-in"></span>
     <button id="signout" type="button">Sign out</button>

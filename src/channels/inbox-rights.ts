@@ -65,9 +65,10 @@ export const INBOX_RIGHTS_JS = `
     return make();
   }
 
-  // "1 of 2 approvals · Alice" under the title of a request that needs several accepts.
+  // "1 of 2 approvals · Alice" under the title of a request that needs several accepts; else ""
+  // (cards pass it to node.append, which would write a null as the text "null").
   function approvalLine(interaction) {
     const words = approvalWords(interaction);
-    return words ? el("p", { class: "approvals" }, words) : null;
+    return words ? el("p", { class: "approvals" }, words) : "";
   }
 `;

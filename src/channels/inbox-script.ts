@@ -1,5 +1,6 @@
 // The web inbox's script (`/inbox.js`): plain DOM code, no framework. It logs in with the token,
-// or with the sign-in cookie when the runtime has an OpenID provider (and shows who it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
+// or with the sign-in cookie when the runtime has an OpenID provider (page-sign-in.ts; it shows who
+// it is), loads and follows the interactions, groups what waits by where it comes from, keeps the tab
 // title's count, notifies while the tab is hidden, and takes keyboard shortcuts. Cards are built
 // by `inbox-view.ts`, in the same closure. Answers and their keys go only to requests the runtime
 // lets this person answer (`mayAnswer`, inbox-rights.ts); a refused answer leaves the request as
@@ -7,61 +8,20 @@
 
 import { WEB_INBOX } from "./check-response.js";
 import { INBOX_VIEW_JS } from "./inbox-view.js";
+import { PAGE_SIGN_IN_JS } from "./page-sign-in.js";
 
 const TITLE = "codex-harness inbox";
 
 const MAIN_JS = String.raw`
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("token")) {
-    sessionStorage.setItem("codex-harness-token", fragment.get("token"));
-    history.replaceState(null, "", location.pathname);
-  }
-  let token = sessionStorage.getItem("codex-harness-token");
-  // Who the token (or the sign-in) is (GET /v1/me): kind, id, name, scopes.
-  let me = null;
-  // What the runtime offers (GET /auth/config): { oidc, provider, signedIn }.
-  let signIn = { oidc: false };
   // Stops the live stream (signing out).
   let following = null;
   const interactions = new Map();
-  const byId = (id) => document.getElementById(id);
 
-  function showError(message) {
-    const box = byId("error");
-    box.textContent = message || "";
-    box.hidden = !message;
-  }
-
-  // With a token, it goes in the Authorization header; without, the sign-in cookie goes along
-  // (HttpOnly: this script never sees it).
-  const credentials = () => (token ? { authorization: "Bearer " + token } : {});
-  const refused = () => (token ? "That token was refused." : "Your sign-in has ended; sign in again.");
-
-  async function api(method, path, body) {
-    const response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: { ...credentials(), ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await response.json().catch(() => ({}));
-    if (response.status === 401) { askToken(refused()); throw new Error("unauthorized"); }
-    if (!response.ok) throw new Error((json.error && json.error.message) || response.status + " " + response.statusText);
-    return json;
-  }
-
-  function askToken(message) {
-    sessionStorage.removeItem("codex-harness-token");
-    token = null;
-    me = null;
-    signIn.signedIn = false;
+  // Signed out: nothing of the inbox stays on the page, and its stream stops.
+  function signedOut() {
     if (following) following.abort();
     interactions.clear();
-    byId("sso-box").hidden = !signIn.oidc;
     byId("inbox").hidden = true;
-    byId("login").hidden = false;
-    byId("connection").textContent = "";
-    showError(message || "");
   }
 
   function remember(interaction) {
@@ -101,19 +61,6 @@ const MAIN_JS = String.raw`
 
   function refresh(id) {
     api("GET", "/v1/interactions/" + encodeURIComponent(id)).then((fresh) => { remember(fresh); render(); }, () => {});
-  }
-
-  function collectAnswers(node, interaction) {
-    const answers = {};
-    for (const q of interaction.payload.questions || []) {
-      const name = "q-" + interaction.id + "-" + q.id;
-      const typed = node.querySelector('input[name="' + CSS.escape(name + "-text") + '"]').value.trim();
-      const chosen = node.querySelector('[data-name="' + CSS.escape(name) + '"] [aria-pressed=true]');
-      const answer = typed || (chosen ? chosen.getAttribute("data-value") : "");
-      if (!answer) throw new Error("Pick an option or type an answer for: " + q.question);
-      answers[q.id] = answer;
-    }
-    return answers;
   }
 
   // Waiting requests in groups, one per agent: its source and thread (or project).
@@ -200,47 +147,15 @@ const MAIN_JS = String.raw`
     } catch (_) { /* a browser that refuses page notifications */ }
   }
 
-  async function follow() {
-    let lastId = null;
-    const stop = new AbortController();
-    following = stop;
-    for (;;) {
-      try {
-        if (stop.signal.aborted) return;
-        const response = await fetch("/v1/events" + (lastId === null ? "" : "?since=" + lastId), { credentials: "same-origin", headers: credentials(), signal: stop.signal });
-        if (response.status === 401) return askToken(refused());
-        byId("connection").textContent = "live";
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let end;
-          while ((end = buffer.indexOf("\n\n")) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let id = null, data = "";
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id: ")) id = line.slice(4);
-              else if (line.startsWith("data: ")) data += line.slice(6);
-            }
-            if (id === null || !data) continue;
-            lastId = id;
-            const interaction = JSON.parse(data);
-            const isNew = !interactions.has(interaction.id) && open(interaction.status);
-            remember(interaction);
-            render();
-            if (isNew) notify(interaction);
-          }
-        }
-      } catch (error) {
-        // fall through: reconnect
-      }
-      if (stop.signal.aborted) return;
-      byId("connection").textContent = "reconnecting…";
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+  function follow() {
+    following = new AbortController();
+    const live = (words) => () => { byId("connection").textContent = words; };
+    followEvents("/v1/events", (name, interaction) => {
+      const isNew = !interactions.has(interaction.id) && open(interaction.status);
+      remember(interaction);
+      render();
+      if (isNew) notify(interaction);
+    }, following.signal, live("live"), live("reconnecting…"));
   }
 
   async function listAll(query) {
@@ -255,14 +170,7 @@ const MAIN_JS = String.raw`
   }
 
   async function start() {
-    try {
-      me = await api("GET", "/v1/me");
-    } catch (error) {
-      if (error.message !== "unauthorized") showError(error.message);
-      return;
-    }
-    byId("login").hidden = true;
-    byId("inbox").hidden = false;
+    if (!(await signedIn("inbox"))) return;
     byId("signed-in").textContent = me.kind === "admin" ? "Signed in with the runtime's token (admin)." : "Signed in as " + me.name + " (" + me.id + ")" + (token ? "." : " through " + signIn.provider + ".");
     byId("claim").hidden = me.kind !== "admin";
     showNotifyButton();
@@ -281,31 +189,8 @@ const MAIN_JS = String.raw`
     }
   }
 
-  byId("login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    token = byId("token").value.trim();
-    sessionStorage.setItem("codex-harness-token", token);
-    start();
-  });
-
-  // Signing out forgets the token, or ends the sign-in's session on the runtime.
-  byId("signout").addEventListener("click", async () => {
-    if (!token) {
-      const response = await fetch("/auth/logout", { method: "POST", credentials: "same-origin" }).catch(() => null);
-      if (!response || !response.ok) return showError("Signing out failed; try again.");
-    }
-    askToken("Signed out.");
-  });
-
-  (async () => {
-    try {
-      const response = await fetch("/auth/config", { credentials: "same-origin" });
-      if (response.ok) signIn = await response.json();
-    } catch (_) { /* an older runtime: tokens only */ }
-    if (signIn.oidc) byId("sso").textContent = "Sign in with " + signIn.provider;
-    if (token || signIn.signedIn) start(); else askToken("");
-  })();
+  boot();
 `;
 
 /** `/inbox.js`: the cards and the page logic in one closure. */
-export const INBOX_JS = `"use strict";\n(() => {${INBOX_VIEW_JS}${MAIN_JS}})();\n`;
+export const INBOX_JS = `"use strict";\n(() => {${INBOX_VIEW_JS}${PAGE_SIGN_IN_JS}${MAIN_JS}})();\n`;

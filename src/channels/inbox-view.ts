@@ -22,8 +22,8 @@ import { commandLine, shortTitle } from "./titles.js";
 /**
  * Browser code defining `el`, `open`, `CHOICES` (from choices.ts), `unshownReason` (from
  * showable.ts), `mayAnswer` and `notAnswerableWords` (from inbox-rights.ts), `shortTitle`,
- * `originOf`, `originLine`, `card` and `safeCard` inside the script's closure; cards call back
- * into `respond`, `collectAnswers`, `showError` and `interactions` (what the page knows, for the
+ * `originOf`, `originLine`, `collectAnswers`, `card` and `safeCard` inside the script's closure;
+ * cards call back into `respond`, `showError` and `interactions` (what the page knows, for the
  * history's item outcomes) there.
  */
 export const INBOX_VIEW_JS = String.raw`
@@ -173,6 +173,20 @@ export const INBOX_VIEW_JS = String.raw`
       return el("div", { class: interaction.response ? "question answered" : "question", "data-question": q.id },
         el("p", {}, el("strong", {}, q.header ? q.header + ": " : ""), q.question), el("ul", { class: "options" }, items));
     });
+  }
+
+  // The answers of a request's questions as its card holds them: a typed one, else the option picked.
+  function collectAnswers(node, interaction) {
+    const answers = {};
+    for (const q of interaction.payload.questions || []) {
+      const name = "q-" + interaction.id + "-" + q.id;
+      const typed = node.querySelector('input[name="' + CSS.escape(name + "-text") + '"]').value.trim();
+      const chosen = node.querySelector('[data-name="' + CSS.escape(name) + '"] [aria-pressed=true]');
+      const answer = typed || (chosen ? chosen.getAttribute("data-value") : "");
+      if (!answer) throw new Error("Pick an option or type an answer for: " + q.question);
+      answers[q.id] = answer;
+    }
+    return answers;
   }
 
   // Answer buttons, behind the gate even when called from outside answerControls.

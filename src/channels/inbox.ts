@@ -5,7 +5,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { INBOX_CSS, INBOX_HTML } from "./inbox-page.js";
 import { INBOX_JS } from "./inbox-script.js";
 
-const FILES: Record<string, { type: string; body: string }> = {
+/** Static files of a page, by path. */
+export type PageFiles = Readonly<Record<string, { type: string; body: string }>>;
+
+const FILES: PageFiles = {
   "/": { type: "text/html; charset=utf-8", body: INBOX_HTML },
   "/inbox.js": { type: "text/javascript; charset=utf-8", body: INBOX_JS },
   "/inbox.css": { type: "text/css; charset=utf-8", body: INBOX_CSS },
@@ -25,8 +28,17 @@ export const INBOX_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 /** Answers a GET of an inbox file; false for any other path. */
 export function serveInbox(request: IncomingMessage, response: ServerResponse): boolean {
+  return servePageFile(FILES, request, response);
+}
+
+/** Answers a GET of one of `files` with {@link INBOX_HEADERS}; false for any other path. */
+export function servePageFile(
+  files: PageFiles,
+  request: IncomingMessage,
+  response: ServerResponse,
+): boolean {
   const pathname = new URL(request.url ?? "/", "http://runtime").pathname;
-  const file = FILES[pathname];
+  const file = files[pathname];
   if (!file) return false;
   response.writeHead(200, {
     ...INBOX_HEADERS,

@@ -26,6 +26,7 @@ export { type BadTokenLimits, BadTokenThrottle, TooManyBadTokens } from "./bad-t
 export { type ChannelsApprovalsOptions, channelsApprovals } from "./bridge.js";
 export { checkResponse } from "./check-response.js";
 export { ChannelsClient, type ChannelsClientOptions } from "./client.js";
+export type * from "./console/console-source.js";
 export { ChannelsError } from "./errors.js";
 export {
   type ChannelsServer,

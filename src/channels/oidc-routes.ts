@@ -6,12 +6,20 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { CodexHarnessError } from "../errors.js";
 import type { Access } from "./access.js";
 import type { AuditActor, AuditLog } from "./audit-types.js";
+import { cookieValue, setCookie } from "./cookies.js";
 import { ChannelsError } from "./errors.js";
 import { sendJson } from "./http-body.js";
 import { INBOX_HEADERS } from "./inbox.js";
-import { type OidcSignIn, SignInRefused } from "./oidc.js";
+import { CALLBACK_PATH, type OidcSignIn, SignInRefused } from "./oidc.js";
 import { type ClaimNames, signedInOf } from "./oidc-claims.js";
 import { hasSessionCookie, type Sessions } from "./sessions.js";
+
+/**
+ * Where a sign-in started from another page than the inbox returns (`GET /auth/login?to=fleet`):
+ * only these names (never a path the request gives), kept in a cookie of the callback's path.
+ */
+const RETURN_PAGES: Readonly<Record<string, string>> = Object.freeze({ fleet: "/fleet" });
+const RETURN_COOKIE = "codex_harness_return";
 
 /** What the sign-in routes need: the provider, the sessions, the throttle and the audit log. */
 export interface SignInContext {
@@ -53,7 +61,13 @@ export async function handleAuth(
   }
   if (context && route === "GET /auth/login") {
     const { location, cookie } = await context.oidc.login();
-    response.writeHead(302, { location, "set-cookie": cookie, "cache-control": "no-store" });
+    const to = url.searchParams.get("to") ?? "";
+    const back = Object.hasOwn(RETURN_PAGES, to) ? to : "";
+    response.writeHead(302, {
+      location,
+      "set-cookie": [cookie, returnCookie(back)],
+      "cache-control": "no-store",
+    });
     response.end();
     return;
   }
@@ -91,9 +105,10 @@ async function callback(
         true,
       );
     }
+    const back = cookieValue(request.headers.cookie, RETURN_COOKIE) ?? "";
     response.writeHead(303, {
-      location: "/",
-      "set-cookie": [started.cookie, clear],
+      location: Object.hasOwn(RETURN_PAGES, back) ? RETURN_PAGES[back] : "/",
+      "set-cookie": [started.cookie, clear, returnCookie("")],
       "cache-control": "no-store",
     });
     response.end();
@@ -197,4 +212,14 @@ export function escapeHtml(text: string): string {
     /[&<>"']/g,
     (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char] ?? "",
   );
+}
+
+/** The cookie naming the page a sign-in returns to ("" deletes it); not a secret, so not Secure. */
+function returnCookie(page: string): string {
+  return setCookie(RETURN_COOKIE, page, {
+    maxAgeSeconds: page ? 600 : 0,
+    path: CALLBACK_PATH,
+    sameSite: "Lax",
+    secure: false,
+  });
 }

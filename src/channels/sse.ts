@@ -9,7 +9,8 @@ import type { ChannelsRuntime } from "./runtime.js";
 
 /** Bytes an SSE client may leave unread before the runtime cuts it off (1 MiB). */
 export const DEFAULT_SSE_BUFFER_BYTES = 1024 * 1024;
-const HEARTBEAT_MS = 15_000;
+/** How often a stream is pinged and its token checked again (15 s). */
+export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 /** Changes read from the store per page while a client catches up (bounds memory per client). */
 const REPLAY_PAGE = 32;
 /** Longest a catching-up client may take to read one page's worth before it is cut off. */
@@ -82,7 +83,7 @@ export async function streamChanges(
       },
       () => undefined, // the store is unreachable: the next ping asks again
     );
-  }, options.heartbeatMs ?? HEARTBEAT_MS);
+  }, options.heartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS);
   heartbeat.unref();
   response.on("close", () => {
     off();
@@ -104,7 +105,7 @@ export async function streamChanges(
 }
 
 /** Resolves true once `response` drains, false when it closes or `timeoutMs` passes first. */
-function drained(response: ServerResponse, timeoutMs: number): Promise<boolean> {
+export function drained(response: ServerResponse, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
       clearTimeout(timer);

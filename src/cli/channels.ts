@@ -34,6 +34,10 @@ export function addChannelsCommands(program: Command): void {
       "postgres://… to share interactions with other runtimes (default: SQLite in the data dir)",
     )
     .option(
+      "--fleet-store <url>",
+      "the fleet's PostgreSQL (postgres://…): serve its operator console at /fleet",
+    )
+    .option(
       "--webhook <url>",
       "also POST every change there, signed with $CODEX_HARNESS_WEBHOOK_SECRET",
     )
@@ -47,6 +51,7 @@ export function addChannelsCommands(program: Command): void {
         port: number;
         dataDir?: string;
         store?: string;
+        fleetStore?: string;
         webhook?: string;
         auditPrompts?: boolean;
         allowedHost?: string[];
@@ -78,6 +83,13 @@ export function addChannelsCommands(program: Command): void {
           return { backends, slack, discord };
         });
         const oidc = await oidcServeOptions(serve.opts<OidcServeFlags>(), process.env);
+        // The fleet's code (pg) is loaded only for its console.
+        const fleetConsole =
+          options.fleetStore === undefined
+            ? undefined
+            : await (await import("../fleet/console-queries.js")).FleetConsoleQueries.open(
+                options.fleetStore,
+              );
         const server = await startChannelsServer({
           dataDir,
           host: options.host,
@@ -86,11 +98,15 @@ export function addChannelsCommands(program: Command): void {
           ...early.serverOptions(),
           ...(options.auditPrompts ? { audit: { prompts: true } } : {}),
           ...(oidc ? { oidc } : {}),
+          ...(fleetConsole ? { fleetConsole } : {}),
           backends,
           onBackendFailure: (failure) =>
             console.error(
               `${failure.backend}: gave up on ${failure.change.type} of ${failure.change.interaction.id} after ${failure.attempts} attempt(s): ${(failure.error as Error).message}`,
             ),
+        }).catch(async (error) => {
+          await fleetConsole?.close();
+          throw error;
         });
         console.log(`codex-harness channels runtime listening on ${server.url}`);
         for (const line of slack?.describe(server.url) ?? []) console.log(line);
@@ -99,9 +115,11 @@ export function addChannelsCommands(program: Command): void {
         if (server.tokenCreated) {
           console.log(`token (printed once; saved in ${server.tokenFile}): ${server.token}`);
           console.log(`inbox: ${server.inboxUrl}`);
+          if (server.fleetConsoleUrl) console.log(`fleet console: ${server.fleetConsoleUrl}`);
         } else {
           console.log(`token: in ${server.tokenFile}`);
           console.log(`inbox: ${server.url}/ (paste the token)`);
+          if (fleetConsole) console.log(`fleet console: ${server.url}/fleet (paste the token)`);
         }
         // Serves until SIGINT or SIGTERM; the command ends once the server closed, so what its
         // telemetry holds is exported after (bounded to 5 s). A handle left open (a chat
@@ -109,7 +127,10 @@ export function addChannelsCommands(program: Command): void {
         await new Promise<void>((resolve) => {
           const stop = () => {
             setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
-            void server.close().then(resolve, resolve);
+            void server
+              .close()
+              .then(() => fleetConsole?.close())
+              .then(resolve, resolve);
           };
           process.once("SIGINT", stop);
           process.once("SIGTERM", stop);

@@ -1,6 +1,7 @@
 // Public entry of `codex-harness/fleet`: turns of many sessions on many workers through one
 // PostgreSQL queue (graphile-worker). Needs the optional packages pg and graphile-worker.
 export { cancelFleetRun, type FleetCancelOutcome } from "./cancel.js";
+export { FleetConsoleQueries } from "./console-queries.js";
 export { FencedError } from "./fence.js";
 export { LeaseLostError } from "./lease.js";
 export {

@@ -20,18 +20,19 @@ export function sessionQueue(sessionId: string): string {
 /**
  * Records the run and queues its job, in one statement (one round trip, atomic), unless the run id
  * is known: then nothing is queued (a known run keeps its first trace context). Resolves whether
- * the run is new.
+ * the run is new. `traceContext` is the submit's W3C context; `retryOf` names the run it retries
+ * (the operator console's Retry).
  */
 export async function queueRun(
   store: FleetStore,
   request: FleetTurnRequest,
-  traceContext?: TraceCarrier,
+  { traceContext, retryOf }: { traceContext?: TraceCarrier | undefined; retryOf?: string } = {},
 ): Promise<boolean> {
   const { rowCount } = await store.pool.query({
     name: "codex-harness-queue-run",
     text: `WITH inserted AS (
-         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, trace_context)
-         VALUES ($1, $2, $3, $8)
+         INSERT INTO codex_harness_fleet_runs (run_id, session_id, request, trace_context, retry_of)
+         VALUES ($1, $2, $3, $8, $9)
          ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
        SELECT graphile_worker.add_job($4, json_build_object('runId', run_id), queue_name => $5,
          job_key => run_id, max_attempts => $6, flags => ARRAY[$7::text])
@@ -45,6 +46,7 @@ export async function queueRun(
       25,
       sessionFlag(request.externalSessionId),
       traceContext ?? null,
+      retryOf ?? null,
     ],
   });
   return rowCount === 1;

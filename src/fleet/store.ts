@@ -68,9 +68,31 @@ CREATE TABLE IF NOT EXISTS codex_harness_fleet_installs (
   first_seen_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (target, manifest_hash)
 );
-${EVENT_FUNCTIONS}`;
-/** The channels this store NOTIFYs on: a run's new event, a run asked to stop. */
-const CHANNELS = { events: "codex_harness_fleet_events", cancels: "codex_harness_fleet_cancels" };
+${EVENT_FUNCTIONS}
+ALTER TABLE codex_harness_fleet_runs ADD COLUMN IF NOT EXISTS retry_of text;
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_by_status ON codex_harness_fleet_runs (status, created_at DESC, run_id DESC);
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_runs_by_created ON codex_harness_fleet_runs (created_at DESC, run_id DESC);
+CREATE INDEX IF NOT EXISTS codex_harness_fleet_sessions_by_updated ON codex_harness_fleet_sessions (updated_at DESC, session_id DESC);
+CREATE OR REPLACE FUNCTION codex_harness_fleet_run_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_notify('codex_harness_fleet_runs', NEW.run_id);
+  RETURN NULL;
+END $fn$;
+DO $do$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'codex_harness_fleet_run_changed') THEN
+    CREATE TRIGGER codex_harness_fleet_run_changed AFTER INSERT OR UPDATE OF status
+      ON codex_harness_fleet_runs FOR EACH ROW EXECUTE FUNCTION codex_harness_fleet_run_changed();
+  END IF;
+END $do$;`;
+/**
+ * The channels this store NOTIFYs on: a run's new event, a run asked to stop, a run queued or its
+ * status changed (a trigger on the runs table: queued, started, finished, cancelled).
+ */
+const CHANNELS = {
+  events: "codex_harness_fleet_events",
+  cancels: "codex_harness_fleet_cancels",
+  runs: "codex_harness_fleet_runs",
+};
 export type FleetChannel = keyof typeof CHANNELS;
 
 /** What is submitted: one turn of one session (see `submitTurn`). */

@@ -90,7 +90,7 @@ export async function submitTurn(request: SubmitTurnRequest): Promise<FleetRun> 
           throw error;
         });
         try {
-          if (await queueRun(open, turn, trace?.carrier)) return true;
+          if (await queueRun(open, turn, { traceContext: trace?.carrier })) return true;
         } catch (error) {
           unsure ||= isConnectionError(error);
           throw error;

@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, afterEach, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import type { FleetConsoleSource } from "../../src/channels/console/console-source.js";
 import {
   type ChannelsServer,
   openStore,
@@ -57,6 +58,7 @@ const approval = (command: string): InteractionInput => ({
 async function signInSetup(
   count = 1,
   storeUrl?: string,
+  fleetConsole?: FleetConsoleSource,
 ): Promise<{ provider: TestProvider; runtimes: ChannelsServer[] }> {
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const provider = await startProvider(
@@ -77,6 +79,7 @@ async function signInSetup(
         clientSecret: CLIENT_SECRET,
         providerName: "Test IdP",
       },
+      ...(fleetConsole ? { fleetConsole } : {}),
     });
     servers.push(runtime);
     stores.set(runtime, store);
@@ -131,6 +134,32 @@ async function auditOf(runtime: ChannelsServer): Promise<Record<string, unknown>
 }
 
 describe("inbox sign-in with OpenID Connect (headless Chromium)", { skip: chromiumMissing }, () => {
+  it("signing in from the fleet console returns to it; another return is ignored", async () => {
+    const { runtimes } = await signInSetup(1, undefined, emptyFleet());
+    const runtime = runtimes[0] as ChannelsServer;
+    const context = await browser().newContext();
+    const page = await context.newPage();
+    pages.push(page);
+    await page.goto(`${runtime.url}/fleet`);
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    await page.locator("input[name=login]").fill("alice");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${runtime.url}/fleet`);
+    await page.waitForSelector("#connection:text('live')");
+    assert.equal(
+      await page.locator("#signed-in").textContent(),
+      "Signed in as Alice Liddell (alice); you may look, not cancel or retry (no operate scope).",
+    );
+    for (const to of ["//elsewhere.example", "https://elsewhere.example/", "/v1/me"]) {
+      const login = await fetch(`${runtime.url}/auth/login?to=${encodeURIComponent(to)}`, {
+        redirect: "manual",
+      });
+      assert.equal(login.status, 302);
+      const cookies = login.headers.getSetCookie().join("\n");
+      assert.match(cookies, /codex_harness_return=; Max-Age=0/, `${to}: no page to return to`);
+    }
+  });
+
   it("signs in through the provider and lands in the inbox as alice, who answers as herself", async () => {
     const { runtimes } = await signInSetup();
     const runtime = runtimes[0] as ChannelsServer;
@@ -410,3 +439,29 @@ describe("a runtime with an OpenID provider that cannot be used does not start",
     }
   });
 });
+
+/** A fleet console source with no runs, workers or sessions (the console's page without PostgreSQL). */
+function emptyFleet(): FleetConsoleSource {
+  const none = async () => async () => undefined;
+  return {
+    summary: async () => ({
+      runs: { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 },
+      oldestQueuedMs: null,
+      workersAlive: 0,
+    }),
+    workers: async () => [],
+    runs: async () => ({ items: [] }),
+    run: async () => undefined,
+    statuses: async () => [],
+    events: async () => [],
+    cancel: async () => ({ status: "cancelled", alreadyEnded: true }),
+    retry: async () => {
+      throw new Error("no runs");
+    },
+    sessions: async () => ({ items: [] }),
+    session: async () => undefined,
+    onRunChange: none,
+    onRunEvents: none,
+    listening: async () => undefined,
+  };
+}

@@ -4,7 +4,7 @@
 // notifications, keyboard shortcuts, and the words Decline / Interrupt the turn.
 // With CODEX_HARNESS_SCREENSHOTS=1 the tests also save the README's screenshots (docs/screenshots/).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
@@ -12,8 +12,7 @@ import type { Locator, Page } from "playwright-core";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { InteractionInput } from "../../src/channels/interaction-types.js";
 import type { Identity } from "../../src/channels/people-types.js";
-import { chromiumMissing, useChromium } from "../support/chromium.js";
-import { repoRoot } from "../support/paths.js";
+import { chromiumMissing, screenshot, useChromium } from "../support/chromium.js";
 
 const browser = useChromium();
 const dirs: string[] = [];
@@ -77,14 +76,6 @@ async function openInbox(
   await page.waitForSelector("#connection:text('live')");
   assert.deepEqual(errors, []);
   return page;
-}
-
-/** Saves `docs/screenshots/<name>.png` when CODEX_HARNESS_SCREENSHOTS=1 (README's pictures). */
-async function screenshot(shown: Page, name: string): Promise<void> {
-  if (process.env.CODEX_HARNESS_SCREENSHOTS !== "1") return;
-  const folder = path.join(repoRoot, "docs", "screenshots");
-  mkdirSync(folder, { recursive: true });
-  await shown.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
 }
 
 function command(

@@ -1,7 +1,9 @@
 // Debian's Chromium for the web inbox tests, driven by playwright-core; missing means skipped.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import { after, before } from "node:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { repoRoot } from "./paths.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -43,4 +45,15 @@ export function useChromium(): () => Browser {
     if (!browser) throw new Error(chromiumMissing ?? "Chromium did not start");
     return browser;
   };
+}
+
+/**
+ * Saves `docs/screenshots/<name>.png` when CODEX_HARNESS_SCREENSHOTS=1 (the docs' pictures);
+ * otherwise does nothing.
+ */
+export async function screenshot(shown: Page, name: string): Promise<void> {
+  if (process.env.CODEX_HARNESS_SCREENSHOTS !== "1") return;
+  const folder = path.join(repoRoot, "docs", "screenshots");
+  mkdirSync(folder, { recursive: true });
+  await shown.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
 }
