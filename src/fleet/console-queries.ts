@@ -20,6 +20,7 @@ import type {
 import { ChannelsError } from "../channels/errors.js";
 import { CodexHarnessError } from "../errors.js";
 import { cancelFleetRun } from "./cancel.js";
+import { observeFleet, traceSubmit } from "./fleet-telemetry.js";
 import { LIVE_LEASE } from "./lease.js";
 import { migrateQueue, queueRun } from "./queue.js";
 import { MAX_ID_CHARS } from "./request-check.js";
@@ -90,7 +91,13 @@ const pageLimit = (limit: number) => Math.max(1, Math.min(MAX_PAGE, Math.floor(l
 
 /** The fleet console's queries on one {@link FleetStore}. */
 export class FleetConsoleQueries implements FleetConsoleSource {
-  constructor(private readonly store: FleetStore) {}
+  /** Stops the fleet's gauges (observed while the console is open, when telemetry is on). */
+  private readonly stopObserving: () => void;
+
+  constructor(private readonly store: FleetStore) {
+    // The one process reading the whole fleet: its queue depth, runs and live workers as gauges.
+    this.stopObserving = observeFleet(() => this.summary());
+  }
 
   /** Opens the fleet's store at `url` (creating its tables when missing) for the console. */
   static async open(url: string): Promise<FleetConsoleQueries> {
@@ -99,6 +106,7 @@ export class FleetConsoleQueries implements FleetConsoleSource {
 
   /** Closes the store's connections. */
   close(): Promise<void> {
+    this.stopObserving();
     return this.store.close();
   }
 
@@ -237,7 +245,18 @@ export class FleetConsoleQueries implements FleetConsoleSource {
       store.queueReady = undefined;
       throw error;
     });
-    if (!(await queueRun(store, { ...run.request, externalRunId: retryId }, { retryOf: runId }))) {
+    // A retry is a submit of its own: a trace of its own when telemetry is on.
+    const request = { ...run.request, externalRunId: retryId };
+    const trace = traceSubmit(request);
+    const created = await queueRun(store, request, {
+      retryOf: runId,
+      traceContext: trace?.carrier,
+    }).catch((error: unknown) => {
+      trace?.end(undefined, error);
+      throw error;
+    });
+    trace?.end(created);
+    if (!created) {
       throw new ChannelsError(
         "not_retryable",
         409,

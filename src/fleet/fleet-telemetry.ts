@@ -3,7 +3,13 @@
 // the fleet's counters. Off (nothing loaded, nothing stored) unless a provider is registered.
 import { carrierOf, contextOf, isTraceCarrier, type TraceCarrier } from "../telemetry/carrier.js";
 import { errorTypeOfError, type OtelScope, otelScope } from "../telemetry/core.js";
-import type { Attributes, OtelCounter, OtelHistogram, OtelSpan } from "../telemetry/otel-types.js";
+import type {
+  Attributes,
+  OtelBatchObservableCallback,
+  OtelCounter,
+  OtelHistogram,
+  OtelSpan,
+} from "../telemetry/otel-types.js";
 import { SPAN_KIND, STATUS_CODE } from "../telemetry/otel-types.js";
 import {
   ATTR_ERROR_TYPE,
@@ -19,9 +25,12 @@ import {
   ATTR_FLEET_WORKER,
   METRIC_FLEET_ATTEMPTS,
   METRIC_FLEET_LEASES_LOST,
+  METRIC_FLEET_QUEUE_DEPTH,
   METRIC_FLEET_QUEUE_WAIT,
+  METRIC_FLEET_RUNS,
   METRIC_FLEET_RUNS_FINISHED,
   METRIC_FLEET_RUNS_SUBMITTED,
+  METRIC_FLEET_WORKERS_ALIVE,
   QUEUE_WAIT_BUCKETS,
   SPAN_FLEET_ATTEMPT,
   SPAN_FLEET_CANCEL,
@@ -266,4 +275,49 @@ function failSpan(span: OtelSpan, error: unknown): void {
     code: STATUS_CODE.ERROR,
     message: (error instanceof Error ? error.message : String(error)).slice(0, 200),
   });
+}
+
+/** What the fleet's gauges read, once per collection. */
+export interface FleetCounts {
+  /** Runs by status. */
+  runs: Record<string, number>;
+  /** Workers whose lease is live. */
+  workersAlive: number;
+}
+
+/**
+ * Observes the fleet's gauges — `codex_harness.fleet.queue.depth`, `codex_harness.fleet.runs` (by
+ * status) and `codex_harness.fleet.workers.alive` — from one `read` per collection, while telemetry
+ * is on when this is called; returns what stops it (a no-op when off). One process reading the
+ * whole fleet calls it (the operator console's server): aggregate them with max(), not sum().
+ */
+export function observeFleet(read: () => Promise<FleetCounts>): () => void {
+  const scope = otelScope();
+  if (!scope) return () => {};
+  const { meter } = scope;
+  const depth = meter.createObservableGauge(METRIC_FLEET_QUEUE_DEPTH, {
+    description: "Runs waiting in the fleet's queue.",
+    unit: "{run}",
+  });
+  const runs = meter.createObservableGauge(METRIC_FLEET_RUNS, {
+    description: "The fleet's runs, by status.",
+    unit: "{run}",
+  });
+  const alive = meter.createObservableGauge(METRIC_FLEET_WORKERS_ALIVE, {
+    description: "Workers whose lease is live.",
+    unit: "{worker}",
+  });
+  const gauges = [depth, runs, alive];
+  const callback: OtelBatchObservableCallback = async (result) => {
+    // A store that cannot answer now reports nothing for this collection.
+    const counts = await read().catch(() => undefined);
+    if (!counts) return;
+    result.observe(depth, counts.runs.queued ?? 0);
+    for (const [status, n] of Object.entries(counts.runs)) {
+      result.observe(runs, n, { [ATTR_FLEET_RUN_STATUS]: status });
+    }
+    result.observe(alive, counts.workersAlive);
+  };
+  meter.addBatchObservableCallback(callback, gauges);
+  return () => meter.removeBatchObservableCallback(callback, gauges);
 }

@@ -89,11 +89,29 @@ export interface OtelObservableGauge {
   removeCallback(callback: OtelObservableCallback): void;
 }
 
+/** The api's `BatchObservableResult`: what a batch callback reports, per instrument. */
+export interface OtelBatchObservableResult {
+  observe(observable: OtelObservableGauge, value: number, attributes?: Attributes): void;
+}
+
+/** A callback observing several instruments at once (one query for all of them). */
+export type OtelBatchObservableCallback = (
+  result: OtelBatchObservableResult,
+) => void | Promise<void>;
+
 /** The api's `Meter`. */
 export interface OtelMeter {
   createHistogram(name: string, options?: OtelMetricOptions): OtelHistogram;
   createCounter(name: string, options?: OtelMetricOptions): OtelCounter;
   createObservableGauge(name: string, options?: OtelMetricOptions): OtelObservableGauge;
+  addBatchObservableCallback(
+    callback: OtelBatchObservableCallback,
+    observables: OtelObservableGauge[],
+  ): void;
+  removeBatchObservableCallback(
+    callback: OtelBatchObservableCallback,
+    observables: OtelObservableGauge[],
+  ): void;
 }
 
 /** `@opentelemetry/api`'s module, the members we use. */

@@ -140,6 +140,10 @@ export const QUEUE_WAIT_BUCKETS: readonly number[] = Object.freeze([
   0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
 ]);
 export const METRIC_FLEET_LEASES_LOST = "codex_harness.fleet.leases.lost";
+/** Gauges read from the fleet's store by one process (the console's server): use max(), not sum(). */
+export const METRIC_FLEET_QUEUE_DEPTH = "codex_harness.fleet.queue.depth";
+export const METRIC_FLEET_RUNS = "codex_harness.fleet.runs";
+export const METRIC_FLEET_WORKERS_ALIVE = "codex_harness.fleet.workers.alive";
 
 // Ours: the channels runtime (an interaction's life, create to end).
 export const ATTR_INTERACTION_ID = "codex_harness.interaction.id";

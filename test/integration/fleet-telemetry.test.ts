@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "node:test";
 import { cancelFleetRun } from "../../src/fleet/cancel.js";
+import { FleetConsoleQueries } from "../../src/fleet/console-queries.js";
 import { FleetStore } from "../../src/fleet/store.js";
 import { submitTurn } from "../../src/fleet/submit.js";
 import { type FleetWorker, startFleetWorker } from "../../src/fleet/worker.js";
@@ -223,6 +224,44 @@ describe("a fleet run's trace and the fleet's metrics", { skip: missing }, () =>
     } finally {
       for (const run of runs) await run.close();
       await store.close();
+    }
+  });
+
+  it("the console's server observes the fleet's gauges; its retry is a traced submit", async () => {
+    otel = registerInMemoryOtel();
+    const queries = await FleetConsoleQueries.open(url());
+    try {
+      const retried = await queries.retry("burst-5");
+      assert.equal(retried.runId, "burst-5.retry-1");
+      const [submit] = spansNamed(otel.spans(), "codex_harness.fleet.submit");
+      assert.equal(submit?.attributes["codex_harness.fleet.run.id"], "burst-5.retry-1");
+      const [stored] = await fleetRows(
+        url(),
+        "SELECT trace_context, retry_of FROM codex_harness_fleet_runs WHERE run_id = 'burst-5.retry-1'",
+      );
+      assert.equal(stored?.retry_of, "burst-5");
+      assert.match(
+        String((stored?.trace_context as { traceparent?: string } | undefined)?.traceparent),
+        new RegExp(`^00-${submit?.spanContext().traceId}-`),
+      );
+      const metrics = await otel.metrics();
+      const gauge = (name: string) => counter(metrics.get(name));
+      const rows = await fleetRows(
+        url(),
+        "SELECT status, count(*)::int AS n FROM codex_harness_fleet_runs GROUP BY status",
+      );
+      const byStatus = Object.fromEntries(rows.map((row) => [row.status, row.n]));
+      const observed = Object.fromEntries(
+        gauge("codex_harness.fleet.runs")
+          .filter((point) => point.value > 0)
+          .map((point) => [point.attributes["codex_harness.fleet.run.status"], point.value]),
+      );
+      assert.deepEqual(observed, byStatus, "runs by status, as the table has them");
+      assert.equal(gauge("codex_harness.fleet.queue.depth")[0]?.value, byStatus.queued);
+      assert.equal(byStatus.queued, 1, "the retry waits: no worker runs now");
+      assert.equal(gauge("codex_harness.fleet.workers.alive")[0]?.value, 0);
+    } finally {
+      await queries.close();
     }
   });
 });

@@ -95,6 +95,8 @@ function fakeApi() {
           add: (value, attributes) => records.push({ name, value, attributes }),
         }),
         createObservableGauge: () => ({ addCallback() {}, removeCallback() {} }),
+        addBatchObservableCallback() {},
+        removeBatchObservableCallback() {},
       }),
     },
     context: { active: () => context() },
