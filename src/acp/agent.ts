@@ -3,6 +3,7 @@
 // as session updates; a cancel interrupts the turn at codex; codex's approvals are asked of the
 // editor after the session's own policy (a target's permissions.toml) had its say.
 import * as acp from "@agentclientprotocol/sdk";
+import type * as unstable from "@agentclientprotocol/sdk/unstable";
 import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
 import { routingHooksOf } from "../approvals/routed.js";
@@ -14,15 +15,27 @@ import type { SandboxMode } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
 import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
+import { forkParams } from "./fork.js";
 import type { AskForm } from "./forms.js";
 import { governedByChannels } from "./governed-requests.js";
 import { mcpServersConfig } from "./mcp-servers.js";
-import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
+import { codexModels } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
+import { goalText, mcpServersText, skillsText } from "./session-commands.js";
 import { checkSessionFolders } from "./session-folders.js";
+import { SessionInfo, watchThreadInfo } from "./session-info.js";
+import { sessionConfigOptions, setConfigOption } from "./session-options.js";
 import { replayUpdates } from "./session-updates.js";
+import {
+  asksSteering,
+  parseSteerRequest,
+  STEERING_META,
+  STEERING_METHOD,
+  type SteerResponse,
+  steer,
+} from "./steering.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -67,6 +80,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     connected().request("session/request_permission", request, until(signal));
   // Set at initialize when the editor renders forms (elicitation/create).
   let formsOffered = false;
+  // Set at initialize when the editor asks that a prompt sent during another steer it.
+  let steeringAsked = false;
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
 
@@ -146,8 +161,15 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
   };
 
-  /** What `/status` and `/logout` answer, without a turn. */
-  const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {
+  /** What `/status`, `/logout`, `/mcp`, `/skills` and `/goal` (no objective) answer, without a turn. */
+  const agentCommand = async (
+    name: "status" | "logout" | "mcp" | "skills" | "goal",
+    session: Session,
+    cwd: string,
+  ): Promise<string> => {
+    if (name === "mcp") return mcpServersText(options.codex, session.thread.id ?? "");
+    if (name === "skills") return skillsText(options.codex, cwd);
+    if (name === "goal") return goalText(session);
     if (name === "logout") {
       await options.codex.logout();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
@@ -179,25 +201,40 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     cwd: string,
     client: acp.AgentContext,
     model: string | null | undefined,
+    title?: string | null,
   ): Promise<acp.SessionConfigOption[]> => {
     const [commands, own, models] = await Promise.all([
       slashCommands(options.codex, cwd, options.codexHome),
       configured(),
       codexModels(options.codex).catch(() => []),
     ]);
+    const info = new SessionInfo((update) => {
+      void client
+        .notify("session/update", { sessionId: id, update })
+        .catch((error: Error) =>
+          options.log?.(`acp: could not send session info: ${error.message}`),
+        );
+    }, title);
     const session: Session = {
       thread,
+      cwd,
       turn: undefined,
+      running: undefined,
       mode: undefined,
       configured: own.settings,
       commands,
       models,
       model: model || own.model,
       modelChosen: false,
+      effort: undefined,
+      collaboration: "default",
+      collaborationChosen: false,
+      info,
+      unwatch: watchThreadInfo(await options.codex.appServerOf(id).client(), id, info),
     };
     sessions.set(id, session);
     if (commands.length > 0) announce(client, id, commands);
-    return session.model ? configOptions(models, session.model) : [];
+    return sessionConfigOptions(session);
   };
 
   /** The session's slash commands, just after the response that names the session. */
@@ -220,6 +257,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   /** Forgets a session here; its running prompt stops (and answers cancelled). */
   const forget = (id: string, why: string) => {
     sessions.get(id)?.turn?.abort(new Error(why));
+    sessions.get(id)?.unwatch();
     sessions.delete(id);
   };
 
@@ -253,8 +291,25 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         await client.notify("session/update", { sessionId: params.sessionId, update });
       }
     }
-    const config = await open(params.sessionId, thread, params.cwd, client, history.model);
+    const config = await open(
+      params.sessionId,
+      thread,
+      params.cwd,
+      client,
+      history.model,
+      history.name ?? (history.preview || null),
+    );
     return { modes: modeState(DEFAULT_MODE), configOptions: config };
+  };
+
+  /** The session methods beyond new and prompt; fork is ACP's unstable `session/fork`. */
+  const sessionCapabilities: unstable.SessionCapabilities = {
+    list: {},
+    close: {},
+    resume: {},
+    delete: {},
+    additionalDirectories: {},
+    fork: {},
   };
 
   /** What initialize answers: the protocol, who we are, what we support, how to log in. */
@@ -265,15 +320,10 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: false },
-      sessionCapabilities: {
-        list: {},
-        close: {},
-        resume: {},
-        delete: {},
-        additionalDirectories: {},
-      },
+      sessionCapabilities,
     },
     authMethods: AUTH_METHODS,
+    _meta: STEERING_META,
   };
 
   return (
@@ -284,6 +334,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       })
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
+        steeringAsked = asksSteering(params.clientCapabilities?._meta);
         return initialized;
       })
       .onRequest("authenticate", async ({ params }) => {
@@ -320,9 +371,45 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         runPrompt(sessionOf(sessions, params.sessionId), params, signal, {
           send: (update) =>
             client.notify("session/update", { sessionId: params.sessionId, update }),
-          answer: agentCommand,
+          answer: (name, session) => agentCommand(name, session, session.cwd),
+          steers: steeringAsked || asksSteering(params._meta),
         }),
       )
+      // codex-acp's steering request: into the running prompt's turn, or a prompt of its own.
+      .onRequest(STEERING_METHOD, parseSteerRequest, async ({ params, client }) => {
+        const session = sessionOf(sessions, params.sessionId);
+        if (session.running) {
+          await steer(session, params.prompt);
+          return { outcome: "injected" } satisfies SteerResponse;
+        }
+        const prompt = { sessionId: params.sessionId, prompt: params.prompt };
+        void runPrompt(session, prompt, new AbortController().signal, {
+          send: (update) =>
+            client.notify("session/update", { sessionId: params.sessionId, update }),
+          answer: (name, own) => agentCommand(name, own, own.cwd),
+          steers: true,
+        }).catch((error: Error) =>
+          options.log?.(`acp: the steering prompt failed: ${error.message}`),
+        );
+        return { outcome: "startedNewTurn" } satisfies SteerResponse;
+      })
+      // A new session continuing a saved one (codex's thread/fork): its history, then its own.
+      .onRequest("session/fork", forkParams, async ({ params, client }) => {
+        await checkSessionFolders(options.codex, params);
+        await loggedIn();
+        let id = "";
+        const source = sessions.get(params.sessionId);
+        const thread = await saved(
+          params.sessionId,
+          options.codex.forkThread(
+            params.sessionId,
+            await threadOptions(params.cwd, () => id, params),
+          ),
+        );
+        id = thread.id ?? "";
+        const config = await open(id, thread, params.cwd, client, source?.model);
+        return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
+      })
       .onRequest("session/list", async ({ params }) => {
         // codex's saved threads, newest first, a page at a time (its cursor is ours).
         const page = await options.codex.appServer.listThreads({
@@ -346,21 +433,17 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         forget(params.sessionId, "the session was closed");
         return {};
       })
-      .onRequest("session/set_config_option", async ({ params }) => {
+      .onRequest("session/set_config_option", async ({ params, client }) => {
         const session = sessionOf(sessions, params.sessionId);
-        const value = String(params.value);
-        if (params.configId !== MODEL_OPTION || !session.models.some((m) => m.value === value)) {
-          throw acp.RequestError.invalidParams(
-            undefined,
-            params.configId !== MODEL_OPTION
-              ? `no config option ${JSON.stringify(params.configId)}: there is "${MODEL_OPTION}"`
-              : `no model ${JSON.stringify(value)}: use one of ${session.models.map((m) => m.value).join(", ")}`,
-          );
-        }
         // Applied from the session's next turn on.
-        session.model = value;
-        session.modelChosen = true;
-        return { configOptions: configOptions(session.models, session.model) };
+        const { modeChanged } = setConfigOption(session, params.configId, String(params.value));
+        if (modeChanged) {
+          await client.notify("session/update", {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "current_mode_update", currentModeId: String(params.value) },
+          });
+        }
+        return { configOptions: sessionConfigOptions(session) };
       })
       .onRequest("session/set_mode", async ({ params, client }) => {
         const session = sessionOf(sessions, params.sessionId);
@@ -377,6 +460,14 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         await client.notify("session/update", {
           sessionId: params.sessionId,
           update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
+        });
+        // The mode is a config option too.
+        await client.notify("session/update", {
+          sessionId: params.sessionId,
+          update: {
+            sessionUpdate: "config_option_update",
+            configOptions: sessionConfigOptions(session),
+          },
         });
         return {};
       })

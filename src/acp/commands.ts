@@ -15,7 +15,12 @@ export type AgentCommandName =
   | "review"
   | "review-branch"
   | "review-commit"
-  | "compact";
+  | "compact"
+  | "plan"
+  | "goal"
+  | "mcp"
+  | "skills"
+  | "rename";
 
 /**
  * One slash command: a skill (codex's `$name` mention), a prompt file (its text), or one of the
@@ -48,11 +53,32 @@ const AGENT_COMMANDS: SlashCommand[] = [
     description: "Summarize the conversation so it fits the context window again",
   },
   { kind: "agent", name: "logout", description: "Log codex out (its stored login)" },
+  {
+    kind: "agent",
+    name: "plan",
+    description: "Switch to plan mode (codex plans before it changes anything), or plan this",
+    hint: "optional: what to plan",
+  },
+  {
+    kind: "agent",
+    name: "goal",
+    description: "Show the goal, or set one and follow codex's turns for it",
+    hint: "optional: the objective",
+  },
+  { kind: "agent", name: "mcp", description: "codex's MCP servers and their state" },
+  { kind: "agent", name: "skills", description: "The skills codex has for this folder" },
+  { kind: "agent", name: "rename", description: "Rename the session", hint: "the new title" },
 ];
 
 /** What one of the agent's own commands does instead of a prompt. */
 export type AgentCommandRun =
-  | { answer: "status" | "logout" }
+  | { answer: "status" | "logout" | "mcp" | "skills" | "goal" }
+  /** Names the session's thread. */
+  | { rename: string }
+  /** Switches to plan mode, and runs `prompt` in it when there is one. */
+  | { plan: string }
+  /** Sets the goal and follows the turns codex runs for it. */
+  | { goal: string }
   | { review: ReviewTarget }
   | { compact: true }
   /** It lacks what it needs: say so, and run nothing. */
@@ -106,8 +132,17 @@ export function agentCommandOf(
     case "status":
     case "logout":
     case "compact":
+    case "mcp":
+    case "skills":
       if (args !== "") return { usage: `/${command.name} takes no arguments.` };
       return command.name === "compact" ? { compact: true } : { answer: command.name };
+    case "plan":
+      return { plan: args };
+    case "goal":
+      return args === "" ? { answer: "goal" } : { goal: args };
+    case "rename":
+      if (args === "") return { usage: "/rename needs the new title: /rename Fix the login bug" };
+      return { rename: args };
     case "review":
       return {
         review:

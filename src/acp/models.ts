@@ -1,38 +1,34 @@
-// The model a session's turns use, as an ACP config option (category "model"): codex's models
-// (`model/list`, the ones it shows), the session's current one selected.
-import type * as acp from "@agentclientprotocol/sdk";
+// The models codex offers a session (`model/list`, the ones it shows), each with the reasoning
+// efforts it supports and its default one: what the session's model and effort options list.
 import type { Codex } from "../codex.js";
 
-/** The config option's id. */
-export const MODEL_OPTION = "model";
+/** One model as a session offers it. */
+export interface CodexModel {
+  value: string;
+  name: string;
+  description: string;
+  /** The reasoning efforts it supports (codex's `supportedReasoningEfforts`), in codex's order. */
+  efforts: { value: string; description: string }[];
+  /** The effort codex uses when none is chosen. */
+  defaultEffort: string;
+}
 
-/** The models codex shows (not the hidden ones): id, name and description. */
-export async function codexModels(
-  codex: Codex<"extended">,
-): Promise<{ value: string; name: string; description: string }[]> {
+/** The models codex shows (not the hidden ones), with their efforts. */
+export async function codexModels(codex: Codex<"extended">): Promise<CodexModel[]> {
   return (await codex.models()).flatMap((model) =>
     model.hidden
       ? []
-      : [{ value: model.id, name: model.displayName, description: model.description }],
+      : [
+          {
+            value: model.id,
+            name: model.displayName,
+            description: model.description,
+            efforts: model.supportedReasoningEfforts.map((option) => ({
+              value: option.reasoningEffort,
+              description: option.description,
+            })),
+            defaultEffort: model.defaultReasoningEffort,
+          },
+        ],
   );
-}
-
-/** The session's config options: its model, `current` selected (listed even when codex does not). */
-export function configOptions(
-  models: { value: string; name: string; description: string }[],
-  current: string,
-): acp.SessionConfigOption[] {
-  const options = models.some((model) => model.value === current)
-    ? models
-    : [{ value: current, name: current, description: "as configured" }, ...models];
-  return [
-    {
-      id: MODEL_OPTION,
-      name: "Model",
-      category: "model",
-      type: "select",
-      currentValue: current,
-      options,
-    },
-  ];
 }

@@ -4,6 +4,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
+import type { UserInput } from "../turns/options.js";
+import { expandSlashCommand, type SlashCommand } from "./commands.js";
 
 /** The image files of one prompt. */
 export interface PromptImages {
@@ -58,4 +60,23 @@ export function promptText(blocks: acp.ContentBlock[]): string {
     })
     .filter((part) => part !== "")
     .join("\n\n");
+}
+
+/**
+ * A prompt as a turn's input: its text (a skill's or prompt file's slash command expanded) and its
+ * images, whose files are removed with `images.remove()` once the turn is over.
+ */
+export async function turnInput(
+  blocks: acp.ContentBlock[],
+  commands: SlashCommand[],
+): Promise<{ input: UserInput[]; images: PromptImages }> {
+  const text = await expandSlashCommand(promptText(blocks), commands);
+  const images = await promptImages(blocks);
+  return {
+    input: [
+      { type: "text", text },
+      ...images.files.map((file) => ({ type: "local_image" as const, path: file })),
+    ],
+    images,
+  };
 }

@@ -96,6 +96,7 @@ export function execRunFor(
       "approvalPolicy",
       "model",
       "effort",
+      "collaborationMode",
       "summary",
       "cwd",
       "serviceTier",

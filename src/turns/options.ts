@@ -234,6 +234,13 @@ export interface TurnOptions {
   model?: string;
   /** app-server: the reasoning effort for this turn and (as codex keeps it) the later ones. */
   effort?: ModelReasoningEffort;
+  /**
+   * app-server: codex's collaboration mode for this turn and (as codex keeps it) the later ones:
+   * `"plan"` plans before it changes anything, `"default"` goes back. It carries the model and the
+   * reasoning effort codex then uses (they take the place of `model` and `effort`), and codex's
+   * built-in instructions for the mode.
+   */
+  collaborationMode?: { mode: "plan" | "default"; model: string; effort?: ModelReasoningEffort };
   /** app-server: how the reasoning is summarised, for this turn and (kept) the later ones. */
   summary?: "auto" | "concise" | "detailed" | "none";
   /** app-server: the working directory for this turn and (kept) the later ones. */

@@ -125,9 +125,38 @@ export function turnStartParams(
     ...(turnOptions.model ? { model: turnOptions.model } : {}),
     ...(turnOptions.effort ? { effort: turnOptions.effort } : {}),
     ...(turnOptions.summary ? { summary: turnOptions.summary } : {}),
+    ...(turnOptions.collaborationMode
+      ? { collaborationMode: collaborationModeOf(turnOptions.collaborationMode) }
+      : {}),
     ...(turnOptions.cwd ? { cwd: turnOptions.cwd } : {}),
     ...(turnOptions.serviceTier ? { serviceTier: turnOptions.serviceTier } : {}),
     ...(turnOptions.approvalsReviewer ? { approvalsReviewer: turnOptions.approvalsReviewer } : {}),
+  };
+}
+
+/** A turn's collaboration mode as `turn/start` takes it (codex's own instructions for the mode). */
+function collaborationModeOf(
+  chosen: NonNullable<TurnOptions["collaborationMode"]>,
+): NonNullable<TurnStartParams["collaborationMode"]> {
+  if (chosen.mode !== "plan" && chosen.mode !== "default") {
+    throw new CodexHarnessError(
+      "invalid_option",
+      `collaborationMode.mode must be "plan" or "default", got ${JSON.stringify(chosen.mode)}.`,
+    );
+  }
+  if (typeof chosen.model !== "string" || chosen.model === "") {
+    throw new CodexHarnessError(
+      "invalid_option",
+      "collaborationMode needs the model its turns use (collaborationMode.model).",
+    );
+  }
+  return {
+    mode: chosen.mode,
+    settings: {
+      model: chosen.model,
+      reasoning_effort: chosen.effort ?? null,
+      developer_instructions: null,
+    },
   };
 }
 
