@@ -40,7 +40,11 @@ describe("codex-harness acp: prompts and the wire (real codex, ScriptedModel)", 
       assert.ok(setup.model.userTexts().includes("Say hello"));
       // How full the context is, from codex's token usage: the scripted 100 in + 20 out.
       // (codex gives a model it does not know a window of 258,400 tokens.)
-      const usage = editor.updates.map((n) => n.update).at(-1);
+      // (The session's title and status, session_info_update, are not the turn's.)
+      const usage = editor.updates
+        .map((n) => n.update)
+        .filter((u) => u.sessionUpdate !== "session_info_update")
+        .at(-1);
       assert.ok(usage?.sessionUpdate === "usage_update", "the turn's last update is its usage");
       assert.equal(usage.used, 120);
       assert.ok(usage.size > 100_000, `the model's context window, ${usage.size}`);

@@ -12,10 +12,18 @@ const schema = createRequire(import.meta.url)("@agentclientprotocol/sdk/schema/v
   $defs: Record<string, unknown>;
 };
 // Numeric formats (int64, uint32…) are the schema's notes for Rust; types and shapes are what counts.
+// The unstable schema, for what the agent has only there (session/fork's answer): `unstable:Name`.
+const unstableSchema = createRequire(import.meta.url)(
+  "@agentclientprotocol/sdk/schema/v1/schema.unstable.json",
+) as { $defs: Record<string, unknown> };
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
 ajv.addSchema(schema, "acp");
+ajv.addSchema(unstableSchema, "acp-unstable");
 const check = (definition: string, value: unknown): string | undefined => {
-  const validate = ajv.getSchema(`acp#/$defs/${definition}`);
+  const [id, name] = definition.startsWith("unstable:")
+    ? ["acp-unstable", definition.slice("unstable:".length)]
+    : ["acp", definition];
+  const validate = ajv.getSchema(`${id}#/$defs/${name}`);
   if (!validate) return `no schema ${definition}`;
   return validate(value) ? undefined : `${definition}: ${ajv.errorsText(validate.errors)}`;
 };
@@ -34,6 +42,7 @@ const RESPONSES: Record<string, string> = {
   "session/set_mode": "SetSessionModeResponse",
   "session/set_config_option": "SetSessionConfigOptionResponse",
   "session/cancel": "",
+  "session/fork": "unstable:ForkSessionResponse",
 };
 
 /** A running agent, its messages as they came, and what broke the schema. */
