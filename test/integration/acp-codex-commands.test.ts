@@ -1,0 +1,87 @@
+// The agent's /goal, /mcp and /skills, driven as an editor drives them (real codex,
+// ScriptedModel): a goal set and its turns followed into the session; codex's MCP servers with
+// their state; its skills for the session's folder.
+import assert from "node:assert/strict";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { functionCall, reply } from "../../src/testing/script.js";
+import { answerText, editorOf } from "../support/acp-editor.js";
+import { allow, NOTES_SERVER, openSession, promptOf, withAgent } from "../support/acp-session.js";
+
+describe("codex-harness acp: /goal, /mcp, /skills (real codex, ScriptedModel)", () => {
+  it("/goal <objective> sets the goal and streams its turns; /goal shows it", async () => {
+    await withAgent(
+      [
+        reply("Working on the report."),
+        functionCall("update_goal", { status: "complete" }),
+        reply("The report is written."),
+      ],
+      async (setup) => {
+        const { editor, sessionId } = await openSession(
+          setup.agent,
+          setup.workspace,
+          allow("reject_once"),
+        );
+        const prompt = promptOf(editor, sessionId);
+        assert.match(
+          answerText(await sent(editor, () => prompt("/goal"))),
+          /No goal\. Set one with \/goal <objective>/,
+        );
+        const run = await sent(editor, async () => {
+          assert.equal((await prompt("/goal write the report")).stopReason, "end_turn");
+        });
+        const text = answerText(run);
+        assert.match(text, /Working on the report\.[\s\S]*The report is written\./, text);
+        assert.match(text, /Goal: write the report — complete/);
+        assert.ok(
+          run.filter((n) => n.update.sessionUpdate === "usage_update").length >= 2,
+          "each of the goal's turns streamed to its end",
+        );
+        const asked = setup.model.modelRequests.length;
+        assert.match(
+          answerText(await sent(editor, () => prompt("/goal"))),
+          /Goal: write the report — complete \(\d+ tokens/,
+        );
+        assert.equal(setup.model.modelRequests.length, asked, "no turn to show the goal");
+      },
+      { features: { goals: true } },
+    );
+  });
+
+  it("/mcp lists codex's MCP servers with their state and tools; /skills the folder's skills", async () => {
+    await withAgent([], async (setup) => {
+      const skill = path.join(setup.home, "skills", "greet");
+      await mkdir(skill, { recursive: true });
+      await writeFile(
+        path.join(skill, "SKILL.md"),
+        "---\nname: greet\ndescription: Greets people warmly\n---\nSay hello.\n",
+      );
+      const editor = editorOf(setup.agent, allow("reject_once"));
+      await editor.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: setup.workspace,
+        mcpServers: [NOTES_SERVER],
+      });
+      const prompt = promptOf(editor, sessionId);
+      const mcp = answerText(await sent(editor, () => prompt("/mcp")));
+      assert.match(
+        mcp,
+        /^MCP servers:\n- notes: connected; 3 tools \(erase_notes, read_notes, sign_notes\)/,
+        mcp,
+      );
+      const skills = answerText(await sent(editor, () => prompt("/skills")));
+      assert.match(skills, /- greet: Greets people warmly/, skills);
+      assert.match(answerText(await sent(editor, () => prompt("/mcp now"))), /takes no arguments/);
+      assert.equal(setup.model.modelRequests.length, 0, "no turn for any of them");
+    });
+  });
+});
+
+/** The updates `editor` got while `act` ran. */
+async function sent(editor: ReturnType<typeof editorOf>, act: () => Promise<unknown>) {
+  const before = editor.updates.length;
+  await act();
+  return editor.updates.slice(before);
+}
