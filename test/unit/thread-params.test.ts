@@ -54,6 +54,35 @@ describe("toWireInput (as codex exec builds a turn from the official SDK's promp
   });
 });
 
+describe("turnStartParams: collaborationMode", () => {
+  it("goes as codex's mode with the model and effort, and codex's own instructions for it", () => {
+    const params = turnStartParams("t", [], {
+      collaborationMode: { mode: "plan", model: "gpt-5.4", effort: "high" },
+    });
+    assert.deepEqual(params.collaborationMode, {
+      mode: "plan",
+      settings: { model: "gpt-5.4", reasoning_effort: "high", developer_instructions: null },
+    });
+    assert.equal(turnStartParams("t", [], {}).collaborationMode, undefined);
+  });
+
+  it("refuses a mode codex does not have, or no model, naming the option", () => {
+    for (const collaborationMode of [
+      { mode: "pair", model: "m" },
+      { mode: "plan", model: "" },
+    ] as const) {
+      assert.throws(
+        () =>
+          turnStartParams("t", [], {
+            collaborationMode: collaborationMode as { mode: "plan"; model: string },
+          }),
+        (error: { code?: string; message?: string }) =>
+          error.code === "invalid_option" && /collaborationMode/.test(error.message ?? ""),
+      );
+    }
+  });
+});
+
 describe("threadSource", () => {
   it("goes to thread/start (an empty one too, as the SDK passes it), never to thread/resume", () => {
     assert.equal(threadStartParams({ threadSource: "my-source" }).threadSource, "my-source");
