@@ -22,10 +22,10 @@ import { mcpServersConfig } from "./mcp-servers.js";
 import { codexModels } from "./models.js";
 import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
-import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
-import { goalText, mcpServersText, skillsText } from "./session-commands.js";
+import { newSession, type PromptIo, runPrompt, type Session, sessionOf } from "./prompt-turn.js";
+import { type AnsweredCommand, answerText } from "./session-commands.js";
 import { checkSessionFolders } from "./session-folders.js";
-import { SessionInfo, watchThreadInfo } from "./session-info.js";
+import { followSessionInfo } from "./session-info.js";
 import { sessionConfigOptions, setConfigOption } from "./session-options.js";
 import { replayUpdates } from "./session-updates.js";
 import {
@@ -33,8 +33,7 @@ import {
   parseSteerRequest,
   STEERING_META,
   STEERING_METHOD,
-  type SteerResponse,
-  steer,
+  steeringRequest,
 } from "./steering.js";
 
 /** What the agent needs from the command that runs it. */
@@ -161,15 +160,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
   };
 
-  /** What `/status`, `/logout`, `/mcp`, `/skills` and `/goal` (no objective) answer, without a turn. */
+  /** What the agent's own commands answer without a turn (`/status`, `/mcp`, …). */
   const agentCommand = async (
-    name: "status" | "logout" | "mcp" | "skills" | "goal",
+    name: "status" | "logout" | AnsweredCommand,
     session: Session,
-    cwd: string,
   ): Promise<string> => {
-    if (name === "mcp") return mcpServersText(options.codex, session.thread.id ?? "");
-    if (name === "skills") return skillsText(options.codex, cwd);
-    if (name === "goal") return goalText(session);
+    if (name !== "status" && name !== "logout") return answerText(name, options.codex, session);
     if (name === "logout") {
       await options.codex.logout();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
@@ -182,6 +178,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       `Login: ${login.detail}`,
     ].join("\n");
   };
+
+  /** How a session's prompts reach the editor, and whether one sent during another steers it. */
+  const promptIo = (client: acp.AgentContext, sessionId: string, steers: boolean): PromptIo => ({
+    send: (update) => client.notify("session/update", { sessionId, update }),
+    answer: agentCommand,
+    steers,
+  });
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
   const loggedIn = async () => {
@@ -208,30 +211,15 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       configured(),
       codexModels(options.codex).catch(() => []),
     ]);
-    const info = new SessionInfo((update) => {
-      void client
-        .notify("session/update", { sessionId: id, update })
-        .catch((error: Error) =>
-          options.log?.(`acp: could not send session info: ${error.message}`),
-        );
-    }, title);
-    const session: Session = {
+    const session = newSession({
       thread,
       cwd,
-      turn: undefined,
-      running: undefined,
-      mode: undefined,
       configured: own.settings,
       commands,
       models,
       model: model || own.model,
-      modelChosen: false,
-      effort: undefined,
-      collaboration: "default",
-      collaborationChosen: false,
-      info,
-      unwatch: watchThreadInfo(await options.codex.appServerOf(id).client(), id, info),
-    };
+      ...(await followSessionInfo(options.codex, id, client, title, options.log)),
+    });
     sessions.set(id, session);
     if (commands.length > 0) announce(client, id, commands);
     return sessionConfigOptions(session);
@@ -368,31 +356,22 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         return {};
       })
       .onRequest("session/prompt", ({ params, client, signal }) =>
-        runPrompt(sessionOf(sessions, params.sessionId), params, signal, {
-          send: (update) =>
-            client.notify("session/update", { sessionId: params.sessionId, update }),
-          answer: (name, session) => agentCommand(name, session, session.cwd),
-          steers: steeringAsked || asksSteering(params._meta),
-        }),
+        runPrompt(
+          sessionOf(sessions, params.sessionId),
+          params,
+          signal,
+          promptIo(client, params.sessionId, steeringAsked || asksSteering(params._meta)),
+        ),
       )
       // codex-acp's steering request: into the running prompt's turn, or a prompt of its own.
-      .onRequest(STEERING_METHOD, parseSteerRequest, async ({ params, client }) => {
-        const session = sessionOf(sessions, params.sessionId);
-        if (session.running) {
-          await steer(session, params.prompt);
-          return { outcome: "injected" } satisfies SteerResponse;
-        }
-        const prompt = { sessionId: params.sessionId, prompt: params.prompt };
-        void runPrompt(session, prompt, new AbortController().signal, {
-          send: (update) =>
-            client.notify("session/update", { sessionId: params.sessionId, update }),
-          answer: (name, own) => agentCommand(name, own, own.cwd),
-          steers: true,
-        }).catch((error: Error) =>
-          options.log?.(`acp: the steering prompt failed: ${error.message}`),
-        );
-        return { outcome: "startedNewTurn" } satisfies SteerResponse;
-      })
+      .onRequest(STEERING_METHOD, parseSteerRequest, ({ params, client }) =>
+        steeringRequest(
+          sessionOf(sessions, params.sessionId),
+          params,
+          promptIo(client, params.sessionId, true),
+          options.log,
+        ),
+      )
       // A new session continuing a saved one (codex's thread/fork): its history, then its own.
       .onRequest("session/fork", forkParams, async ({ params, client }) => {
         await checkSessionFolders(options.codex, params);

@@ -9,7 +9,7 @@ import { agentCommandOf, type SlashCommand } from "./commands.js";
 import type { CodexModel } from "./models.js";
 import type { ModeSettings } from "./modes.js";
 import { type PromptImages, promptText, turnInput } from "./prompt.js";
-import { describeGoal, renameText } from "./session-commands.js";
+import { type AnsweredCommand, describeGoal, renameText } from "./session-commands.js";
 import type { SessionInfo } from "./session-info.js";
 import {
   type Collaboration,
@@ -51,6 +51,25 @@ export interface Session {
   running: Promise<acp.PromptResponse> | undefined;
 }
 
+/** A session just opened: nothing chosen in the editor yet, no prompt running. */
+export function newSession(
+  opened: Pick<
+    Session,
+    "thread" | "cwd" | "configured" | "commands" | "models" | "model" | "info" | "unwatch"
+  >,
+): Session {
+  return {
+    ...opened,
+    mode: undefined,
+    modelChosen: false,
+    effort: undefined,
+    collaboration: "default",
+    collaborationChosen: false,
+    turn: undefined,
+    running: undefined,
+  };
+}
+
 /** The session `id`, or ACP's resource-not-found error. */
 export function sessionOf(sessions: Map<string, Session>, id: string): Session {
   const session = sessions.get(id);
@@ -61,7 +80,7 @@ export function sessionOf(sessions: Map<string, Session>, id: string): Session {
 /** How a prompt reaches the editor, and who answers the agent's own commands that need no turn. */
 export interface PromptIo {
   send(update: acp.SessionUpdate): Promise<void>;
-  answer(name: "status" | "logout" | "mcp" | "skills" | "goal", session: Session): Promise<string>;
+  answer(name: "status" | "logout" | AnsweredCommand, session: Session): Promise<string>;
   /** Whether a prompt sent while another runs steers it (the editor asked), or is refused. */
   steers: boolean;
 }

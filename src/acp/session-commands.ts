@@ -7,6 +7,25 @@ import type { ThreadGoal } from "../goals.js";
 import type { McpServerStatus } from "../protocol/generated/ts/v2/McpServerStatus.js";
 import type { Session } from "./prompt-turn.js";
 
+/** The agent's own commands answered here, without a turn. */
+export type AnsweredCommand = "mcp" | "skills" | "goal";
+
+/** What `/mcp`, `/skills` or `/goal` (no objective) answers for `session`. */
+export function answerText(
+  name: AnsweredCommand,
+  codex: Codex<"extended">,
+  session: Session,
+): Promise<string> {
+  switch (name) {
+    case "mcp":
+      return mcpServersText(codex, session.thread.id ?? "");
+    case "skills":
+      return skillsText(codex, session.cwd);
+    case "goal":
+      return goalText(session);
+  }
+}
+
 /** How long the agent waits for codex's MCP servers to say their state. */
 const MCP_TIMEOUT_MS = 20_000;
 

@@ -4,6 +4,7 @@
 // under `codex.threadStatus` (ACP's update has no status field; the key is codex-acp's).
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AppServerClient } from "../app-server/client.js";
+import type { Codex } from "../codex.js";
 import type { ThreadStatus } from "../protocol/generated/ts/v2/ThreadStatus.js";
 
 /** How long a title taken from a prompt may be. */
@@ -45,6 +46,25 @@ export class SessionInfo {
       _meta: { codex: { threadStatus: status } },
     });
   }
+}
+
+/**
+ * The info of session `id` told to the editor through `client`, following codex's notifications
+ * about its thread (a failed send is only logged); `title`: what it is called already.
+ */
+export async function followSessionInfo(
+  codex: Codex<"extended">,
+  id: string,
+  client: acp.AgentContext,
+  title: string | null | undefined,
+  log?: (line: string) => void,
+): Promise<{ info: SessionInfo; unwatch: () => void }> {
+  const info = new SessionInfo((update) => {
+    void client
+      .notify("session/update", { sessionId: id, update })
+      .catch((error: Error) => log?.(`acp: could not send session info: ${error.message}`));
+  }, title);
+  return { info, unwatch: watchThreadInfo(await codex.appServerOf(id).client(), id, info) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as acp from "@agentclientprotocol/sdk";
 import { CodexHarnessError } from "../errors.js";
 import { turnInput } from "./prompt.js";
-import type { Session } from "./prompt-turn.js";
+import { type PromptIo, runPrompt, type Session } from "./prompt-turn.js";
 
 /** codex-acp's request to steer a session (answered with how the prompt was taken). */
 export const STEERING_METHOD = "_session/steering";
@@ -81,6 +81,26 @@ export async function steer(session: Session, prompt: acp.ContentBlock[]): Promi
       await sleep(20);
     }
   }
+}
+
+/**
+ * codex-acp's `_session/steering`: the prompt joins the running turn ("injected"), or, none
+ * running, starts a prompt of its own whose updates stream as any prompt's ("startedNewTurn").
+ */
+export async function steeringRequest(
+  session: Session,
+  params: SteerRequest,
+  io: PromptIo,
+  log?: (line: string) => void,
+): Promise<SteerResponse> {
+  if (session.running) {
+    await steer(session, params.prompt);
+    return { outcome: "injected" };
+  }
+  void runPrompt(session, params, new AbortController().signal, io).catch((error: Error) =>
+    log?.(`acp: the steering prompt failed: ${error.message}`),
+  );
+  return { outcome: "startedNewTurn" };
 }
 
 function noTurn(session: Session): acp.RequestError {
