@@ -69,12 +69,15 @@ export async function steer(session: Session, prompt: acp.ContentBlock[]): Promi
       return;
     } catch (error) {
       const notYet = error instanceof CodexHarnessError && error.code === "no_running_turn";
-      if (!notYet || session.running !== running || Date.now() > deadline) {
+      const over = session.running !== running;
+      if (!notYet || over || Date.now() > deadline) {
         throw acp.RequestError.invalidRequest(
           undefined,
-          notYet
-            ? "the prompt it would steer is over; send it as a prompt of its own"
-            : `codex did not take the steering prompt: ${(error as Error).message}`,
+          !notYet
+            ? `codex did not take the steering prompt: ${(error as Error).message}`
+            : over
+              ? "the prompt it would steer is over; send it as a prompt of its own"
+              : `the running prompt has no turn of its own to steer (a /goal?) after ${STEER_WAIT_MS / 1000} s; wait for it or cancel it`,
         );
       }
       // codex has not started the turn yet (turn/start in flight).

@@ -8,23 +8,17 @@ import { describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { functionCall, reply } from "../../src/testing/script.js";
 import { answerText, editorOf } from "../support/acp-editor.js";
-import { allow, NOTES_SERVER, openSession, promptOf, withAgent } from "../support/acp-session.js";
+import { allow, NOTES_SERVER, promptOf, withAgent, withSession } from "../support/acp-session.js";
 
 describe("codex-harness acp: /goal, /mcp, /skills (real codex, ScriptedModel)", () => {
   it("/goal <objective> sets the goal and streams its turns; /goal shows it", async () => {
-    await withAgent(
+    await withSession(
       [
         reply("Working on the report."),
         functionCall("update_goal", { status: "complete" }),
         reply("The report is written."),
       ],
-      async (setup) => {
-        const { editor, sessionId } = await openSession(
-          setup.agent,
-          setup.workspace,
-          allow("reject_once"),
-        );
-        const prompt = promptOf(editor, sessionId);
+      async (setup, { editor, prompt }) => {
         assert.match(
           answerText(await sent(editor, () => prompt("/goal"))),
           /No goal\. Set one with \/goal <objective>/,

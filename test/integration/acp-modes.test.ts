@@ -7,7 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { reply } from "../../src/testing/script.js";
 import { answerText, editorOf } from "../support/acp-editor.js";
-import { allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
+import { allow, promptOf, withAgent, withSession } from "../support/acp-session.js";
 
 type Select = Extract<acp.SessionConfigOption, { type: "select" }>;
 
@@ -115,13 +115,7 @@ describe("codex-harness acp: modes and options as codex has them (real codex, Sc
   });
 
   it("/plan switches to plan mode without a turn; /plan <prompt> runs the prompt in it", async () => {
-    await withAgent([reply("Here is the plan.")], async (setup) => {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("reject_once"),
-      );
-      const prompt = promptOf(editor, sessionId);
+    await withSession([reply("Here is the plan.")], async (setup, { editor, prompt }) => {
       const before = editor.updates.length;
       assert.equal((await prompt("/plan")).stopReason, "end_turn");
       assert.equal(setup.model.modelRequests.length, 0, "no turn for /plan alone");

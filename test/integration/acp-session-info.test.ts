@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { reply, response } from "../../src/testing/script.js";
 import { answerText, editorOf } from "../support/acp-editor.js";
-import { allow, openSession, promptOf, withAgent } from "../support/acp-session.js";
+import { allow, promptOf, withAgent, withSession } from "../support/acp-session.js";
 import { eventually } from "../support/eventually.js";
 
 type Info = Extract<acp.SessionUpdate, { sessionUpdate: "session_info_update" }>;
@@ -34,13 +34,7 @@ const lastUserText = (request: RecordedRequest | undefined) =>
 
 describe("codex-harness acp: session info, steering and fork (real codex, ScriptedModel)", () => {
   it("the first prompt titles the session, /rename renames it, and the status follows codex's", async () => {
-    await withAgent([reply("On it.")], async (setup) => {
-      const { editor, sessionId } = await openSession(
-        setup.agent,
-        setup.workspace,
-        allow("reject_once"),
-      );
-      const prompt = promptOf(editor, sessionId);
+    await withSession([reply("On it.")], async (setup, { editor, sessionId, prompt }) => {
       const long = `Fix the login bug ${"where the session expires ".repeat(6)}`;
       await prompt(`${long}\nSecond line: details.`);
       const requests = setup.model.modelRequests.length;
@@ -108,21 +102,16 @@ describe("codex-harness acp: session info, steering and fork (real codex, Script
   });
 
   it("an editor that does not ask: the second prompt is refused, unless it asks in its _meta", async () => {
-    await withAgent(
+    await withSession(
       [
         response([reply("Working.")], { delayMs: 1_500 }),
         (request: RecordedRequest) => reply(`Saw: ${lastUserText(request)}`),
       ],
-      async (setup) => {
-        const { editor, sessionId } = await openSession(
-          setup.agent,
-          setup.workspace,
-          allow("reject_once"),
-        );
-        const first = promptOf(editor, sessionId)("work");
+      async (setup, { editor, sessionId, prompt }) => {
+        const first = prompt("work");
         await setup.model.waitForRequest(1, { timeoutMs: 20_000 });
         await assert.rejects(
-          promptOf(editor, sessionId)("more"),
+          prompt("more"),
           (error: { code?: number; message?: string }) =>
             error.code === -32600 && /already running a prompt/.test(error.message ?? ""),
         );

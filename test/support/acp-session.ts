@@ -67,6 +67,28 @@ export async function openSession(
   return { editor, sessionId };
 }
 
+/**
+ * {@link withAgent} with an editor and a session in the workspace ({@link openSession}, permission
+ * requests rejected), and a prompt helper for it.
+ */
+export function withSession(
+  steps: ScriptStep[],
+  body: (
+    setup: Awaited<ReturnType<typeof agentOn>>,
+    session: Awaited<ReturnType<typeof openSession>> & { prompt: ReturnType<typeof promptOf> },
+  ) => Promise<void>,
+  config?: ConfigObject,
+): Promise<void> {
+  return withAgent(
+    steps,
+    async (setup) => {
+      const opened = await openSession(setup.agent, setup.workspace, allow("reject_once"));
+      await body(setup, { ...opened, prompt: promptOf(opened.editor, opened.sessionId) });
+    },
+    config,
+  );
+}
+
 /** Sends `session/prompt` with `text` to `sessionId`. */
 export function promptOf(editor: ReturnType<typeof editorOf>, sessionId: string) {
   return (text: string) =>

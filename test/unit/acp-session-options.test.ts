@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { forkParams } from "../../src/acp/fork.js";
-import type { Session } from "../../src/acp/prompt-turn.js";
+import { newSession, type Session } from "../../src/acp/prompt-turn.js";
 import { SessionInfo, titleOf } from "../../src/acp/session-info.js";
 import {
   chosenTurnOptions,
@@ -12,44 +12,29 @@ import {
 } from "../../src/acp/session-options.js";
 import { asksSteering } from "../../src/acp/steering.js";
 
-const MODELS = [
-  {
-    value: "big",
-    name: "Big",
-    description: "",
-    efforts: [
-      { value: "low", description: "" },
-      { value: "high", description: "" },
-    ],
-    defaultEffort: "high",
-  },
-  {
-    value: "small",
-    name: "Small",
-    description: "",
-    efforts: [{ value: "low", description: "" }],
-    defaultEffort: "low",
-  },
-];
+/** A model codex lists, with its efforts (the last one its default). */
+const listed = (value: string, ...efforts: string[]) => ({
+  value,
+  name: value,
+  description: "",
+  efforts: efforts.map((effort) => ({ value: effort, description: "" })),
+  defaultEffort: efforts.at(-1) ?? "",
+});
+
+const MODELS = [listed("big", "low", "high"), listed("small", "low")];
 
 /** A session as the options see it (no thread: they never touch it). */
 function session(model = "big"): Session {
-  return {
+  return newSession({
+    thread: undefined as unknown as Session["thread"],
     cwd: "/work",
-    mode: undefined,
     configured: { sandboxMode: "read-only", approvalPolicy: "on-request" },
     commands: [],
     models: MODELS,
     model,
-    modelChosen: false,
-    effort: undefined,
-    collaboration: "default",
-    collaborationChosen: false,
-    turn: undefined,
-    running: undefined,
-    unwatch: () => undefined,
     info: new SessionInfo(() => undefined),
-  } as unknown as Session;
+    unwatch: () => undefined,
+  });
 }
 
 const current = (s: Session, id: string) =>
