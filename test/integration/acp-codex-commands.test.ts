@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
-import { functionCall, reply } from "../../src/testing/script.js";
+import { functionCall, reply, response } from "../../src/testing/script.js";
 import { answerText, editorOf } from "../support/acp-editor.js";
 import { allow, NOTES_SERVER, promptOf, withAgent, withSession } from "../support/acp-session.js";
 
@@ -39,6 +39,25 @@ describe("codex-harness acp: /goal, /mcp, /skills (real codex, ScriptedModel)", 
           /Goal: write the report — complete \(\d+ tokens/,
         );
         assert.equal(setup.model.modelRequests.length, asked, "no turn to show the goal");
+      },
+      { features: { goals: true } },
+    );
+  });
+
+  it("session/cancel during /goal: the prompt answers cancelled and the goal is paused", async () => {
+    await withSession(
+      [response([reply("Too late.")], { delayMs: 60_000 })],
+      async (setup, { editor, sessionId, prompt }) => {
+        const running = prompt("/goal a long task");
+        await setup.model.waitForRequest(1, { timeoutMs: 20_000 });
+        const cancelled = Date.now();
+        await editor.agent.notify("session/cancel", { sessionId });
+        assert.equal((await running).stopReason, "cancelled");
+        assert.ok(Date.now() - cancelled < 5_000, `${Date.now() - cancelled} ms after the cancel`);
+        assert.match(
+          answerText(await sent(editor, () => prompt("/goal"))),
+          /Goal: a long task — paused/,
+        );
       },
       { features: { goals: true } },
     );
