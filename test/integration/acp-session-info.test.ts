@@ -61,9 +61,9 @@ describe("codex-harness acp: session info, steering and fork (real codex, Script
   it("an editor that asks for steering: a prompt sent while one runs reaches the model's next request", async () => {
     await withAgent(
       [
-        response([reply("Working on it.")], { delayMs: 1_500 }),
+        response([reply("Working on it.")], { delayMs: 2_500 }),
         (request: RecordedRequest) => reply(`Saw: ${lastUserText(request)}`),
-        response([reply("Busy.")], { delayMs: 1_500 }),
+        response([reply("Busy.")], { delayMs: 2_500 }),
         (request: RecordedRequest) => reply(`Saw: ${lastUserText(request)}`),
       ],
       async (setup) => {
@@ -104,7 +104,7 @@ describe("codex-harness acp: session info, steering and fork (real codex, Script
   it("an editor that does not ask: the second prompt is refused, unless it asks in its _meta", async () => {
     await withSession(
       [
-        response([reply("Working.")], { delayMs: 1_500 }),
+        response([reply("Working.")], { delayMs: 2_500 }),
         (request: RecordedRequest) => reply(`Saw: ${lastUserText(request)}`),
       ],
       async (setup, { editor, sessionId, prompt }) => {
