@@ -22,6 +22,8 @@ const ANSWER = /^(word )+$/;
 
 /** One agent's samples of a round: session/new, the median turn, the long answer. */
 interface Sample {
+  /** From spawning the agent to session/new's answer (initialize's wait for codex included). */
+  ready: number;
   sessionNew: number;
   turn: number;
   long: number;
@@ -69,6 +71,7 @@ async function measure(agent: Agent): Promise<Sample> {
   const { argv, env: extraEnv, titles } = agent(codexPath);
   const env = await scriptedEnv(0, script(titles));
   let characters = 0;
+  const spawned = performance.now();
   const editor = editorOnAgent(argv, { ...env.env, ...extraEnv }, (text) => {
     // Only the answer's words: the peer also shows codex's warnings as answer text.
     if (ANSWER.test(text)) characters += text.length;
@@ -84,6 +87,7 @@ async function measure(agent: Agent): Promise<Sample> {
       mcpServers: [],
     });
     const sessionNew = performance.now() - start;
+    const ready = performance.now() - spawned;
     const prompt = async (text: string) => {
       const { stopReason } = await editor.agent.request("session/prompt", {
         sessionId,
@@ -106,7 +110,7 @@ async function measure(agent: Agent): Promise<Sample> {
       throw new Error(`${argv.join(" ")}: ${characters} characters, expected ${DELTAS * 5}`);
     }
     env.check();
-    return { sessionNew, turn: median(turns), long: longMs };
+    return { ready, sessionNew, turn: median(turns), long: longMs };
   } finally {
     await editor.close();
     await env.close();
@@ -114,7 +118,7 @@ async function measure(agent: Agent): Promise<Sample> {
 }
 
 /** Our row and the peer's for one measure. */
-function pair(what: string, ours: number[], peer: number[], target: number): Row[] {
+function pair(what: string, ours: number[], peer: number[], target: number | undefined): Row[] {
   const ratio = pairedRatio(ours, peer);
   return [
     {
@@ -123,8 +127,8 @@ function pair(what: string, ours: number[], peer: number[], target: number): Row
       median: formatMs(median(ours)),
       best: formatMs(min(ours)),
       vsFloor: formatFactor(ratio),
-      target: `≤ ${target.toFixed(2)}x`,
-      pass: ratio <= target,
+      target: target === undefined ? "" : `≤ ${target.toFixed(2)}x`,
+      pass: target === undefined ? undefined : ratio <= target,
     },
     {
       benchmark: "ACP vs codex-acp",
@@ -138,11 +142,12 @@ function pair(what: string, ours: number[], peer: number[], target: number): Row
   ];
 }
 
-const MEASURES = [
+const MEASURES: [string, keyof Sample, number | undefined][] = [
+  ["spawn → session ready (initialize + session/new)", "ready", undefined],
   ["session/new (right after initialize)", "sessionNew", PEER_SESSION_TARGET],
   ["prompt → end of turn (median of 10)", "turn", PEER_TURN_TARGET],
   [`prompt → end of a ${DELTAS.toLocaleString("en-US")}-delta answer`, "long", PEER_TURN_TARGET],
-] as const;
+];
 
 /** Both agents, in turn each round (who goes first alternates). */
 export async function benchAcpPeer(rounds: number): Promise<Section> {
@@ -155,7 +160,7 @@ export async function benchAcpPeer(rounds: number): Promise<Section> {
         median: "",
         best: "",
         vsFloor: "",
-        target: `≤ ${target.toFixed(2)}x`,
+        target: target === undefined ? "" : `≤ ${target.toFixed(2)}x`,
         pass: undefined,
       })),
       notes: [

@@ -23,6 +23,13 @@ import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
 import { checkSessionFolders } from "./session-folders.js";
 import { replayUpdates } from "./session-updates.js";
+import { WarmCodex, type WarmRead } from "./warm-codex.js";
+
+/**
+ * How long `initialize` waits for codex to be up (started when the editor connected), so that the
+ * first `session/new` only starts a thread; a codex slower than this is waited for by that session.
+ */
+const INITIALIZE_WAITS_MS = 5_000;
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -69,6 +76,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   let formsOffered = false;
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
+  // codex, started when the editor connects, and what every session reads of it.
+  const warm = new WarmCodex(options.codex, options.log);
 
   /** Tells the editor, as a thought, why a request is not asked there. */
   const tell = (sessionId: string, text: string, request: ApprovalRequest) => {
@@ -146,10 +155,28 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     };
   };
 
+  /** What sessions read of codex, read once (again after a login or logout). */
+  const LOGIN: WarmRead<Awaited<ReturnType<typeof readLogin>>> = {
+    key: "login",
+    read: async () => readLogin(await options.codex.appServer.client(), 20_000),
+    // Not logged in (or codex could not say): asked again at the next session.
+    keep: (login) => login.state === "ok",
+  };
+  const CONFIGURED: WarmRead<Awaited<ReturnType<typeof configured>>> = {
+    key: "configured",
+    read: configured,
+  };
+  const MODELS: WarmRead<Awaited<ReturnType<typeof codexModels>>> = {
+    key: "models",
+    read: () => codexModels(options.codex),
+  };
+  const WARM_READS = [LOGIN, CONFIGURED, MODELS] as WarmRead<unknown>[];
+
   /** What `/status` and `/logout` answer, without a turn. */
   const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {
     if (name === "logout") {
       await options.codex.logout();
+      warm.forget();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
     }
     const login = await readLogin(await options.codex.appServer.client(), 20_000);
@@ -163,7 +190,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
   const loggedIn = async () => {
-    const login = await readLogin(await options.codex.appServer.client(), 20_000);
+    const login = await warm.get(LOGIN);
     if (login.state === "missing") {
       throw acp.RequestError.authRequired(
         undefined,
@@ -179,11 +206,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     cwd: string,
     client: acp.AgentContext,
     model: string | null | undefined,
+    listed?: Promise<SlashCommand[]>,
   ): Promise<acp.SessionConfigOption[]> => {
     const [commands, own, models] = await Promise.all([
-      slashCommands(options.codex, cwd, options.codexHome),
-      configured(),
-      codexModels(options.codex).catch(() => []),
+      listed ?? slashCommands(options.codex, cwd, options.codexHome),
+      warm.get(CONFIGURED),
+      warm.get(MODELS).catch(() => []),
     ]);
     const session: Session = {
       thread,
@@ -281,15 +309,20 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .agent({ name: options.agentInfo.name })
       .onConnect((connection) => {
         editor = connection.client;
+        warm.start(WARM_READS);
       })
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
+        // Started at connect already (or now, where the connection opens after initialize).
+        warm.start(WARM_READS);
+        await warm.ready(INITIALIZE_WAITS_MS);
         return initialized;
       })
       .onRequest("authenticate", async ({ params }) => {
         await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
           options.log?.(line),
         );
+        warm.forget();
         return {};
       })
       .onRequest("session/new", async ({ params, client }) => {
@@ -299,9 +332,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         const thread = options.codex.startThread({
           ...(await threadOptions(params.cwd, () => id, params)),
         });
+        // The folder's skills are listed while codex starts the thread.
+        const listed = slashCommands(options.codex, params.cwd, options.codexHome);
+        // Awaited by open(); when the thread fails first, its failure is that of the session.
+        listed.catch(() => undefined);
         const started = await thread.start();
         id = started.id;
-        const config = await open(id, thread, params.cwd, client, started.model);
+        const config = await open(id, thread, params.cwd, client, started.model, listed);
         return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
       })
       // The saved thread, shown again as updates (load) or not (resume); then it continues.
