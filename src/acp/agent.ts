@@ -170,7 +170,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     key: "models",
     read: () => codexModels(options.codex),
   };
-  const WARM_READS = [LOGIN, CONFIGURED, MODELS] as WarmRead<unknown>[];
+  const WARM_READS: WarmRead<unknown>[] = [LOGIN, CONFIGURED, MODELS];
 
   /** What `/status` and `/logout` answer, without a turn. */
   const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {

@@ -1,14 +1,12 @@
 // Codex started when the editor connects, not at its first session: the app-server process (or
 // the --remote connection), its handshake and API-key login, and the answers every session needs
 // (the login, codex's config and models) read once. `session/new` then only starts the thread.
-import type { Codex } from "../codex.js";
-
 /** A read of codex kept for later sessions: its key, how to read it, whether to keep a value. */
 export interface WarmRead<T> {
   key: string;
   read: () => Promise<T>;
   /** A value this refuses is used by whoever awaits it but read again next time (default: keep). */
-  keep?: (value: T) => boolean;
+  keep?(value: T): boolean;
 }
 
 /**
@@ -21,11 +19,12 @@ export class WarmCodex {
   private readonly kept = new Map<string, Promise<unknown>>();
 
   /**
-   * @param codex the agent's Codex; closing it (the editor went away) ends a start in flight
+   * @param codex the agent's Codex (its `start()`); closing it (the editor went away) ends a start
+   *   in flight
    * @param log where a failed early start is said (it is said again by the session that needs it)
    */
   constructor(
-    private readonly codex: Codex<"extended">,
+    private readonly codex: { start(): Promise<unknown> },
     private readonly log?: (line: string) => void,
   ) {}
 
