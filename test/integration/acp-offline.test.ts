@@ -6,7 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { answerText, editorOf, startAcpAgent } from "../support/acp-editor.js";
+import { answerText, startAcpAgent } from "../support/acp-editor.js";
 import { allow, openSession, promptOf } from "../support/acp-session.js";
 import { startCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
