@@ -10,26 +10,20 @@ import type { Codex } from "../codex.js";
 import type { ApprovalRequest, Approvals } from "../events/approval-types.js";
 import { RpcWireError } from "../rpc/errors.js";
 import type { Thread } from "../thread.js";
-import type { SandboxMode } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
+import { codexReads } from "./codex-reads.js";
 import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import type { AskForm } from "./forms.js";
 import { governedByChannels } from "./governed-requests.js";
 import { mcpServersConfig } from "./mcp-servers.js";
-import { codexModels, configOptions, MODEL_OPTION } from "./models.js";
-import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
+import { configOptions, MODEL_OPTION } from "./models.js";
+import { DEFAULT_MODE, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
 import { checkSessionFolders } from "./session-folders.js";
 import { replayUpdates } from "./session-updates.js";
-import { WarmCodex, type WarmRead } from "./warm-codex.js";
-
-/**
- * How long `initialize` waits for codex to be up (started when the editor connected), so that the
- * first `session/new` only starts a thread; a codex slower than this is waited for by that session.
- */
-const INITIALIZE_WAITS_MS = 5_000;
+import { INITIALIZE_WAITS_MS, WarmCodex } from "./warm-codex.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -130,47 +124,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     approvalsReviewer: "user" as const,
   });
 
-  /**
-   * codex's own sandbox and approval policy (its config), what "As configured" goes back to, and
-   * its model.
-   */
-  const configured = async (): Promise<{ settings: ModeSettings; model: string }> => {
-    // A codex that cannot say (an older or fake app-server): its defaults.
-    const { config } = (await options.codex.appServer
-      .readConfig()
-      .catch(() => ({ config: {} }))) as {
-      config: {
-        sandbox_mode?: SandboxMode | null;
-        approval_policy?: unknown;
-        model?: string | null;
-      };
-    };
-    const policy = config.approval_policy;
-    return {
-      settings: {
-        sandboxMode: config.sandbox_mode ?? "read-only",
-        approvalPolicy: policy === "never" ? "never" : "on-request",
-      },
-      model: config.model ?? "",
-    };
-  };
-
-  /** What sessions read of codex, read once (again after a login or logout). */
-  const LOGIN: WarmRead<Awaited<ReturnType<typeof readLogin>>> = {
-    key: "login",
-    read: async () => readLogin(await options.codex.appServer.client(), 20_000),
-    // Not logged in (or codex could not say): asked again at the next session.
-    keep: (login) => login.state === "ok",
-  };
-  const CONFIGURED: WarmRead<Awaited<ReturnType<typeof configured>>> = {
-    key: "configured",
-    read: configured,
-  };
-  const MODELS: WarmRead<Awaited<ReturnType<typeof codexModels>>> = {
-    key: "models",
-    read: () => codexModels(options.codex),
-  };
-  const WARM_READS: WarmRead<unknown>[] = [LOGIN, CONFIGURED, MODELS];
+  // What sessions read of codex, read once (again after a login or logout).
+  const reads = codexReads(options.codex);
 
   /** What `/status` and `/logout` answer, without a turn. */
   const agentCommand = async (name: "status" | "logout", session: Session): Promise<string> => {
@@ -190,7 +145,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
   const loggedIn = async () => {
-    const login = await warm.get(LOGIN);
+    const login = await warm.get(reads.login);
     if (login.state === "missing") {
       throw acp.RequestError.authRequired(
         undefined,
@@ -210,8 +165,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   ): Promise<acp.SessionConfigOption[]> => {
     const [commands, own, models] = await Promise.all([
       listed ?? slashCommands(options.codex, cwd, options.codexHome),
-      warm.get(CONFIGURED),
-      warm.get(MODELS).catch(() => []),
+      warm.get(reads.configured),
+      warm.get(reads.models).catch(() => []),
     ]);
     const session: Session = {
       thread,
@@ -309,12 +264,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .agent({ name: options.agentInfo.name })
       .onConnect((connection) => {
         editor = connection.client;
-        warm.start(WARM_READS);
+        warm.start(reads.all);
       })
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
         // Started at connect already (or now, where the connection opens after initialize).
-        warm.start(WARM_READS);
+        warm.start(reads.all);
         await warm.ready(INITIALIZE_WAITS_MS);
         return initialized;
       })

@@ -1,6 +1,13 @@
 // Codex started when the editor connects, not at its first session: the app-server process (or
 // the --remote connection), its handshake and API-key login, and the answers every session needs
 // (the login, codex's config and models) read once. `session/new` then only starts the thread.
+/**
+ * How long the agent's `initialize` waits for codex to be up (started when the editor connected),
+ * so that the first `session/new` only starts a thread; a slower codex is waited for by that
+ * session.
+ */
+export const INITIALIZE_WAITS_MS = 5_000;
+
 /** A read of codex kept for later sessions: its key, how to read it, whether to keep a value. */
 export interface WarmRead<T> {
   key: string;
