@@ -16,7 +16,8 @@ import { FLOOD_SERVER } from "./throughput.js";
 export const ACP_LATENCY_TARGET = 1.1;
 export const ACP_THROUGHPUT_TARGET = 0.7;
 const TURNS = 10;
-const BIN = path.resolve(
+/** The `codex-harness` command. */
+export const BIN = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   "../../bin/codex-harness.js",
 );
@@ -52,9 +53,21 @@ async function viaSdk(env: ScriptedEnv): Promise<Timing> {
   }
 }
 
-/** An ACP agent process and an editor on it; `onChunk` sees each answer chunk's text. */
+/** `codex-harness acp` with `args` and an editor on it; `onChunk` sees each answer chunk's text. */
 function editorOn(args: string[], env: Record<string, string>, onChunk: (text: string) => void) {
-  const child = spawn(process.execPath, [BIN, "acp", ...args], {
+  return editorOnAgent([BIN, "acp", ...args], env, onChunk);
+}
+
+/**
+ * An ACP agent (`node` running `argv`: ours or another) and an editor on it; `onChunk` sees each
+ * answer chunk's text.
+ */
+export function editorOnAgent(
+  argv: string[],
+  env: Record<string, string>,
+  onChunk: (text: string) => void,
+) {
+  const child = spawn(process.execPath, argv, {
     env,
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchAcp } from "./acp.js";
+import { benchAcpPeer } from "./acp-peer.js";
 import { benchBigOutput, bigOutputSection } from "./big-output.js";
 import { benchChannels } from "./channels.js";
 import { benchChannelsPolicy } from "./channels-policy.js";
@@ -107,6 +108,12 @@ const BENCHES: Bench[] = [
     title: "ACP agent (codex-harness acp)",
     table: "main",
     run: () => benchAcp(rounds, events),
+  },
+  {
+    key: "acp-peer",
+    title: "ACP agent against codex-acp",
+    table: "main",
+    run: () => benchAcpPeer(rounds),
   },
   { key: "fleet", title: "fleet on PostgreSQL", table: "main", run: () => benchFleet(rounds) },
   {

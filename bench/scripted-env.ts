@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { findCodexBinary } from "../src/app-server/codex-binary.js";
-import { reply, ScriptedModel } from "../src/testing/index.js";
+import { reply, ScriptedModel, type ScriptStep } from "../src/testing/index.js";
 
 /** What every variant gets: the same binary, environment (CODEX_HOME inside) and folder. */
 export interface ScriptedEnv {
@@ -16,15 +16,18 @@ export interface ScriptedEnv {
   close(): Promise<void>;
 }
 
-/** Starts a ScriptedModel scripted with `turns` replies and a CODEX_HOME that uses it. */
-export async function scriptedEnv(turns: number): Promise<ScriptedEnv> {
+/**
+ * Starts a ScriptedModel scripted with `turns` replies (then `more`, in order) and a CODEX_HOME
+ * that uses it.
+ */
+export async function scriptedEnv(turns: number, more: ScriptStep[] = []): Promise<ScriptedEnv> {
   const binary = findCodexBinary();
   const root = await mkdtemp(path.join(tmpdir(), "codex-harness-bench-"));
   const home = path.join(root, "home");
   const workdir = path.join(root, "work");
   await mkdir(workdir, { recursive: true });
   const responses = Array.from({ length: turns }, (_, i) => reply(`Answer ${i + 1}.`));
-  const model = await ScriptedModel.start({ responses });
+  const model = await ScriptedModel.start({ responses: [...responses, ...more] });
   await model.writeCodexHome(home, {
     sandbox_mode: "danger-full-access",
     approval_policy: "never",

@@ -11,16 +11,15 @@ import type { Codex } from "../codex.js";
 import type { ApprovalRequest, Approvals } from "../events/approval-types.js";
 import { RpcWireError } from "../rpc/errors.js";
 import type { Thread } from "../thread.js";
-import type { SandboxMode } from "../turns/options.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
+import { codexReads } from "./codex-reads.js";
 import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
 import { firstAnswer } from "./follow-person.js";
 import { forkParams } from "./fork.js";
 import type { AskForm } from "./forms.js";
 import { governedByChannels } from "./governed-requests.js";
 import { mcpServersConfig } from "./mcp-servers.js";
-import { codexModels } from "./models.js";
-import { DEFAULT_MODE, type ModeSettings, modeSettings, modeState } from "./modes.js";
+import { DEFAULT_MODE, modeSettings, modeState } from "./modes.js";
 import { type AskEditor, editorApprovals } from "./permissions.js";
 import { newSession, type PromptIo, runPrompt, type Session, sessionOf } from "./prompt-turn.js";
 import { type AnsweredCommand, answerText } from "./session-commands.js";
@@ -35,6 +34,7 @@ import {
   STEERING_METHOD,
   steeringRequest,
 } from "./steering.js";
+import { INITIALIZE_WAITS_MS, WarmCodex } from "./warm-codex.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -83,6 +83,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   let steeringAsked = false;
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
+  // codex, started when the editor connects, and what every session reads of it.
+  const warm = new WarmCodex(options.codex, options.log);
 
   /** Tells the editor, as a thought, why a request is not asked there. */
   const tell = (sessionId: string, text: string, request: ApprovalRequest) => {
@@ -135,30 +137,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     approvalsReviewer: "user" as const,
   });
 
-  /**
-   * codex's own sandbox and approval policy (its config), what "As configured" goes back to, and
-   * its model.
-   */
-  const configured = async (): Promise<{ settings: ModeSettings; model: string }> => {
-    // A codex that cannot say (an older or fake app-server): its defaults.
-    const { config } = (await options.codex.appServer
-      .readConfig()
-      .catch(() => ({ config: {} }))) as {
-      config: {
-        sandbox_mode?: SandboxMode | null;
-        approval_policy?: unknown;
-        model?: string | null;
-      };
-    };
-    const policy = config.approval_policy;
-    return {
-      settings: {
-        sandboxMode: config.sandbox_mode ?? "read-only",
-        approvalPolicy: policy === "never" ? "never" : "on-request",
-      },
-      model: config.model ?? "",
-    };
-  };
+  // What sessions read of codex, read once (again after a login or logout).
+  const reads = codexReads(options.codex);
 
   /** What the agent's own commands answer without a turn (`/status`, `/mcp`, …). */
   const agentCommand = async (
@@ -168,6 +148,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     if (name !== "status" && name !== "logout") return answerText(name, options.codex, session);
     if (name === "logout") {
       await options.codex.logout();
+      warm.forget();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
     }
     const login = await readLogin(await options.codex.appServer.client(), 20_000);
@@ -188,7 +169,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
   const loggedIn = async () => {
-    const login = await readLogin(await options.codex.appServer.client(), 20_000);
+    const login = await warm.get(reads.login);
     if (login.state === "missing") {
       throw acp.RequestError.authRequired(
         undefined,
@@ -205,11 +186,12 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     client: acp.AgentContext,
     model: string | null | undefined,
     title?: string | null,
+    listed?: Promise<SlashCommand[]>,
   ): Promise<acp.SessionConfigOption[]> => {
     const [commands, own, models] = await Promise.all([
-      slashCommands(options.codex, cwd, options.codexHome),
-      configured(),
-      codexModels(options.codex).catch(() => []),
+      listed ?? slashCommands(options.codex, cwd, options.codexHome),
+      warm.get(reads.configured),
+      warm.get(reads.models).catch(() => []),
     ]);
     const session = newSession({
       thread,
@@ -319,16 +301,21 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .agent({ name: options.agentInfo.name })
       .onConnect((connection) => {
         editor = connection.client;
+        warm.start(reads.all);
       })
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
         steeringAsked = asksSteering(params.clientCapabilities?._meta);
+        // Started at connect already (or now, where the connection opens after initialize).
+        warm.start(reads.all);
+        await warm.ready(INITIALIZE_WAITS_MS);
         return initialized;
       })
       .onRequest("authenticate", async ({ params }) => {
         await authenticate(options.codex, params.methodId, options.env ?? {}, (line) =>
           options.log?.(line),
         );
+        warm.forget();
         return {};
       })
       .onRequest("session/new", async ({ params, client }) => {
@@ -338,9 +325,13 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
         const thread = options.codex.startThread({
           ...(await threadOptions(params.cwd, () => id, params)),
         });
+        // The folder's skills are listed while codex starts the thread.
+        const listed = slashCommands(options.codex, params.cwd, options.codexHome);
+        // Awaited by open(); when the thread fails first, its failure is that of the session.
+        listed.catch(() => undefined);
         const started = await thread.start();
         id = started.id;
-        const config = await open(id, thread, params.cwd, client, started.model);
+        const config = await open(id, thread, params.cwd, client, started.model, undefined, listed);
         return { sessionId: id, modes: modeState(DEFAULT_MODE), configOptions: config };
       })
       // The saved thread, shown again as updates (load) or not (resume); then it continues.

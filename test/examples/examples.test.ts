@@ -120,6 +120,23 @@ describe("examples of the README and docs/", () => {
     assert.match(stdout, /^gen_ai\.client\.token\.usage \(\{token\}\)$/m);
   });
 
+  it("acp-client: an ACP client on the SDK drives codex-harness acp, allows the command", async () => {
+    const stdout = await runExample("acp-client");
+    const lines = stdout.split("\n");
+    assert.match(lines[0] ?? "", /^agent: codex-harness \d+\.\d+\.\d+/);
+    // The tool call and the question about it (their order is the agent's, tested elsewhere).
+    assert.deepEqual(lines.slice(1, 3).sort(), [
+      "[asked] echo hello > hello.txt",
+      "[tool] echo hello > hello.txt",
+    ]);
+    assert.deepEqual(lines.slice(3), [
+      "I wrote hello.txt.",
+      "stop: end_turn",
+      "hello.txt: hello",
+      "",
+    ]);
+  });
+
   it("approvals-policy: the file allows ls, denies rm -rf, the person declines curl", async () => {
     const stdout = await runExample("approvals-policy");
     assert.match(stdout, /ls: "accept"/);
