@@ -23,6 +23,7 @@ import { type AskEditor, editorApprovals } from "./permissions.js";
 import { runPrompt, type Session, sessionOf } from "./prompt-turn.js";
 import { checkSessionFolders } from "./session-folders.js";
 import { replayUpdates } from "./session-updates.js";
+import { SessionViews } from "./session-views.js";
 
 /** What the agent needs from the command that runs it. */
 export interface AcpAgentOptions {
@@ -67,6 +68,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     connected().request("session/request_permission", request, until(signal));
   // Set at initialize when the editor renders forms (elicitation/create).
   let formsOffered = false;
+  // What each session's editor was shown (tool calls, file texts, codex's warnings).
+  const views = new SessionViews(options.codex);
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
 
@@ -89,7 +92,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
    * channels approvals' rules govern, channels alone.
    */
   const askPerson = (sessionId: () => string): Approvals => {
-    const editor = editorApprovals(sessionId, ask, () => (formsOffered ? askForm : undefined));
+    const forms = () => (formsOffered ? askForm : undefined);
+    const editor = editorApprovals(sessionId, ask, forms, views);
     const { channels } = options;
     if (!channels) return editor;
     const raced = firstAnswer(editor, channels, {
@@ -196,6 +200,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       modelChosen: false,
     };
     sessions.set(id, session);
+    views.open(id, cwd, (update) => client.notify("session/update", { sessionId: id, update }));
     if (commands.length > 0) announce(client, id, commands);
     return session.model ? configOptions(models, session.model) : [];
   };
@@ -221,6 +226,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   const forget = (id: string, why: string) => {
     sessions.get(id)?.turn?.abort(new Error(why));
     sessions.delete(id);
+    views.forget(id);
   };
 
   /** codex's answer about saved thread `id`: its refusal (no such thread) is ACP's not found. */
@@ -284,6 +290,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       })
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
+        views.initialize(params.clientCapabilities);
         return initialized;
       })
       .onRequest("authenticate", async ({ params }) => {
@@ -321,6 +328,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
           send: (update) =>
             client.notify("session/update", { sessionId: params.sessionId, update }),
           answer: agentCommand,
+          view: views.get(params.sessionId),
         }),
       )
       .onRequest("session/list", async ({ params }) => {

@@ -9,6 +9,7 @@ import { agentCommandOf, expandSlashCommand, type SlashCommand } from "./command
 import { type ModeSettings, modeSettings } from "./modes.js";
 import { type PromptImages, promptImages, promptText } from "./prompt.js";
 import { TurnUpdates } from "./session-updates.js";
+import type { SessionView } from "./session-view.js";
 import { UpdateSender } from "./update-sender.js";
 
 /** A session the agent holds: its thread and what the editor chose for it. */
@@ -39,6 +40,8 @@ export function sessionOf(sessions: Map<string, Session>, id: string): Session {
 export interface PromptIo {
   send(update: acp.SessionUpdate): Promise<void>;
   answer(name: "status" | "logout", session: Session): Promise<string>;
+  /** What the editor was shown of the session (tool calls, file texts, notices). */
+  view?: SessionView | undefined;
 }
 
 /** Runs one `session/prompt` of `session`; `signal` is the request's own cancellation. */
@@ -59,9 +62,10 @@ export async function runPrompt(
   // The request itself cancelled ($/cancel_request) stops the turn too.
   const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
   signal.addEventListener("abort", stopOnCancel, { once: true });
-  const updates = new TurnUpdates();
+  const updates = new TurnUpdates(tell.view);
   let images: PromptImages | undefined;
   const sender = new UpdateSender(tell.send);
+  const detach = tell.view?.attach(sender);
   try {
     const own = agentCommandOf(promptText(params.prompt), session.commands);
     if (own && ("answer" in own || "usage" in own)) {
@@ -105,6 +109,7 @@ export async function runPrompt(
     throw acp.RequestError.internalError(undefined, (error as Error).message);
   } finally {
     signal.removeEventListener("abort", stopOnCancel);
+    detach?.();
     session.turn = undefined;
     await images?.remove();
   }
