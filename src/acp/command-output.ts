@@ -4,6 +4,8 @@
 // then `terminal_exit`: the extension Zed reads and codex-acp sends, since ACP v1's own terminals
 // are ones the editor runs, and codex runs its commands itself). Any other editor gets the output
 // as a fenced text block when the command ends. Either way `rawOutput` carries the whole output.
+// codex does not always stream a command's first output (it came before the command's start was
+// told): a terminal that missed some is replaced at the end by one with the whole output.
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ExtendedCommandExecutionItem } from "../events/types.js";
 
@@ -39,13 +41,13 @@ export function terminalOutput(mode: TerminalMode, id: string, data: string): ac
 }
 
 /**
- * The end of a command: its status and output (in terminal mode, the output not streamed yet,
- * and the exit).
+ * The end of a command: its status and output (in terminal mode, after the `streamed` output,
+ * what the terminal lacks, and the exit).
  */
 export function commandEnded(
   item: ExtendedCommandExecutionItem,
   mode: TerminalMode | undefined,
-  streamed: boolean,
+  streamed: string,
 ): acp.SessionUpdate {
   const output = item.aggregated_output.trimEnd();
   const exitCode = item.exit_code ?? null;
@@ -72,13 +74,24 @@ export function commandEnded(
           ],
         };
   }
+  const whole = item.aggregated_output;
+  const exit = (id: string) => ({ terminal_id: id, exit_code: exitCode, signal: null });
+  if (whole.startsWith(streamed)) {
+    const rest = whole.slice(streamed.length);
+    return {
+      ...ended,
+      _meta: {
+        ...(rest !== "" ? { [mode]: { terminal_id: item.id, data: rest } } : {}),
+        terminal_exit: exit(item.id),
+      },
+    };
+  }
+  // The terminal missed output: one with all of it takes its place.
+  const id = `${item.id}-output`;
+  const start = terminalStart(id, item.cwd);
   return {
     ...ended,
-    _meta: {
-      ...(!streamed && item.aggregated_output !== ""
-        ? { [mode]: { terminal_id: item.id, data: item.aggregated_output } }
-        : {}),
-      terminal_exit: { terminal_id: item.id, exit_code: exitCode, signal: null },
-    },
+    content: start.content ?? null,
+    _meta: { ...start._meta, [mode]: { terminal_id: id, data: whole }, terminal_exit: exit(id) },
   };
 }

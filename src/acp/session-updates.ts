@@ -41,6 +41,8 @@ export function warningText(method: string, params: unknown): string | undefined
 export class TurnUpdates {
   /** Items whose text already went out as deltas (their completion repeats nothing). */
   private readonly streamed = new Set<string>();
+  /** Each command's output streamed to its terminal so far (terminal mode). */
+  private readonly output = new Map<string, string>();
   /** The end of the turn, once its last event came. */
   end: TurnEnd | undefined;
   /** The tool call of the review the turn runs, if it is one. */
@@ -62,7 +64,8 @@ export class TurnUpdates {
           return [chunk("agent_thought_chunk", event.delta, event.item_id)];
         }
         if (event.stream === "command_output" && this.view.terminal) {
-          this.streamed.add(event.item_id);
+          const before = this.output.get(event.item_id) ?? "";
+          this.output.set(event.item_id, before + event.delta);
           return [terminalOutput(this.view.terminal, event.item_id, event.delta)];
         }
         return [];
@@ -163,8 +166,11 @@ export class TurnUpdates {
         return this.streamed.has(item.id) || item.text === ""
           ? []
           : [chunk("agent_thought_chunk", item.text, item.id)];
-      case "command_execution":
-        return [commandEnded(item, this.view.terminal, this.streamed.has(item.id))];
+      case "command_execution": {
+        const streamed = this.output.get(item.id) ?? "";
+        this.output.delete(item.id);
+        return [commandEnded(item, this.view.terminal, streamed)];
+      }
       case "file_change":
         return [
           {
