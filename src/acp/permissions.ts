@@ -65,8 +65,12 @@ export function editorApprovals(
     let failed = true;
     try {
       const response = await ask(request, signal);
-      failed =
-        response.outcome.outcome !== "selected" || !response.outcome.optionId.startsWith("allow");
+      const { outcome } = response;
+      const chosen =
+        outcome.outcome === "selected"
+          ? request.options.find((option) => option.optionId === outcome.optionId)
+          : undefined;
+      failed = !chosen || chosen.kind.startsWith("reject");
       return response;
     } finally {
       if (alone) {
