@@ -63,7 +63,12 @@ export class TurnUpdates {
           this.streamed.add(event.item_id);
           return [chunk("agent_thought_chunk", event.delta, event.item_id)];
         }
-        if (event.stream === "command_output" && this.view.terminal) {
+        // Output of a call the editor has not been shown is left to the end's whole output.
+        if (
+          event.stream === "command_output" &&
+          this.view.terminal &&
+          this.view.has(event.item_id)
+        ) {
           const before = this.output.get(event.item_id) ?? "";
           this.output.set(event.item_id, before + event.delta);
           return [terminalOutput(this.view.terminal, event.item_id, event.delta)];
@@ -73,7 +78,11 @@ export class TurnUpdates {
         if (event.item.type === "entered_review_mode") this.review = event.item.id;
         return this.started(event.item);
       case "item.completed":
-        return this.completed(event.item);
+        // A tool call's end never comes before the call: one that never started starts now.
+        return [
+          ...(this.view.has(event.item.id) ? [] : this.started(event.item)),
+          ...this.completed(event.item),
+        ];
       case "turn.plan.updated":
         return [
           {

@@ -60,6 +60,11 @@ export class SessionView {
     };
   }
 
+  /** Whether tool call `id` was sent already. */
+  has(id: string): boolean {
+    return this.calls.has(id);
+  }
+
   /** Whether tool call `id` was sent already; from now on it counts as sent. */
   sent(id: string): boolean {
     if (this.calls.has(id)) return true;

@@ -17,6 +17,14 @@ const isUpdate = (update: acp.SessionUpdate): update is Update =>
 const diffsOf = (content: acp.ToolCallContent[] | null | undefined): Diff[] =>
   (content ?? []).filter((part): part is Diff => part.type === "diff");
 
+/** `a.txt` holding `text` in the agent's workspace, and a session whose editor rejects. */
+async function oneFile(setup: Parameters<Parameters<typeof withAgent>[1]>[0], text: string) {
+  const file = path.join(setup.workspace, "a.txt");
+  writeFileSync(file, text);
+  const opened = await openSession(setup.agent, setup.workspace, allow("reject_once"));
+  return { file, ...opened, prompt: promptOf(opened.editor, opened.sessionId) };
+}
+
 describe("codex-harness acp: file changes as diffs (real codex, ScriptedModel)", () => {
   it("update, delete, move and add: diffs in the tool call, the request and the end", async () => {
     await withAgent(
@@ -91,15 +99,9 @@ describe("codex-harness acp: file changes as diffs (real codex, ScriptedModel)",
     await withAgent(
       [applyPatch("*** Update File: a.txt\n@@\n-old line\n+new line"), reply("Done.")],
       async (setup) => {
-        const file = path.join(setup.workspace, "a.txt");
-        writeFileSync(file, "keep\nold line\n");
-        const { editor, sessionId } = await openSession(
-          setup.agent,
-          setup.workspace,
-          allow("reject_once"),
-        );
+        const { file, editor, sessionId, prompt } = await oneFile(setup, "keep\nold line\n");
         await editor.agent.request("session/set_mode", { sessionId, modeId: "full-access" });
-        assert.equal((await promptOf(editor, sessionId)("Edit")).stopReason, "end_turn");
+        assert.equal((await prompt("Edit")).stopReason, "end_turn");
         assert.equal(editor.asked.length, 0);
         const want = {
           type: "diff",
@@ -119,14 +121,8 @@ describe("codex-harness acp: file changes as diffs (real codex, ScriptedModel)",
     await withAgent(
       [applyPatch("*** Update File: a.txt\n@@\n-a\n+b"), reply("Fine, left it.")],
       async (setup) => {
-        const file = path.join(setup.workspace, "a.txt");
-        writeFileSync(file, "a\n");
-        const { editor, sessionId } = await openSession(
-          setup.agent,
-          setup.workspace,
-          allow("reject_once"),
-        );
-        assert.equal((await promptOf(editor, sessionId)("Edit")).stopReason, "end_turn");
+        const { file, editor, prompt } = await oneFile(setup, "a\n");
+        assert.equal((await prompt("Edit")).stopReason, "end_turn");
         assert.deepEqual(diffsOf(editor.asked[0]?.toolCall.content), [
           { type: "diff", path: file, oldText: "a\n", newText: "b\n" },
         ]);
