@@ -180,19 +180,19 @@ export class TurnUpdates {
         this.output.delete(item.id);
         return [commandEnded(item, this.view.terminal, streamed)];
       }
-      case "file_change":
+      case "file_change": {
+        // Applied: the diff of the files as they are now (the texts kept since are let go).
+        const content = this.view.fileContent(item.id, item.changes, true);
         return [
           {
             sessionUpdate: "tool_call_update",
             toolCallId: item.id,
             status: item.status === "completed" ? "completed" : "failed",
-            // Applied: the diff of the files as they are now.
-            ...(item.status === "completed"
-              ? { content: this.view.fileContent(item.id, item.changes, true) }
-              : {}),
+            ...(item.status === "completed" ? { content } : {}),
             rawOutput: { status: item.status },
           },
         ];
+      }
       case "mcp_tool_call":
       case "web_search":
       case "dynamic_tool_call":

@@ -59,6 +59,12 @@ describe("codex-harness acp: tool calls before their permission requests (real c
       }
       assert.equal(editor.asked.length, 2 * TURNS, "a command and a file change asked each turn");
       assert.deepEqual(disorder(setup.agent.sent), []);
+      const edits = editor.asked.filter((request) => request.toolCall.kind === "edit");
+      assert.deepEqual(
+        edits.map((request) => request.toolCall.content?.[0]?.type),
+        Array(TURNS).fill("diff"),
+        "each file change asked about shows its diff",
+      );
       const calls = editor.updates.filter((n) => n.update.sessionUpdate === "tool_call");
       assert.equal(calls.length, 2 * TURNS, "one tool call per command and per file change");
     });
