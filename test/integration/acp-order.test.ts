@@ -39,7 +39,10 @@ describe("codex-harness acp: tool calls before their permission requests (real c
     const steps: ScriptStep[] = [];
     for (let turn = 0; turn < TURNS; turn++) {
       steps.push(
-        execCommand(`echo ${turn} > run-${turn}.txt`, { escalated: true }),
+        execCommand(`echo ${turn} > run-${turn}.txt`, {
+          escalated: true,
+          justification: `to record turn ${turn}`,
+        }),
         applyPatch(`*** Add File: file-${turn}.txt\n+turn ${turn}`),
         reply(`Turn ${turn} done.`),
       );
@@ -59,6 +62,16 @@ describe("codex-harness acp: tool calls before their permission requests (real c
       }
       assert.equal(editor.asked.length, 2 * TURNS, "a command and a file change asked each turn");
       assert.deepEqual(disorder(setup.agent.sent), []);
+      // The command asked about shows what runs, where, and why.
+      const commands = editor.asked.filter((request) => request.toolCall.kind === "execute");
+      for (const [turn, request] of commands.entries()) {
+        const shown = JSON.stringify(request.toolCall.content);
+        assert.ok(shown.includes(`echo ${turn} > run-${turn}.txt`), shown);
+        assert.ok(
+          shown.includes(setup.workspace) && shown.includes(`to record turn ${turn}`),
+          shown,
+        );
+      }
       const edits = editor.asked.filter((request) => request.toolCall.kind === "edit");
       assert.deepEqual(
         edits.map((request) => request.toolCall.content?.[0]?.type),
