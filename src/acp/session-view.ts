@@ -29,8 +29,11 @@ export interface SessionViewOptions {
 
 /** One session's view; the running prompt attaches its sender so everything goes out in order. */
 export class SessionView {
+  /** The session's folder, against which codex's relative paths are resolved. */
   readonly cwd: string;
+  /** How the editor wants command output; undefined: as text. */
   readonly terminal: TerminalMode | undefined;
+  /** How file texts are read for diffs. */
   readonly read: ReadText;
   private readonly calls = new Set<string>();
   private readonly texts = new Map<string, (FileTexts | undefined)[]>();
