@@ -27,6 +27,7 @@ import { checkSessionFolders } from "./session-folders.js";
 import { followSessionInfo } from "./session-info.js";
 import { sessionConfigOptions, setConfigOption } from "./session-options.js";
 import { replayUpdates } from "./session-updates.js";
+import { SessionViews } from "./session-views.js";
 import {
   asksSteering,
   parseSteerRequest,
@@ -81,6 +82,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
   let formsOffered = false;
   // Set at initialize when the editor asks that a prompt sent during another steer it.
   let steeringAsked = false;
+  // What each session's editor was shown (tool calls, file texts, codex's warnings).
+  const views = new SessionViews(options.codex);
   const askForm: AskForm = (request, signal) =>
     connected().request("elicitation/create", request, until(signal));
   // codex, started when the editor connects, and what every session reads of it.
@@ -105,7 +108,8 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
    * channels approvals' rules govern, channels alone.
    */
   const askPerson = (sessionId: () => string): Approvals => {
-    const editor = editorApprovals(sessionId, ask, () => (formsOffered ? askForm : undefined));
+    const forms = () => (formsOffered ? askForm : undefined);
+    const editor = editorApprovals(sessionId, ask, forms, views);
     const { channels } = options;
     if (!channels) return editor;
     const raced = firstAnswer(editor, channels, {
@@ -165,6 +169,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     send: (update) => client.notify("session/update", { sessionId, update }),
     answer: agentCommand,
     steers,
+    view: views.get(sessionId),
   });
 
   /** Refuses a session codex could not run a turn for: its provider needs a login it lacks. */
@@ -203,6 +208,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       ...(await followSessionInfo(options.codex, id, client, title, options.log)),
     });
     sessions.set(id, session);
+    views.open(id, cwd, (update) => client.notify("session/update", { sessionId: id, update }));
     if (commands.length > 0) announce(client, id, commands);
     return sessionConfigOptions(session);
   };
@@ -229,6 +235,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     sessions.get(id)?.turn?.abort(new Error(why));
     sessions.get(id)?.unwatch();
     sessions.delete(id);
+    views.forget(id);
   };
 
   /** codex's answer about saved thread `id`: its refusal (no such thread) is ACP's not found. */
@@ -306,6 +313,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       .onRequest("initialize", async ({ params }) => {
         formsOffered = Boolean(params.clientCapabilities?.elicitation?.form);
         steeringAsked = asksSteering(params.clientCapabilities?._meta);
+        views.initialize(params.clientCapabilities);
         // Started at connect already (or now, where the connection opens after initialize).
         warm.start(reads.all);
         await warm.ready(INITIALIZE_WAITS_MS);

@@ -1,7 +1,8 @@
 // codex's approvals asked of the person in the editor: `session/request_permission` with the
-// command (its cwd and reason), the file changes, the permissions or the MCP tool call, and allow
-// once / allow always (codex's acceptForSession, a session grant) / reject. Whatever goes wrong — no answer, a cancelled prompt, an unknown
-// option — declines.
+// command (its cwd and reason), the file changes (as diffs), the permissions or the MCP tool call,
+// and allow once / allow always (codex's acceptForSession, a session grant) / reject; its tool
+// call is always sent first (see session-view.ts). Whatever goes wrong — no answer, a cancelled
+// prompt, an unknown option — declines.
 import type * as acp from "@agentclientprotocol/sdk";
 import { commandLine } from "../channels/titles.js";
 import type { Approvals } from "../events/approval-types.js";
@@ -11,7 +12,8 @@ import type { FileChangeRequest } from "../events/server-requests/file-change.js
 import type { PermissionsRequest } from "../events/server-requests/permissions.js";
 import type { UserInputRequest } from "../events/server-requests/user-input.js";
 import { type AskForm, askMcpForm, askQuestions, formFields } from "./forms.js";
-import { changeContent, textContent } from "./session-updates.js";
+import { fileChangeCall, textContent } from "./session-updates.js";
+import { SessionView } from "./session-view.js";
 
 /** Sends `session/request_permission` to the editor and resolves with its outcome. */
 export type AskEditor = (
@@ -42,19 +44,55 @@ function decisionOf(
  * per question, an option each plus "Don't answer"; where the editor renders forms, `askForm()`,
  * one form with "Other" to type in, see forms.ts). A question without options, a secret, or an
  * MCP form with fields and no forms in the editor are left to the next handler, which declines
- * by default.
+ * by default. With the sessions' `views`, each request's tool call reaches the editor before it.
  */
 export function editorApprovals(
   sessionId: () => string,
   ask: AskEditor,
   askForm?: () => AskForm | undefined,
+  views?: { get(sessionId: string): SessionView | undefined },
 ): Approvals {
+  const view = () => views?.get(sessionId());
+  /** Asks about `toolCall`, sent first unless the editor has it; `alone`: no item will end it. */
+  const asked = async (
+    request: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+    alone: boolean,
+  ): Promise<acp.RequestPermissionResponse> => {
+    const shown = view();
+    const { toolCall } = request;
+    await shown?.announce(toolCall);
+    let failed = true;
+    try {
+      const response = await ask(request, signal);
+      const { outcome } = response;
+      const chosen =
+        outcome.outcome === "selected"
+          ? request.options.find((option) => option.optionId === outcome.optionId)
+          : undefined;
+      failed = !chosen || chosen.kind.startsWith("reject");
+      return response;
+    } finally {
+      if (alone) {
+        shown?.push({
+          sessionUpdate: "tool_call_update",
+          toolCallId: toolCall.toolCallId,
+          status: failed ? "failed" : "completed",
+        });
+      }
+    }
+  };
   const permission = async (
     toolCall: acp.ToolCallUpdate,
     signal: AbortSignal,
     explain: ((reason: string) => void) | undefined,
+    alone = false,
   ) => {
-    const response = await ask({ sessionId: sessionId(), toolCall, options: OPTIONS }, signal);
+    const response = await asked(
+      { sessionId: sessionId(), toolCall, options: OPTIONS },
+      signal,
+      alone,
+    );
     const decision = decisionOf(response);
     explain?.(
       response.outcome.outcome === "selected"
@@ -65,12 +103,12 @@ export function editorApprovals(
   };
   return {
     commandExecution: (request: CommandExecutionRequest, { signal, explain }) =>
-      permission(commandToolCall(request), signal, explain),
+      permission(commandToolCall(request), signal, explain, !request.item_id),
     fileChange: (request: FileChangeRequest, { signal, explain }) =>
-      permission(fileChangeToolCall(request), signal, explain),
+      permission(fileChangeToolCall(request, view()), signal, explain, !request.item_id),
     // More sandbox permissions: allowed, all that was asked for this turn; always, for the session.
     permissions: async (request: PermissionsRequest, { signal, explain }) => {
-      const decision = await permission(permissionsToolCall(request), signal, explain);
+      const decision = await permission(permissionsToolCall(request), signal, explain, true);
       if (decision === "decline") return "decline";
       const { network, file_system } = request.permissions;
       return {
@@ -98,7 +136,7 @@ export function editorApprovals(
         return decision;
       }
       if (fields !== 0) return undefined;
-      const decision = await permission(elicitationToolCall(request), signal, explain);
+      const decision = await permission(elicitationToolCall(request), signal, explain, true);
       if (decision === "decline") return "decline";
       // codex offers to remember an MCP tool approval for the session (`persist`).
       return decision === "acceptForSession"
@@ -124,7 +162,7 @@ export function editorApprovals(
           // Left to whoever comes next (channels, or the default decline).
           return undefined;
         }
-        const response = await ask(
+        const response = await asked(
           {
             sessionId: sessionId(),
             toolCall: {
@@ -155,6 +193,7 @@ export function editorApprovals(
             ],
           },
           signal,
+          true,
         );
         const chosen =
           response.outcome.outcome === "selected"
@@ -229,17 +268,16 @@ function commandToolCall(request: CommandExecutionRequest): acp.ToolCallUpdate {
   };
 }
 
-function fileChangeToolCall(request: FileChangeRequest): acp.ToolCallUpdate {
-  const paths = request.changes.map((change) => change.path);
+function fileChangeToolCall(
+  request: FileChangeRequest,
+  view: SessionView | undefined,
+): acp.ToolCallUpdate {
+  const id = request.item_id ?? `approval-${String(request.request_id)}`;
+  // Without a session's view (no folder to read in): what codex sent, as a replay shows it.
+  const call = fileChangeCall(id, request.changes, view ?? SessionView.replay());
   return {
-    toolCallId: request.item_id ?? `approval-${String(request.request_id)}`,
-    title: `Edit ${paths.join(", ") || "files"}`,
-    kind: "edit",
+    ...call,
     status: "pending",
-    content: [
-      ...request.changes.map((change) => changeContent(change)),
-      ...(request.reason ? [textContent(request.reason)] : []),
-    ],
-    locations: paths.map((path) => ({ path })),
+    content: [...(call.content ?? []), ...(request.reason ? [textContent(request.reason)] : [])],
   };
 }

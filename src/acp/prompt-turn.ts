@@ -18,6 +18,7 @@ import {
   setCollaboration,
 } from "./session-options.js";
 import { TurnUpdates } from "./session-updates.js";
+import type { SessionView } from "./session-view.js";
 import { steer } from "./steering.js";
 import { UpdateSender } from "./update-sender.js";
 
@@ -83,6 +84,8 @@ export interface PromptIo {
   answer(name: "status" | "logout" | AnsweredCommand, session: Session): Promise<string>;
   /** Whether a prompt sent while another runs steers it (the editor asked), or is refused. */
   steers: boolean;
+  /** What the editor was shown of the session (tool calls, file texts, notices). */
+  view?: SessionView | undefined;
 }
 
 /** Runs one `session/prompt` of `session`; `signal` is the request's own cancellation. */
@@ -141,11 +144,12 @@ async function runTurn(
   // The request itself cancelled ($/cancel_request) stops the turn too.
   const stopOnCancel = () => turn.abort(new Error("the prompt request was cancelled"));
   signal.addEventListener("abort", stopOnCancel, { once: true });
-  const updates = new TurnUpdates();
+  const updates = new TurnUpdates(tell.view);
   let images: PromptImages | undefined;
   const sender = new UpdateSender(tell.send);
   const say = (text: string) =>
     sender.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  const detach = tell.view?.attach(sender);
   try {
     const own = agentCommandOf(promptText(params.prompt), session.commands);
     if (own && ("answer" in own || "usage" in own || "rename" in own)) {
@@ -218,6 +222,7 @@ async function runTurn(
     throw acp.RequestError.internalError(undefined, (error as Error).message);
   } finally {
     signal.removeEventListener("abort", stopOnCancel);
+    detach?.();
     session.turn = undefined;
     await images?.remove();
   }

@@ -1,11 +1,14 @@
 // A codex turn as ACP `session/update`s: the answer and the reasoning as chunks, commands, file
-// changes, MCP calls and searches as tool calls with their updates, codex's plan as a plan. One
-// mapper per turn; the same extended events the SDK yields, no second reading of codex.
+// changes (as diffs), MCP calls and searches as tool calls with their updates, codex's plan as a
+// plan, its warnings as notices. One mapper per turn, on its session's view (what the editor was
+// shown already); the same extended events the SDK yields, no second reading of codex.
 import type * as acp from "@agentclientprotocol/sdk";
 import { IN_CHANNELS } from "../channels/bridge.js";
 import { commandLine } from "../channels/titles.js";
 import { toCanonicalItem } from "../events/items.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
+import { commandEnded, terminalOutput, terminalStart } from "./command-output.js";
+import { SessionView } from "./session-view.js";
 
 /** What a turn's events said, besides its updates: how it ended. */
 export type TurnEnd =
@@ -22,14 +25,31 @@ const REFUSALS = new Set(["cyberPolicy", "misalignmentPolicyViolation"]);
 
 const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
+/** codex's notifications that warn (shown in the chat as notices, once per session). */
+const WARNINGS = new Set(["warning", "guardianWarning", "configWarning", "deprecationNotice"]);
+
+/** A warning notification's words: `message`, or `summary` with its `details`. */
+export function warningText(method: string, params: unknown): string | undefined {
+  if (!WARNINGS.has(method)) return undefined;
+  const { message, summary, details } = (params ?? {}) as Record<string, unknown>;
+  if (typeof message === "string") return message;
+  if (typeof summary !== "string") return undefined;
+  return typeof details === "string" && details !== "" ? `${summary}\n${details}` : summary;
+}
+
 /** Maps one turn's events to ACP session updates, in order. */
 export class TurnUpdates {
   /** Items whose text already went out as deltas (their completion repeats nothing). */
   private readonly streamed = new Set<string>();
+  /** Each command's output streamed to its terminal so far (terminal mode). */
+  private readonly output = new Map<string, string>();
   /** The end of the turn, once its last event came. */
   end: TurnEnd | undefined;
   /** The tool call of the review the turn runs, if it is one. */
   private review: string | undefined;
+
+  /** `view`: the session's (a replay's by default: nothing read from disk). */
+  constructor(private readonly view: SessionView = SessionView.replay()) {}
 
   /** The updates one event makes (often none). */
   map(event: ExtendedThreadEvent): acp.SessionUpdate[] {
@@ -43,12 +63,26 @@ export class TurnUpdates {
           this.streamed.add(event.item_id);
           return [chunk("agent_thought_chunk", event.delta, event.item_id)];
         }
+        // Output of a call the editor has not been shown is left to the end's whole output.
+        if (
+          event.stream === "command_output" &&
+          this.view.terminal &&
+          this.view.has(event.item_id)
+        ) {
+          const before = this.output.get(event.item_id) ?? "";
+          this.output.set(event.item_id, before + event.delta);
+          return [terminalOutput(this.view.terminal, event.item_id, event.delta)];
+        }
         return [];
       case "item.started":
         if (event.item.type === "entered_review_mode") this.review = event.item.id;
-        return toolCallStarted(event.item);
+        return this.started(event.item);
       case "item.completed":
-        return this.completed(event.item);
+        // A tool call's end never comes before the call: one that never started starts now.
+        return [
+          ...(this.view.has(event.item.id) ? [] : this.started(event.item)),
+          ...this.completed(event.item),
+        ];
       case "turn.plan.updated":
         return [
           {
@@ -87,6 +121,13 @@ export class TurnUpdates {
               ),
             ]
           : [];
+      case "notification":
+        return this.notice(warningText(event.method, event.params));
+      case "error":
+        // codex retries by itself (a failure ends the turn as an error instead).
+        return event.will_retry ? this.notice(`${event.message} (codex retries)`) : [];
+      case "notice":
+        return this.notice(event.message);
       case "turn.completed":
         this.end = event.status === "interrupted" ? { kind: "interrupted" } : { kind: "completed" };
         return [];
@@ -106,6 +147,24 @@ export class TurnUpdates {
     }
   }
 
+  private notice(text: string | undefined): acp.SessionUpdate[] {
+    const update = text === undefined ? undefined : this.view.notice(text);
+    return update ? [update] : [];
+  }
+
+  /**
+   * The tool call an item starts; an update of it when the editor has it already (sent before a
+   * permission request about it).
+   */
+  private started(item: ExtendedThreadItem): acp.SessionUpdate[] {
+    const call = toolCallOf(item, this.view);
+    if (!call) return [];
+    if (this.view.sent(call.toolCallId)) {
+      return [{ ...call, sessionUpdate: "tool_call_update", status: "in_progress" }];
+    }
+    return [{ sessionUpdate: "tool_call", ...call, status: "in_progress" }];
+  }
+
   private completed(item: ExtendedThreadItem): acp.SessionUpdate[] {
     switch (item.type) {
       case "agent_message":
@@ -117,27 +176,23 @@ export class TurnUpdates {
           ? []
           : [chunk("agent_thought_chunk", item.text, item.id)];
       case "command_execution": {
-        const output = item.aggregated_output.trimEnd();
-        return [
-          {
-            sessionUpdate: "tool_call_update",
-            toolCallId: item.id,
-            status:
-              item.status === "completed" && (item.exit_code ?? 0) === 0 ? "completed" : "failed",
-            ...(output === "" ? {} : { content: [textContent(`\`\`\`\n${output}\n\`\`\``)] }),
-            rawOutput: { exit_code: item.exit_code ?? null, status: item.status },
-          },
-        ];
+        const streamed = this.output.get(item.id) ?? "";
+        this.output.delete(item.id);
+        return [commandEnded(item, this.view.terminal, streamed)];
       }
-      case "file_change":
+      case "file_change": {
+        // Applied: the diff of the files as they are now (the texts kept since are let go).
+        const content = this.view.fileContent(item.id, item.changes, true);
         return [
           {
             sessionUpdate: "tool_call_update",
             toolCallId: item.id,
             status: item.status === "completed" ? "completed" : "failed",
+            ...(item.status === "completed" ? { content } : {}),
             rawOutput: { status: item.status },
           },
         ];
+      }
       case "mcp_tool_call":
       case "web_search":
       case "dynamic_tool_call":
@@ -167,14 +222,11 @@ export class TurnUpdates {
   }
 }
 
-/** The tool call an item starts, if it is one. */
-export function toolCallStarted(item: ExtendedThreadItem): acp.SessionUpdate[] {
-  const call = toolCallOf(item);
-  return call ? [{ sessionUpdate: "tool_call", ...call, status: "in_progress" }] : [];
-}
-
-/** An item as an ACP tool call (title, kind, what it will do), or undefined for other items. */
-export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
+/**
+ * An item as an ACP tool call (title, kind, what it will do), or undefined for other items: a file
+ * change's diffs and a command's terminal as `view` shows them.
+ */
+export function toolCallOf(item: ExtendedThreadItem, view: SessionView): acp.ToolCall | undefined {
   switch (item.type) {
     case "command_execution":
       return {
@@ -182,15 +234,10 @@ export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
         title: commandLine(item.command),
         kind: "execute",
         rawInput: { command: item.command, ...(item.cwd ? { cwd: item.cwd } : {}) },
+        ...(view.terminal ? terminalStart(item.id, item.cwd) : {}),
       };
     case "file_change":
-      return {
-        toolCallId: item.id,
-        title: `Edit ${item.changes.map((change) => change.path).join(", ")}`,
-        kind: "edit",
-        content: item.changes.map((change) => changeContent(change)),
-        locations: item.changes.map((change) => ({ path: change.path })),
-      };
+      return fileChangeCall(item.id, item.changes, view);
     case "mcp_tool_call":
       return {
         toolCallId: item.id,
@@ -209,19 +256,22 @@ export function toolCallOf(item: ExtendedThreadItem): acp.ToolCall | undefined {
   }
 }
 
-/**
- * A file change as ACP shows it: an added file as a diff with its new text; an update or delete
- * as codex's unified diff in a text block (codex gives the patch, not both whole texts).
- */
-export function changeContent(change: {
-  path: string;
-  kind: string;
-  diff?: string | undefined;
-}): acp.ToolCallContent {
-  if (change.kind === "add") return { type: "diff", path: change.path, newText: change.diff ?? "" };
-  return textContent(
-    `${change.kind} ${change.path}\n\`\`\`diff\n${(change.diff ?? "").trimEnd()}\n\`\`\``,
-  );
+/** File changes as a tool call: each file's diff, where it is (a move: where it goes). */
+export function fileChangeCall(
+  id: string,
+  changes: Parameters<SessionView["fileContent"]>[1],
+  view: SessionView,
+): acp.ToolCall {
+  const content = view.fileContent(id, changes);
+  const paths = content.flatMap((part) => (part.type === "diff" ? [part.path] : []));
+  const named = changes.map((change) => change.path);
+  return {
+    toolCallId: id,
+    title: `Edit ${(paths.length === changes.length ? paths : named).join(", ") || "files"}`,
+    kind: "edit",
+    content,
+    locations: (paths.length === changes.length ? paths : named).map((file) => ({ path: file })),
+  };
 }
 
 function chunk(
@@ -246,7 +296,7 @@ export function replayUpdates(
 ): acp.SessionUpdate[] {
   const updates: acp.SessionUpdate[] = [];
   for (const turn of turns) {
-    const mapper = new TurnUpdates();
+    const mapper = new TurnUpdates(SessionView.replay());
     for (const wire of turn.items) {
       const raw = wire as {
         type?: string;

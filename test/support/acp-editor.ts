@@ -208,13 +208,16 @@ export function editorOf(
   return { agent: connection.agent, connection, updates, asked, forms };
 }
 
-/** The text of an update list's agent message chunks, joined. */
+/** The text of an update list's agent message chunks, joined: the answer, without codex's notices. */
 export function answerText(updates: acp.SessionNotification[]): string {
   return updates
     .map((notification) => notification.update)
-    .filter((update) => update.sessionUpdate === "agent_message_chunk")
     .map((update) =>
-      "content" in update && update.content.type === "text" ? update.content.text : "",
+      update.sessionUpdate === "agent_message_chunk" &&
+      !update._meta?.codexHarness &&
+      update.content.type === "text"
+        ? update.content.text
+        : "",
     )
     .join("");
 }
