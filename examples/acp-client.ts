@@ -32,7 +32,10 @@ const editor = acp
   .onNotification("session/update", async ({ params }) => {
     const { update } = params;
     if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
-      process.stdout.write(update.content.text);
+      // codex's warnings come as notices of their own, marked so: not the model's words.
+      const notice = (update._meta?.codexHarness as { notice?: boolean } | undefined)?.notice;
+      if (notice) console.error(update.content.text.trim());
+      else process.stdout.write(update.content.text);
     } else if (update.sessionUpdate === "tool_call") {
       console.log(`[tool] ${update.title}`);
     }

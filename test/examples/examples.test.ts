@@ -124,10 +124,10 @@ describe("examples of the README and docs/", () => {
     const stdout = await runExample("acp-client");
     const lines = stdout.split("\n");
     assert.match(lines[0] ?? "", /^agent: codex-harness \d+\.\d+\.\d+/);
-    // The tool call and the question about it (their order is the agent's, tested elsewhere).
-    assert.deepEqual(lines.slice(1, 3).sort(), [
-      "[asked] echo hello > hello.txt",
+    // The tool call, then the question about it (the agent always sends them in this order).
+    assert.deepEqual(lines.slice(1, 3), [
       "[tool] echo hello > hello.txt",
+      "[asked] echo hello > hello.txt",
     ]);
     assert.deepEqual(lines.slice(3), [
       "I wrote hello.txt.",
