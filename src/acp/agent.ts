@@ -4,25 +4,20 @@
 // editor after the session's own policy (a target's permissions.toml) had its say.
 import * as acp from "@agentclientprotocol/sdk";
 import type * as unstable from "@agentclientprotocol/sdk/unstable";
-import { readLogin } from "../app-server/login.js";
 import { composeApprovals } from "../approvals/policies.js";
-import { routingHooksOf } from "../approvals/routed.js";
 import type { Codex } from "../codex.js";
-import type { ApprovalRequest, Approvals } from "../events/approval-types.js";
+import type { Approvals } from "../events/approval-types.js";
 import { RpcWireError } from "../rpc/errors.js";
 import type { Thread } from "../thread.js";
+import { askPerson } from "./ask-person.js";
 import { AUTH_METHODS, authenticate } from "./auth.js";
 import { codexReads } from "./codex-reads.js";
 import { availableCommands, type SlashCommand, slashCommands } from "./commands.js";
-import { firstAnswer } from "./follow-person.js";
 import { forkParams } from "./fork.js";
-import type { AskForm } from "./forms.js";
-import { governedByChannels } from "./governed-requests.js";
 import { mcpServersConfig } from "./mcp-servers.js";
 import { DEFAULT_MODE, modeSettings, modeState } from "./modes.js";
-import { type AskEditor, editorApprovals } from "./permissions.js";
 import { newSession, type PromptIo, runPrompt, type Session, sessionOf } from "./prompt-turn.js";
-import { type AnsweredCommand, answerText } from "./session-commands.js";
+import { type AnsweredCommand, answerText, statusText } from "./session-commands.js";
 import { checkSessionFolders } from "./session-folders.js";
 import { followSessionInfo } from "./session-info.js";
 import { sessionConfigOptions, setConfigOption } from "./session-options.js";
@@ -71,56 +66,22 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     if (!editor) throw new Error("the editor is not connected");
     return editor;
   };
-  // A cleared request (the turn stopped, codex withdrew it) stops waiting for the editor.
-  const until = (signal: AbortSignal) => ({
-    cancellationSignal: signal,
-    stopWaitingOnCancel: true,
-  });
-  const ask: AskEditor = (request, signal) =>
-    connected().request("session/request_permission", request, until(signal));
   // Set at initialize when the editor renders forms (elicitation/create).
   let formsOffered = false;
   // Set at initialize when the editor asks that a prompt sent during another steer it.
   let steeringAsked = false;
   // What each session's editor was shown (tool calls, file texts, codex's warnings).
   const views = new SessionViews(options.codex);
-  const askForm: AskForm = (request, signal) =>
-    connected().request("elicitation/create", request, until(signal));
   // codex, started when the editor connects, and what every session reads of it.
   const warm = new WarmCodex(options.codex, options.log);
-
-  /** Tells the editor, as a thought, why a request is not asked there. */
-  const tell = (sessionId: string, text: string, request: ApprovalRequest) => {
-    void connected()
-      .notify("session/update", {
-        sessionId,
-        update: {
-          sessionUpdate: "agent_thought_chunk",
-          content: { type: "text", text },
-          messageId: `routing-${String(request.request_id)}`,
-        },
-      })
-      .catch((error: Error) => options.log?.(`acp: could not tell the editor: ${error.message}`));
-  };
-
-  /**
-   * Who is asked when no policy decides: the editor, and channels when given; a request the
-   * channels approvals' rules govern, channels alone.
-   */
-  const askPerson = (sessionId: () => string): Approvals => {
-    const forms = () => (formsOffered ? askForm : undefined);
-    const editor = editorApprovals(sessionId, ask, forms, views);
-    const { channels } = options;
-    if (!channels) return editor;
-    const raced = firstAnswer(editor, channels, {
-      ...(options.awayAfterMs !== undefined ? { awayAfterMs: options.awayAfterMs } : {}),
-    });
-    const routing = routingHooksOf(channels);
-    if (!routing || routing.rules.length === 0) return raced;
-    return governedByChannels(channels, raced, routing, (text, request) =>
-      tell(sessionId(), text, request),
-    );
-  };
+  const person = askPerson({
+    editor: connected,
+    formsOffered: () => formsOffered,
+    views,
+    channels: options.channels,
+    awayAfterMs: options.awayAfterMs,
+    log: options.log,
+  });
 
   /** A session's thread options: its folder, the editor's MCP servers, its policy, the person. */
   const threadOptions = async (
@@ -135,7 +96,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
     ...(request.mcpServers?.length ? { config: mcpServersConfig(request.mcpServers) } : {}),
     // The editor's workspace is the person's choice: no git repository check.
     skipGitRepoCheck: true,
-    approvals: composeApprovals(await options.policyFor?.(cwd), askPerson(sessionId)),
+    approvals: composeApprovals(await options.policyFor?.(cwd), person(sessionId)),
     // The target's permissions and the person decide, whatever codex's config says: its auto
     // review would never ask them.
     approvalsReviewer: "user" as const,
@@ -155,13 +116,7 @@ export function acpAgent(options: AcpAgentOptions): acp.AgentApp {
       warm.forget();
       return "Logged out: codex's stored login is gone. Authenticate again to continue.";
     }
-    const login = await readLogin(await options.codex.appServer.client(), 20_000);
-    return [
-      `Session ${session.thread.id ?? "(not started)"}`,
-      `Model: ${session.model || "as configured"}`,
-      `Mode: ${session.mode ?? DEFAULT_MODE}`,
-      `Login: ${login.detail}`,
-    ].join("\n");
+    return statusText(options.codex, session);
   };
 
   /** How a session's prompts reach the editor, and whether one sent during another steers it. */

@@ -1,10 +1,12 @@
-// What the agent's own `/mcp`, `/skills`, `/goal` (without an objective) and `/rename` answer,
-// without a turn: codex's MCP servers and their state (`mcpServerStatus/list`), its skills for the
-// session's folder (`skills/list`), the thread's goal (`thread/goal/get`), and a new thread name
-// (`thread/name/set`).
+// What the agent's own `/status`, `/mcp`, `/skills`, `/goal` (without an objective) and `/rename`
+// answer, without a turn: the session and codex's login, codex's MCP servers and their state
+// (`mcpServerStatus/list`), its skills for the session's folder (`skills/list`), the thread's goal
+// (`thread/goal/get`), and a new thread name (`thread/name/set`).
+import { readLogin } from "../app-server/login.js";
 import type { Codex } from "../codex.js";
 import type { ThreadGoal } from "../goals.js";
 import type { McpServerStatus } from "../protocol/generated/ts/v2/McpServerStatus.js";
+import { DEFAULT_MODE } from "./modes.js";
 import type { Session } from "./prompt-turn.js";
 
 /** The agent's own commands answered here, without a turn. */
@@ -24,6 +26,17 @@ export function answerText(
     case "goal":
       return goalText(session);
   }
+}
+
+/** What `/status` answers: the session, its model and mode, and codex's login. */
+export async function statusText(codex: Codex<"extended">, session: Session): Promise<string> {
+  const login = await readLogin(await codex.appServer.client(), 20_000);
+  return [
+    `Session ${session.thread.id ?? "(not started)"}`,
+    `Model: ${session.model || "as configured"}`,
+    `Mode: ${session.mode ?? DEFAULT_MODE}`,
+    `Login: ${login.detail}`,
+  ].join("\n");
 }
 
 /** How long the agent waits for codex's MCP servers to say their state. */
