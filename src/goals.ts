@@ -124,10 +124,14 @@ export async function runGoal(
       },
     );
   }
+  // codex's goal updates count from its answer to our set on: one that comes before it (a pause
+  // of the thread's earlier goal, said late) is not this goal's state. The answer carries the
+  // goal as set, and it cannot have ended by then (that takes a turn).
+  let counting = false;
   const off = client.onAnyNotification((notification: RpcNotification) => {
     const params = (notification.params ?? {}) as { threadId?: unknown; goal?: ThreadGoal };
     if (params.threadId !== threadId || notification.method !== "thread/goal/updated") return;
-    if (!params.goal) return;
+    if (!params.goal || !counting) return;
     goal = params.goal;
     maybeDone();
   });
@@ -143,6 +147,10 @@ export async function runGoal(
     });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const set = await setting;
+    counting = true;
+    // A pause asked meanwhile (stop) answers after this: its goal wins then.
+    goal ??= set.goal;
+    maybeDone();
     await finished;
     return { goal: goal ?? set.goal, turns, endedBy };
   } finally {

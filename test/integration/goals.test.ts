@@ -63,6 +63,21 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
     assert.equal(await thread.goal(), null);
   });
 
+  it("runGoal after a paused goal works on the new one (the old one's late update is not taken)", async () => {
+    const { thread } = await goalThread([
+      reply("Working on the new goal."),
+      functionCall("update_goal", { status: "complete" }),
+      reply("The new goal is done."),
+    ]);
+    const paused = await thread.setGoal("the old goal", { status: "paused" });
+    assert.equal(paused.status, "paused");
+    const run = await thread.runGoal("the new goal");
+    assert.equal(run.goal.objective, "the new goal");
+    assert.equal(run.goal.status, "complete");
+    assert.equal(run.turns.length, 2, "the new goal's turns were followed");
+    assert.equal(run.turns.at(-1)?.finalResponse, "The new goal is done.");
+  });
+
   it("past maxTurns the goal is paused here, and codex runs no more turns for it", async () => {
     const { fixture, thread } = await goalThread(
       Array.from({ length: 8 }, (_, step) => reply(`Step ${step + 1}.`)),
