@@ -16,8 +16,15 @@ import type { EventsMode } from "./options.js";
 export interface ExtendedRunResult {
   /** Completed items, in order. */
   items: ExtendedThreadItem[];
-  /** The last agent message's text. */
+  /** The last agent message's text (as `@openai/codex-sdk`'s `finalResponse`, whatever its phase). */
   finalResponse: string;
+  /**
+   * The turn's answer as codex's message phases say (as the official Python SDK's
+   * `final_response`): the last message codex marked `final_answer`; without one, the last message
+   * of no phase (exec, older codex); commentary and partial answers are never it — "" when the
+   * turn said nothing else.
+   */
+  finalAnswer: string;
   /** Tokens the turn used; null when the turn reported none. */
   usage: Usage | null;
   /** The turn id (app-server), or null (exec has none). */
@@ -84,6 +91,7 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
   private readonly result: ExtendedRunResult = {
     items: [],
     finalResponse: "",
+    finalAnswer: "",
     usage: null,
     id: null,
     status: "completed",
@@ -96,6 +104,10 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
     threadUsage: null,
   };
 
+  /** The last `final_answer` message's text, and the last one of no phase (see `finalAnswer`). */
+  private lastFinal: string | undefined;
+  private lastUnphased: string | undefined;
+
   constructor(private readonly mode: M = "extended" as M) {}
 
   add(event: ExtendedThreadEvent | ThreadEvent): void {
@@ -103,7 +115,13 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
     if ("turn_id" in event && event.turn_id !== undefined) result.id = event.turn_id;
     switch (event.type) {
       case "item.completed":
-        if (event.item.type === "agent_message") result.finalResponse = event.item.text;
+        if (event.item.type === "agent_message") {
+          result.finalResponse = event.item.text;
+          const phase = "phase" in event.item ? event.item.phase : undefined;
+          if (phase === "final_answer") this.lastFinal = event.item.text;
+          else if (phase === undefined || phase === null) this.lastUnphased = event.item.text;
+          result.finalAnswer = this.lastFinal ?? this.lastUnphased ?? "";
+        }
         result.items.push(event.item as ExtendedThreadItem);
         break;
       case "turn.completed":

@@ -107,6 +107,24 @@ describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
     assert.ok(first?.thread_id && first.turn_id, "deltas carry thread and turn ids");
   });
 
+  it("finalAnswer follows codex's message phases; finalResponse stays the last message", async () => {
+    fixture = await startCodexApi("app-server", [
+      response([
+        reply("The answer is 42.", { phase: "final_answer" }),
+        reply("By the way, I also looked at the tests.", { phase: "commentary" }),
+      ]),
+      response([reply("Let me look around first.", { phase: "commentary" })]),
+    ]);
+    const thread = threadIn(fixture);
+    const answered = await thread.run("what is it?");
+    assert.equal(answered.finalAnswer, "The answer is 42.");
+    assert.equal(answered.finalResponse, "By the way, I also looked at the tests.");
+    const handle = await thread.turn("and now?");
+    const commentary = await handle.result();
+    assert.equal(commentary.finalAnswer, "", "commentary alone is no answer");
+    assert.equal(commentary.finalResponse, "Let me look around first.");
+  });
+
   it("interrupts a turn when the signal aborts: run() rejects with an AbortError once codex stopped it", async () => {
     fixture = await startCodexApi("app-server", [
       response([reply("too late")], { delayMs: 20_000 }),
