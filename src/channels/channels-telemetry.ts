@@ -3,7 +3,7 @@
 // it was created in; the count of those ended, and a gauge of those open. Ids, kinds, statuses,
 // reasons and who answered only: never a title, a payload or an answer's values.
 import { contextOf } from "../telemetry/carrier.js";
-import { otelScope } from "../telemetry/core.js";
+import { otelScope, telemetrySafely } from "../telemetry/core.js";
 import {
   type Attributes,
   type OtelObservableCallback,
@@ -29,7 +29,7 @@ import { INTERACTION_KINDS, type Interaction } from "./interaction-types.js";
 export function traceInteractionEnd(interaction: Interaction, surface: string): void {
   const scope = otelScope();
   if (!scope) return;
-  try {
+  telemetrySafely("an interaction's OpenTelemetry span", () => {
     const { api, tracer, meter } = scope;
     const attributes: Attributes = {
       [ATTR_INTERACTION_KIND]: interaction.kind,
@@ -70,12 +70,7 @@ export function traceInteractionEnd(interaction: Interaction, surface: string): 
       span.setStatus({ code: STATUS_CODE.ERROR });
     }
     span.end(new Date(interaction.updatedAt));
-  } catch (error) {
-    process.emitWarning(
-      `codex-harness: an interaction's OpenTelemetry span failed: ${error instanceof Error ? error.message : String(error)}`,
-      { code: "CODEX_HARNESS_TELEMETRY" },
-    );
-  }
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
 // the run's row) through the queue wait to each attempt on a worker, whose turn is its child; and
 // the fleet's counters. Off (nothing loaded, nothing stored) unless a provider is registered.
 import { carrierOf, contextOf, isTraceCarrier, type TraceCarrier } from "../telemetry/carrier.js";
-import { errorTypeOfError, type OtelScope, otelScope } from "../telemetry/core.js";
+import { errorTypeOfError, type OtelScope, otelScope, telemetrySafely } from "../telemetry/core.js";
 import type {
   Attributes,
   OtelBatchObservableCallback,
@@ -78,22 +78,9 @@ function instruments(scope: OtelScope): FleetInstruments {
   };
 }
 
-/** Reports an error of the tracing itself, once: it never fails the fleet's work. */
-function tracingFailed(error: unknown): void {
-  process.emitWarning(
-    `codex-harness: the fleet's OpenTelemetry tracing failed: ${error instanceof Error ? error.message : String(error)}`,
-    { code: "CODEX_HARNESS_TELEMETRY" },
-  );
-}
-
-function safely<T>(step: () => T): T | undefined {
-  try {
-    return step();
-  } catch (error) {
-    tracingFailed(error);
-    return undefined;
-  }
-}
+/** A step of the fleet's tracing: an error of its own never fails the fleet's work. */
+const safely = <T>(step: () => T): T | undefined =>
+  telemetrySafely("the fleet's OpenTelemetry tracing", step);
 
 /** A submit being traced: its carrier goes into the run's row. */
 export interface SubmitTrace {

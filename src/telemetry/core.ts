@@ -103,3 +103,21 @@ export function errorTypeOfError(error: unknown): string {
   if (typeof code === "string" && code !== "") return code;
   return error instanceof Error ? error.name : ERROR_TYPE_OTHER;
 }
+
+/** Says (a process warning, `CODEX_HARNESS_TELEMETRY`) that `what` failed: never the work's error. */
+export function telemetryFailed(what: string, error: unknown): void {
+  process.emitWarning(
+    `codex-harness: ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+    { code: "CODEX_HARNESS_TELEMETRY" },
+  );
+}
+
+/** Runs a step of `what`'s telemetry; an error of its own is warned about, never thrown. */
+export function telemetrySafely<T>(what: string, step: () => T): T | undefined {
+  try {
+    return step();
+  } catch (error) {
+    telemetryFailed(what, error);
+    return undefined;
+  }
+}

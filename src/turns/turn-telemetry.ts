@@ -4,7 +4,12 @@ import { startApprovalWait } from "../approvals/approval-telemetry.js";
 import { everyCaseHandled } from "../events/exhaustive.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem, Usage } from "../events/types.js";
 import { carrierOf, contextOf, type TraceCarrier } from "../telemetry/carrier.js";
-import { errorTypeOfError, type Telemetry, turnTelemetry } from "../telemetry/core.js";
+import {
+  errorTypeOfError,
+  type Telemetry,
+  telemetryFailed,
+  turnTelemetry,
+} from "../telemetry/core.js";
 import type { ApiLoader } from "../telemetry/gate.js";
 import type { ApprovalWait, ApprovalWaitStart, TurnTraceHooks } from "../telemetry/hooks.js";
 import {
@@ -370,10 +375,7 @@ export class TracedTurn implements TurnTraceHooks {
     if (this.done) return;
     this.done = true;
     this.span?.end();
-    process.emitWarning(
-      `codex-harness: the turn's OpenTelemetry tracing failed and stopped: ${error instanceof Error ? error.message : String(error)}`,
-      { code: "CODEX_HARNESS_TELEMETRY" },
-    );
+    telemetryFailed("the turn's OpenTelemetry tracing (stopped for this turn)", error);
   }
 }
 
