@@ -5,6 +5,14 @@ import type { ActiveTurn } from "./active-turn.js";
 import type { OpenedTurn } from "./running-turns.js";
 import type { FollowedThread, FollowedTurn } from "./turn-transport.js";
 
+/**
+ * How long a follower whose turns were stopped goes on watching the thread as it lets go: codex
+ * can start a goal's turn after answering the pause that should have prevented it (it decided to
+ * continue just before), and that turn is stopped too. The follower lets go once this long passed
+ * with no turn starting and none running.
+ */
+export const LATE_GOAL_TURN_WINDOW_MS = 250;
+
 /** One followed thread (see {@link FollowedThread}). */
 export class ThreadFollower implements FollowedThread {
   private readonly running = new Map<ActiveTurn, { opened: OpenedTurn; over: Promise<unknown> }>();
@@ -12,6 +20,10 @@ export class ThreadFollower implements FollowedThread {
   private readonly adopted = new Set<string>();
   private stopping = false;
   private closing: Promise<void> | undefined;
+  /** When the last turn was adopted (`Date.now()`). */
+  private lastAdoptedAt = 0;
+  /** Let go of: nothing more is adopted. */
+  private released = false;
 
   /**
    * @param clientOf the connection the thread is on now
@@ -32,10 +44,14 @@ export class ThreadFollower implements FollowedThread {
     return this.clientOf();
   }
 
-  /** codex started `turnId` on the thread: it becomes the thread's running turn. */
+  /**
+   * codex started `turnId` on the thread: it becomes the thread's running turn. While the follower
+   * lets go after a stop, it is stopped at once (see {@link LATE_GOAL_TURN_WINDOW_MS}).
+   */
   adopt(turnId: string): void {
-    if (this.closing || this.adopted.has(turnId)) return;
+    if (this.released || this.adopted.has(turnId)) return;
     this.adopted.add(turnId);
+    this.lastAdoptedAt = Date.now();
     let done!: (error?: unknown) => void;
     const over = new Promise<unknown>((resolve) => {
       done = resolve;
@@ -64,16 +80,33 @@ export class ThreadFollower implements FollowedThread {
   }
 
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.stopping = true;
+    this.closing ??= this.letGo();
+    return this.closing;
+  }
+
+  /**
+   * Stops and waits out the running turns, then lets go of the thread. A follower whose turns were
+   * being stopped first watches for {@link LATE_GOAL_TURN_WINDOW_MS} with none starting.
+   */
+  private async letGo(): Promise<void> {
+    const watchLate = this.stopping;
+    this.stopping = true;
+    const began = Date.now();
+    const errors: unknown[] = [];
+    for (;;) {
       const turns = [...this.running.values()];
       for (const { opened } of turns) opened.finish();
-      const errors = (await Promise.all(turns.map(({ over }) => over))).filter(
-        (error) => error !== undefined,
-      );
-      this.release();
-      if (errors.length > 0) throw errors[0];
-    })();
-    return this.closing;
+      for (const error of await Promise.all(turns.map(({ over }) => over))) {
+        if (error !== undefined) errors.push(error);
+      }
+      if (this.running.size > 0) continue;
+      if (!watchLate) break;
+      const quietUntil = Math.max(began, this.lastAdoptedAt) + LATE_GOAL_TURN_WINDOW_MS;
+      if (Date.now() >= quietUntil) break;
+      await new Promise((resolve) => setTimeout(resolve, quietUntil - Date.now()));
+    }
+    this.released = true;
+    this.release();
+    if (errors.length > 0) throw errors[0];
   }
 }

@@ -15,11 +15,22 @@ export interface InterruptTarget {
 }
 
 /**
+ * How long codex may answer "no active turn" for a turn we know it started before the interrupt
+ * also goes to the thread as a whole (see {@link interruptTurn}).
+ */
+const ACTIVATION_WINDOW_MS = 300;
+
+/**
  * Sends `turn/interrupt` until codex accepts it or the turn has ended. codex answers
  * `-32600 "no active turn to interrupt"` while it has not yet made a just-started turn active,
- * and the turn then runs on: that answer is retried (10 ms, growing to 100 ms). Any other answer,
- * or no success within `timeoutMs`, rejects with `interrupt_failed` (keeping the cause): the turn
- * may still be running at codex, and the caller must say so.
+ * and the turn then runs on: that answer is retried (10 ms, growing to 100 ms). codex's record of
+ * the active turn can also miss a turn its core runs (seen under load: "no active turn" for 10 s
+ * while the turn asked the model and ran commands). So once that answer outlasts
+ * {@link ACTIVATION_WINDOW_MS}, each retry also sends the thread-wide form (an empty `turnId`,
+ * codex's startup interrupt), which reaches codex's core past that record and stops whatever runs
+ * on the thread — ours, since the thread is locked to this turn. Any other answer, or no success
+ * within `timeoutMs`, rejects with `interrupt_failed` (keeping the cause, and saying how codex
+ * lists the turn): the turn may still be running at codex, and the caller must say so.
  */
 export async function interruptTurn(
   client: AppServerClient,
@@ -28,7 +39,8 @@ export async function interruptTurn(
 ): Promise<void> {
   const { threadId, turnId } = target;
   if (turnId === undefined || target.codexEnded.aborted) return;
-  const deadline = Date.now() + timeoutMs;
+  const began = Date.now();
+  const deadline = began + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
       await client.request("turn/interrupt", { threadId, turnId });
@@ -38,12 +50,36 @@ export async function interruptTurn(
       if (!notActiveYet(error) || Date.now() >= deadline) {
         throw new CodexHarnessError(
           "interrupt_failed",
-          `codex did not stop turn ${turnId} of thread ${threadId}: ${(error as Error).message}. The turn may still be running; close the Codex to end its process.`,
+          `codex did not stop turn ${turnId} of thread ${threadId}: ${(error as Error).message}${await codexView(client, threadId, turnId)}. The turn may still be running; close the Codex to end its process.`,
           { cause: error },
         );
       }
+      if (Date.now() - began >= ACTIVATION_WINDOW_MS) await interruptThread(client, threadId);
     }
     await delay(Math.min(100, 10 * (attempt + 1)), target.codexEnded);
+  }
+}
+
+/**
+ * codex's startup interrupt (`turnId: ""`): no check of codex's active-turn record, straight to
+ * its core. An error is not the caller's (the turn's own interrupt goes on being retried).
+ */
+async function interruptThread(client: AppServerClient, threadId: string): Promise<void> {
+  await client.request("turn/interrupt", { threadId, turnId: "" }).catch(() => undefined);
+}
+
+/** How codex lists the turn (for an interrupt that failed), or nothing when it cannot say. */
+async function codexView(
+  client: AppServerClient,
+  threadId: string,
+  turnId: string,
+): Promise<string> {
+  try {
+    const { thread } = await client.request("thread/read", { threadId, includeTurns: true });
+    const turn = thread.turns.find((listed) => listed.id === turnId);
+    return ` (codex lists the turn as ${turn ? turn.status : "unknown"}, the thread as ${thread.status.type})`;
+  } catch {
+    return "";
   }
 }
 

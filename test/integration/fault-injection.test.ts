@@ -99,6 +99,27 @@ describe("faults real codex cannot be made to produce (fake app-server)", () => 
     assert.ok(Date.now() - started < 3_000);
   });
 
+  it("stops a turn codex's active-turn record misses, by the thread-wide interrupt", async () => {
+    const client = fake("stale-active-turn");
+    const thread = client.startThread();
+    const { events } = await thread.runStreamed("go");
+    // Read by hand up to the turn's start (leaving a for-await loop would abandon the turn).
+    const reader = events[Symbol.asyncIterator]();
+    for (let next = await reader.next(); !next.done; next = await reader.next()) {
+      if (next.value.type === "turn.started") break;
+    }
+    const started = Date.now();
+    const interrupting = thread.interrupt();
+    const rest = await collect({ [Symbol.asyncIterator]: () => reader });
+    await interrupting;
+    const took = Date.now() - started;
+    // The fake ends the turn only on the thread-wide form (an empty turnId).
+    const end = rest.at(-1);
+    assert.equal(end?.type === "turn.completed" && end.status, "interrupted");
+    // The turn's own interrupt is tried for the activation window first.
+    assert.ok(took >= 250 && took < 2_000, `stopped in ${took} ms`);
+  });
+
   it("ends the stream with AppServerExitedError when the process exits mid-turn", async () => {
     const client = fake("exit");
     const { events } = await client.startThread().runStreamed("go");
