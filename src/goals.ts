@@ -18,9 +18,19 @@ export interface RunGoalOptions {
   maxTurns?: number;
   /** Stops the goal: it is paused at codex and its running turn interrupted. */
   signal?: AbortSignal;
-  /** Each event of the goal's turns, as they come (extended events). */
+  /** Each event of the goal's turns, in order (extended events); `runGoal` only. */
   onEvent?: (event: ExtendedThreadEvent) => void;
 }
+
+/**
+ * An event of a goal's run (`Thread.runGoalStreamed`): each of the goal's turns' events in order
+ * (a turn's `turn.started` to its end, then the next turn's), codex's updates of the goal as they
+ * come, and last `goal.ended` with how the run ended.
+ */
+export type GoalEvent =
+  | ExtendedThreadEvent
+  | { type: "goal.updated"; goal: ThreadGoal }
+  | ({ type: "goal.ended" } & GoalRun);
 
 /** How a goal's run ended. */
 export interface GoalRun {
@@ -35,15 +45,17 @@ export interface GoalRun {
 /**
  * Sets `objective` as the goal of the thread `follow` holds (see `TurnTransport.followTurns`), and
  * follows the turns codex runs for it — ordinary turns of the thread (its approvals, the idle
- * watchdog, the one undo) — until the goal is no longer active and its last turn ended. Past `maxTurns` the goal is paused (and so
- * stops); an aborted signal or a failed turn pauses it, stops its running turn, and rejects.
- * Either way nothing of the goal's turns runs when it settles.
+ * watchdog, the one undo) — until the goal is no longer active and its last turn ended. Past
+ * `maxTurns` the goal is paused (and so stops); an aborted signal or a failed turn pauses it, stops
+ * its running turn, and rejects. Either way nothing of the goal's turns runs when it settles.
+ * `emit` gets the turns' events, one turn after the other, and codex's updates of the goal.
  */
 export async function runGoal(
   follow: (onTurn: (turn: FollowedTurn) => void) => Promise<FollowedThread>,
   threadId: string,
   objective: string,
   options: RunGoalOptions = {},
+  emit: (event: GoalEvent) => void = () => {},
 ): Promise<GoalRun> {
   const maxTurns = options.maxTurns ?? 10;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
@@ -56,8 +68,14 @@ export async function runGoal(
   const turns: ExtendedRunResult[] = [];
   let goal: ThreadGoal | undefined;
   let endedBy: GoalRun["endedBy"] = "goal";
-  /** The goal's turns whose streams are being read. */
+  /** The goal's turns whose streams are being read or wait to be. */
   let reading = 0;
+  /** The reading of the last turn adopted: each turn is read once the one before it ended. */
+  let lastRead: Promise<unknown> = Promise.resolve();
+  /** Tells a goal update after the turns adopted before it (their events come first). */
+  const updated = (changed: ThreadGoal) => {
+    lastRead = lastRead.then(() => emit({ type: "goal.updated", goal: changed }));
+  };
   /** Why the goal is being stopped here (limit, abort, failure), once it is. */
   let stopping: { error?: unknown } | undefined;
   /** Whether codex has paused the goal this run is stopping. */
@@ -92,6 +110,7 @@ export async function runGoal(
       .then(() => client.request("thread/goal/set", { threadId, status: "paused" }))
       .then(async (answer) => {
         goal = answer.goal;
+        updated(goal);
         // One codex started as the pause came, not seen starting yet: stopped too.
         await followed.adoptInProgress();
       })
@@ -106,7 +125,9 @@ export async function runGoal(
   /** Reads a turn codex ran for the goal; one that ends once the goal is being stopped is not counted. */
   function followTurn(turn: FollowedTurn): void {
     reading++;
-    readTurn(turn, options.onEvent).then(
+    const read = lastRead.then(() => readTurn(turn, emit));
+    lastRead = read.catch(() => undefined);
+    read.then(
       (result) => {
         reading--;
         if (stopping === undefined) turns.push(result);
@@ -133,6 +154,7 @@ export async function runGoal(
     if (params.threadId !== threadId || notification.method !== "thread/goal/updated") return;
     if (!params.goal || !counting) return;
     goal = params.goal;
+    updated(goal);
     maybeDone();
   });
   const onAbort = () => stop(options.signal?.reason);
@@ -149,9 +171,13 @@ export async function runGoal(
     const set = await setting;
     counting = true;
     // A pause asked meanwhile (stop) answers after this: its goal wins then.
-    goal ??= set.goal;
+    if (goal === undefined) {
+      goal = set.goal;
+      updated(goal);
+    }
     maybeDone();
     await finished;
+    await lastRead;
     return { goal: goal ?? set.goal, turns, endedBy };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
@@ -165,12 +191,12 @@ export async function runGoal(
 /** Reads one turn of the goal to its end: its result (its stream's error, if it failed). */
 async function readTurn(
   turn: FollowedTurn,
-  onEvent: RunGoalOptions["onEvent"],
+  emit: (event: GoalEvent) => void,
 ): Promise<ExtendedRunResult> {
   const result = new RunResultBuilder();
   for await (const event of turn.events) {
     result.add(event);
-    onEvent?.(event);
+    emit(event);
   }
   return result.partial();
 }

@@ -64,7 +64,7 @@ export { APPROVAL_KINDS, DEFAULT_APPROVAL_TIMEOUT_MS } from "./events/approval-t
 export { rawOf, type WithRaw } from "./events/raw.js";
 export type * from "./events/sdk-types.js";
 export type * from "./events/types.js";
-export type { GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
+export type { GoalEvent, GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";

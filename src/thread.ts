@@ -5,7 +5,7 @@ import type { WithRaw } from "./events/raw.js";
 import { sdkEventProjector } from "./events/sdk-events.js";
 import type { ThreadEvent } from "./events/sdk-types.js";
 import type { ExtendedThreadEvent } from "./events/types.js";
-import type { GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
+import type { GoalEvent, GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
 import type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 import type { ThreadSnapshot } from "./saved-threads.js";
 import { providerRegistered } from "./telemetry/gate.js";
@@ -240,6 +240,7 @@ export class Thread<M extends EventsMode = "sdk"> {
    * longer active (complete, blocked, a budget reached) — or `maxTurns` (default 10) turns ran,
    * when it is paused here. Resolves with the goal, each turn's result and how it ended; an
    * aborted `signal` pauses the goal, stops its running turn, and rejects with the reason.
+   * It drains {@link runGoalStreamed}, telling `onEvent` each turn's events.
    *
    * The goal's turns are ordinary turns of this thread: the thread's `approvals` (over the Codex's)
    * decide their requests, and what they leave is declined (nobody reads a stream to answer); the
@@ -248,6 +249,28 @@ export class Thread<M extends EventsMode = "sdk"> {
    * started is gone.
    */
   async runGoal(objective: string, options: RunGoalOptions = {}): Promise<GoalRun> {
+    const { events } = await this.runGoalStreamed(objective, options);
+    for await (const event of events) {
+      if (event.type === "goal.ended") {
+        const { goal, turns, endedBy } = event;
+        return { goal, turns, endedBy };
+      }
+      if (event.type !== "goal.updated") options.onEvent?.(event);
+    }
+    throw new CodexHarnessError("goal_not_ended", "The goal's event stream ended without its end.");
+  }
+
+  /**
+   * {@link runGoal} as one event stream across the goal's turns (codex's continuation turns, one
+   * after the other): each turn's events from its `turn.started` to its end, `goal.updated` as
+   * codex changes the goal, and last `goal.ended` with what `runGoal` resolves with. A failure
+   * (an abort, a failed turn) is thrown by the stream; leaving it early (`break`) stops the goal as
+   * an abort does. The thread is busy until nothing of the goal runs any more.
+   */
+  async runGoalStreamed(
+    objective: string,
+    options: Omit<RunGoalOptions, "onEvent"> = {},
+  ): Promise<{ events: AsyncGenerator<GoalEvent> }> {
     if (typeof objective !== "string" || objective.trim() === "") {
       throw new CodexHarnessError("invalid_input", "runGoal needs an objective that is not empty.");
     }
@@ -261,22 +284,28 @@ export class Thread<M extends EventsMode = "sdk"> {
     const transport = this.transport();
     if (!transport.followTurns) throw unsupported("runGoal");
     const follow = transport.followTurns.bind(transport);
-    const { runGoal } = await import("./goals.js");
+    const [{ runGoal }, { streamGoal }] = await Promise.all([
+      import("./goals.js"),
+      import("./turns/goal-stream.js"),
+    ]);
     this.busy = true;
-    const run = (wrap: (turn: FollowedTurn) => FollowedTurn) =>
-      runGoal(
-        (onTurn) => follow(id, this.options, (turn) => onTurn(wrap(turn)), options.signal),
-        id,
-        objective,
-        options,
-      );
-    try {
-      if (!providerRegistered()) return await run((turn) => turn);
+    const start = async (signal: AbortSignal, emit: (event: GoalEvent) => void) => {
+      const run = (wrap: (turn: FollowedTurn) => FollowedTurn) =>
+        runGoal(
+          (onTurn) => follow(id, this.options, (turn) => onTurn(wrap(turn)), signal),
+          id,
+          objective,
+          { ...options, signal },
+          emit,
+        );
+      if (!providerRegistered()) return run((turn) => turn);
       const { traceGoal } = await import("./turns/traced-goal.js");
-      return await traceGoal(id, objective, this.options, this.telemetry, run);
-    } finally {
+      return traceGoal(id, objective, this.options, this.telemetry, run);
+    };
+    const events = streamGoal(start, options.signal, () => {
       this.busy = false;
-    }
+    });
+    return { events };
   }
 
   /** {@link saved}, with the thread started or loaded at codex first (as a turn would). */

@@ -14,6 +14,7 @@ import {
   fixturesClosedAfterAll,
   type startCodexApi,
 } from "../support/codex-api-fixture.js";
+import { eventually } from "../support/eventually.js";
 import { allAttributeText, parentOf, registerInMemoryOtel, spansNamed } from "../support/otel.js";
 
 const fixtureOf = fixturesClosedAfterAll();
@@ -61,6 +62,55 @@ describe("goals through the SDK (real codex, ScriptedModel)", () => {
     assert.equal((await thread.goal())?.status, "complete");
     await thread.clearGoal();
     assert.equal(await thread.goal(), null);
+  });
+
+  it("runGoalStreamed is one stream across codex's continuation turns; leaving it stops the goal", async () => {
+    const { fixture, thread } = await goalThread([
+      reply("First step."),
+      functionCall("update_goal", { status: "complete" }),
+      reply("Second step, done."),
+      reply("Another goal's first step."),
+      response([reply("never read")], { delayMs: 3_000 }),
+    ]);
+    const { events } = await thread.runGoalStreamed("two steps");
+    const seen: string[] = [];
+    for await (const event of events) {
+      if (event.type === "goal.updated") seen.push(`goal:${event.goal.status}`);
+      else if (event.type === "goal.ended")
+        seen.push(`ended:${event.endedBy}:${event.turns.length}`);
+      else if (event.type === "turn.started" || event.type === "turn.completed") {
+        seen.push(event.type);
+      } else if (event.type === "item.completed" && event.item.type === "agent_message") {
+        seen.push(event.item.text);
+      }
+    }
+    // Each turn whole, one after the other, the goal's updates where codex sent them.
+    const turnsOnly = seen.filter((entry) => !entry.startsWith("goal:"));
+    assert.deepEqual(turnsOnly, [
+      "turn.started",
+      "First step.",
+      "turn.completed",
+      "turn.started",
+      "Second step, done.",
+      "turn.completed",
+      "ended:goal:2",
+    ]);
+    assert.equal(seen[0], "goal:active");
+    assert.ok(seen.includes("goal:complete"), seen.join(", "));
+
+    // Left after the first turn's start: the goal is paused and nothing of it runs on.
+    const next = await thread.runGoalStreamed("another goal");
+    for await (const event of next.events) {
+      if (event.type === "turn.completed") break;
+    }
+    await assert.rejects(thread.runGoal("too soon"), { code: "thread_busy" });
+    await eventually(
+      "the left goal paused",
+      async () => (await thread.goal())?.status === "paused",
+    );
+    const asked = fixture.model.requests.length;
+    await sleep(1_000);
+    assert.equal(fixture.model.requests.length, asked, "the left goal asked nothing more");
   });
 
   it("runGoal after a paused goal works on the new one (the old one's late update is not taken)", async () => {

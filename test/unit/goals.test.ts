@@ -24,16 +24,23 @@ function goalOf(objective: string, status: ThreadGoal["status"], at: number): Th
   };
 }
 
-/** One turn's stream: started, then completed with `text`. */
-async function* turnEvents(text: string): AsyncGenerator<ExtendedThreadEvent> {
-  yield { type: "turn.started", turn_id: "t1" } as ExtendedThreadEvent;
+/** One turn's stream: started, then completed with `text` (each event `pauseMs` after the last). */
+async function* turnEvents(
+  text: string,
+  turnId = "t1",
+  pauseMs = 0,
+): AsyncGenerator<ExtendedThreadEvent> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, pauseMs));
+  yield { type: "turn.started", turn_id: turnId } as ExtendedThreadEvent;
+  await pause();
   yield {
     type: "item.completed",
-    item: { id: "m1", type: "agent_message", text },
+    item: { id: `m-${turnId}`, type: "agent_message", text },
   } as ExtendedThreadEvent;
+  await pause();
   yield {
     type: "turn.completed",
-    turn_id: "t1",
+    turn_id: turnId,
     usage: {
       input_tokens: 1,
       cached_input_tokens: 0,
@@ -47,7 +54,10 @@ async function* turnEvents(text: string): AsyncGenerator<ExtendedThreadEvent> {
  * A connection that answers `thread/goal/set` after `beforeAnswer` ran (it may notify), then runs
  * one turn for the goal and completes it.
  */
-function scriptedConnection(beforeAnswer: (notify: (n: RpcNotification) => void) => void) {
+function scriptedConnection(
+  beforeAnswer: (notify: (n: RpcNotification) => void) => void,
+  turns: FollowedTurn[] = [{ id: "t1", events: turnEvents("done") }],
+) {
   const listeners = new Set<(n: RpcNotification) => void>();
   const notify = (notification: RpcNotification) => {
     for (const listener of listeners) listener(notification);
@@ -69,7 +79,7 @@ function scriptedConnection(beforeAnswer: (notify: (n: RpcNotification) => void)
       const goal = goalOf(params.objective ?? "new", "active", 200);
       // codex works on it: a turn, then the goal complete (after the answer, as codex does).
       setTimeout(() => {
-        onTurn?.({ id: "t1", events: turnEvents("done") });
+        for (const turn of turns) onTurn?.(turn);
         setTimeout(() => updated({ ...goal, status: "complete", updatedAt: 201 }), 5);
       }, 5);
       return { goal };
@@ -103,6 +113,34 @@ describe("runGoal", () => {
     assert.equal(run.goal.status, "complete");
     assert.deepEqual(sets, [
       { threadId: THREAD, objective: "a goal", status: "active", tokenBudget: 5 },
+    ]);
+  });
+
+  it("tells a turn's events whole before the next turn's, though codex started both", async () => {
+    const { follow } = scriptedConnection(() => {}, [
+      { id: "t1", events: turnEvents("first", "t1", 15) },
+      { id: "t2", events: turnEvents("second", "t2") },
+    ]);
+    const told: string[] = [];
+    const run = await runGoal(follow, THREAD, "two turns", {}, (event) =>
+      told.push(
+        event.type === "goal.updated"
+          ? `goal:${event.goal.status}`
+          : event.type === "item.completed" && event.item.type === "agent_message"
+            ? event.item.text
+            : event.type,
+      ),
+    );
+    assert.equal(run.turns.length, 2);
+    assert.deepEqual(told, [
+      "goal:active",
+      "turn.started",
+      "first",
+      "turn.completed",
+      "turn.started",
+      "second",
+      "turn.completed",
+      "goal:complete",
     ]);
   });
 });
