@@ -65,6 +65,7 @@ export async function writeImageFiles<T extends Item>(input: T[]): Promise<Image
   };
   try {
     const written: ImageFiles<T>["input"] = [];
+    let count = 0;
     for (const [index, item] of input.entries()) {
       if (item.type !== "image") {
         written.push(item);
@@ -73,7 +74,8 @@ export async function writeImageFiles<T extends Item>(input: T[]): Promise<Image
       const image = decodeImageDataUrl(item.url ?? "");
       if (image === undefined) checkExecImageUrl(item.url ?? "", index, false);
       const { type, bytes } = image as { type: string; bytes: Buffer };
-      const file = path.join(dir, `image-${index + 1}.${EXTENSIONS[type]}`);
+      count += 1;
+      const file = path.join(dir, `image-${count}.${EXTENSIONS[type]}`);
       await writeFile(file, bytes, { mode: 0o600 });
       written.push({ type: "local_image", path: file });
     }

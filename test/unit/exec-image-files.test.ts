@@ -36,8 +36,8 @@ describe("writeImageFiles", () => {
     assert.deepEqual(text, input[0]);
     assert.deepEqual(local, input[2]);
     assert.ok(png?.type === "local_image" && gif?.type === "local_image");
-    assert.match(png.path, /image-2\.png$/);
-    assert.match(gif.path, /image-4\.gif$/);
+    assert.match(png.path, /image-1\.png$/);
+    assert.match(gif.path, /image-2\.gif$/);
     assert.deepEqual(await readFile(png.path), PNG);
     assert.deepEqual(await readFile(gif.path), GIF);
     assert.equal((await stat(png.path)).mode & 0o777, 0o600, "only its owner reads it");
