@@ -210,10 +210,7 @@ export class ExecTurnTransport implements TurnTransport {
       if (request.turnOptions.outputSchema !== undefined) {
         schema = await writeOutputSchemaFile(request.turnOptions.outputSchema);
       }
-      const { run, prompt } = execRunFor(
-        { ...request, input: images.input as UserInput[] },
-        schema?.path,
-      );
+      const { run, prompt } = execRunFor({ ...request, input: images.input }, schema?.path);
       const child = await ExecProcess.start({
         executablePath: binary.executablePath,
         args: buildExecArgs(this.settings, run),
