@@ -17,8 +17,15 @@ import type { ListThreadsOptions, SavedThread } from "./saved-threads.js";
 import { Thread } from "./thread.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { LazyTurnTransport } from "./turns/lazy-transport.js";
-import type { CodexOptions, EventsMode, ForkOptions, ThreadOptions } from "./turns/options.js";
+import type {
+  CodexOptions,
+  EventsMode,
+  ForkOptions,
+  RemoteImages,
+  ThreadOptions,
+} from "./turns/options.js";
 import { PoolTransport } from "./turns/pool-transport.js";
+import { checkRemoteImages } from "./turns/remote-images.js";
 import { checkApprovalPolicy, threadSettings, threadSourceParam } from "./turns/thread-params.js";
 import { providerOf, type TelemetryDefaults } from "./turns/traced-stream.js";
 import type { TurnTransport } from "./turns/turn-transport.js";
@@ -35,6 +42,8 @@ export class Codex<M extends EventsMode = "sdk"> {
   private closed = false;
   /** What the threads trace with, when OpenTelemetry is on. */
   private readonly telemetry: TelemetryDefaults;
+  /** The threads' `remoteImages`, unless a thread has its own. */
+  private readonly remoteImages: RemoteImages | undefined;
 
   constructor(given: CodexOptions<M> = {}) {
     // Settled now (a bad $CODEX_HARNESS_VALIDATE fails here), not when codex first starts.
@@ -52,6 +61,8 @@ export class Codex<M extends EventsMode = "sdk"> {
       );
     }
     if (options.remote !== undefined) checkRemote(options);
+    checkRemoteImages(options.remoteImages);
+    this.remoteImages = options.remoteImages;
     const poolSize = options.poolSize ?? 1;
     if (!Number.isInteger(poolSize) || poolSize < 1) {
       throw new CodexHarnessError(
@@ -109,9 +120,11 @@ export class Codex<M extends EventsMode = "sdk"> {
     options: ThreadOptions<T>,
     events: T,
   ): Thread<T> {
+    checkRemoteImages(options.remoteImages, "ThreadOptions.remoteImages");
+    const remoteImages = options.remoteImages ?? this.remoteImages;
     return new Thread<T>(
       () => this.activeTransport(),
-      options,
+      remoteImages === undefined ? options : { ...options, remoteImages },
       events,
       id,
       (threadId) => this.appServerOf(threadId),

@@ -146,6 +146,9 @@ export type {
   ForkOptions,
   Input,
   ModelReasoningEffort,
+  RemoteImageLimits,
+  RemoteImages,
+  RemoteImageType,
   SandboxMode,
   TelemetryOptions,
   ThreadOptions,
@@ -153,6 +156,11 @@ export type {
   UserInput,
   WebSearchMode,
 } from "./turns/options.js";
+export {
+  DEFAULT_REMOTE_IMAGE_LIMITS,
+  RemoteImageError,
+  type RemoteImageFailure,
+} from "./turns/remote-images.js";
 export {
   type ExtendedRunResult,
   type RunResultOf,

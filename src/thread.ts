@@ -12,6 +12,7 @@ import { providerRegistered } from "./telemetry/gate.js";
 import type { TurnHandle } from "./turn-handle.js";
 import { checkOutputSchema, checkReviewTarget, normalizeInput } from "./turns/input.js";
 import type { EventsMode, Input, ThreadOptions, TurnOptions } from "./turns/options.js";
+import { inlineRemoteImages } from "./turns/remote-images.js";
 import { RunResultBuilder, type RunResultOf, TurnAbortedError } from "./turns/run-result.js";
 import { type TelemetryDefaults, tracedRunTurn } from "./turns/traced-stream.js";
 import { TurnStop } from "./turns/turn-stop.js";
@@ -327,11 +328,19 @@ export class Thread<M extends EventsMode = "sdk"> {
     return { id: this.threadId, appServer: this.appServerOf(this.threadId) };
   }
 
-  /** Adds input to the running turn (app-server transport). */
+  /**
+   * Adds input to the running turn (app-server transport). Under `remoteImages: "fetch"` its images
+   * given by URL are fetched first (the turn's stop stops that too).
+   */
   async steer(input: Input): Promise<void> {
     const { transport, threadId, turnId } = this.running("steer");
     if (!transport.steer) throw unsupported("steer");
-    await transport.steer(threadId, turnId, normalizeInput(input, this.options.workingDirectory));
+    const items = await inlineRemoteImages(
+      normalizeInput(input, this.options.workingDirectory),
+      this.options.remoteImages,
+      this.runningStop?.signal,
+    );
+    await transport.steer(threadId, turnId, items);
   }
 
   /**

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type ConfigObject, toConfigOverrides } from "../app-server/codex-config.js";
 import { CodexHarnessError } from "../errors.js";
+import { checkExecImageUrl } from "./image-files.js";
 
 /** The environment variable codex reads its client name (`originator` header) from. */
 export const ORIGINATOR_ENV = "CODEX_INTERNAL_ORIGINATOR_OVERRIDE";
@@ -148,20 +149,21 @@ function pathEnvKey(env: Record<string, string>): string {
 
 /**
  * The stdin prompt (texts joined with a blank line) and the `--image` paths of a turn's input.
- * Throws `unsupported_input` for an image given by URL, which `codex exec` cannot take.
+ * An image given by URL has no file: `imageUrl` (when given) checks it and returns what stands for
+ * it; without it such an image throws `unsupported_input` (see `image-files.ts`, which turns
+ * inline images into files first).
  */
-export function execPrompt(input: readonly ExecInputItem[]): { prompt: string; images: string[] } {
+export function execPrompt(
+  input: readonly ExecInputItem[],
+  imageUrl: (url: string, index: number) => string = refuseImageUrl,
+): { prompt: string; images: string[] } {
   const texts: string[] = [];
   const images: string[] = [];
   for (const [index, item] of input.entries()) {
     if (item.type === "text") texts.push(item.text);
     else if (item.type === "local_image") images.push(item.path);
-    else if (item.type === "image") {
-      throw new CodexHarnessError(
-        "unsupported_input",
-        `input[${index}] is an image URL, which the exec transport cannot send (codex exec only takes local image files). Download it and pass {type: "local_image", path}, or use the app-server transport (new Codex({ transport: "app-server" })).`,
-      );
-    } else {
+    else if (item.type === "image") images.push(imageUrl(item.url, index));
+    else {
       throw new CodexHarnessError(
         "unsupported_input",
         `input[${index}] is a ${item.type}, which the exec transport cannot send; use the app-server transport (new Codex({ transport: "app-server" })), or name it in the text ($name).`,
@@ -169,6 +171,15 @@ export function execPrompt(input: readonly ExecInputItem[]): { prompt: string; i
     }
   }
   return { prompt: texts.join("\n\n"), images };
+}
+
+/** An image URL reaching the command line unwritten: refused as `checkExecImageUrl` would. */
+function refuseImageUrl(url: string, index: number): never {
+  checkExecImageUrl(url, index, false);
+  throw new CodexHarnessError(
+    "unsupported_input",
+    `input[${index}] is an inline image that was not written to a file; this is a bug of codex-harness.`,
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { undoLateTurnStart } from "./late-answers.js";
 import { LoadedThreads, replacedNotice } from "./loaded-threads.js";
 import type { CodexOptions, ThreadOptions, UserInput } from "./options.js";
 import { type RejoinHost, rejoinTurns, TurnClient } from "./rejoin.js";
+import { inlineRemoteImages } from "./remote-images.js";
 import { RunningTurns } from "./running-turns.js";
 import { stoppedBeforeStart } from "./stopped-turns.js";
 import { ThreadLocks } from "./thread-locks.js";
@@ -180,6 +181,15 @@ export class AppServerTurnTransport implements TurnTransport {
     }
     // As codex exec does, before the thread is started or resumed (and before codex is started).
     this.checkGitRepo(request.threadOptions);
+    // Images given by URL, fetched when asked (codex refuses them): before codex is asked anything.
+    let input: UserInput[];
+    try {
+      input = await inlineRemoteImages(request.input, request.threadOptions.remoteImages, signal);
+    } catch (error) {
+      settle();
+      if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, request.threadId);
+      throw error;
+    }
     // The process is in use until the turn's stream finishes (for idle shutdown).
     const endUse = this.supervisor.use();
     let unlock: (() => void) | undefined;
@@ -253,7 +263,7 @@ export class AppServerTurnTransport implements TurnTransport {
             ? await client.request("review/start", { threadId, target: request.review }, options)
             : await client.request(
                 "turn/start",
-                turnStartParams(threadId, request.input, request.turnOptions),
+                turnStartParams(threadId, input, request.turnOptions),
                 options,
               );
           // codex keeps a turn's reviewer for the thread's later turns.

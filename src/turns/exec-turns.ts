@@ -20,10 +20,13 @@ import {
   writeOutputSchemaFile,
 } from "../exec/exec-args.js";
 import { DEFAULT_KILL_GRACE_MS, ExecProcess } from "../exec/exec-process.js";
+import { checkExecImageUrl, type ImageFiles, writeImageFiles } from "../exec/image-files.js";
 import { RpcLocalError } from "../rpc/errors.js";
 import { checkOutputSchema } from "./input.js";
-import type { CodexOptions } from "./options.js";
+import type { CodexOptions, UserInput } from "./options.js";
+import { inlineRemoteImages, remoteImageLimits } from "./remote-images.js";
 import { TurnAbortedError } from "./run-result.js";
+import { abortedBeforeStart } from "./stopped-turns.js";
 import { threadNotFound } from "./thread-errors.js";
 import { TurnStream } from "./turn-stream.js";
 import type { TurnRequest, TurnTransport } from "./turn-transport.js";
@@ -65,15 +68,16 @@ export function execSettings(options: CodexOptions): ExecSettings {
 /**
  * The `codex exec` run of a turn: thread and turn options mapped field for field as in
  * `@openai/codex-sdk`. Throws before anything runs when the turn cannot go through exec: an
- * image URL (`unsupported_input`), an approval policy codex refuses or a turn's own sandbox or
+ * image URL `imageUrl` does not take (`unsupported_input`), an approval policy codex refuses or a turn's own sandbox or
  * approval policy (`unsupported_option`), an
  * output schema that is not an object (`invalid_input`).
  */
 export function execRunFor(
   request: TurnRequest,
   outputSchemaFile?: string,
+  imageUrl?: (url: string, index: number) => string,
 ): { run: ExecRunArgs; prompt: string } {
-  const { prompt, images } = execPrompt(request.input);
+  const { prompt, images } = execPrompt(request.input, imageUrl);
   const thread = request.threadOptions;
   checkExecApprovalPolicy(thread.approvalPolicy);
   checkOutputSchema(request.turnOptions.outputSchema);
@@ -142,7 +146,9 @@ function refuseSet<T extends object>(
  * Aborting `turnOptions.signal` kills the process and, once it has exited, ends the stream with a
  * {@link TurnAbortedError} (as the official SDK does); breaking out of the iteration kills it too. A non-zero exit
  * without a `turn.failed` throws a {@link CodexExitedError} with the last stderr lines.
- * exec cannot answer approvals, steer, or take images by URL: use the app-server transport for those.
+ * exec cannot answer approvals or steer: use the app-server transport for those. It takes images
+ * as files: an inline one (a `data:` URL, or one fetched under `remoteImages: "fetch"`) is written
+ * to a temporary file for the turn.
  */
 export class ExecTurnTransport implements TurnTransport {
   readonly kind = "exec" as const;
@@ -167,7 +173,13 @@ export class ExecTurnTransport implements TurnTransport {
     request: TurnRequest,
   ): AsyncGenerator<WithRaw<ExtendedThreadEvent>, undefined> {
     this.assertOpen();
-    execRunFor(request);
+    const { remoteImages } = request.threadOptions;
+    const fetched = remoteImageLimits(remoteImages) !== undefined;
+    // Checked before anything runs; images given by URL become files below.
+    execRunFor(request, undefined, (url, index) => {
+      checkExecImageUrl(url, index, fetched);
+      return url;
+    });
     const signal = request.turnOptions.signal;
     if (signal?.aborted) {
       request.stop?.settle();
@@ -179,6 +191,7 @@ export class ExecTurnTransport implements TurnTransport {
     const binary = this.findBinary();
     if (this.settings.codexHome !== undefined) await makeCodexHome(this.settings.codexHome);
     let schema: OutputSchemaFile | undefined;
+    let images: ImageFiles<UserInput> | undefined;
     let running: Running | undefined;
     const onAbort = () => {
       if (running && !running.stopped && !running.terminal) {
@@ -188,10 +201,16 @@ export class ExecTurnTransport implements TurnTransport {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
+      const input = await inlineRemoteImages(request.input, remoteImages, signal).catch(
+        (error: unknown) => {
+          throw signal?.aborted ? abortedBeforeStart(signal.reason) : error;
+        },
+      );
+      images = await writeImageFiles(input);
       if (request.turnOptions.outputSchema !== undefined) {
         schema = await writeOutputSchemaFile(request.turnOptions.outputSchema);
       }
-      const { run, prompt } = execRunFor(request, schema?.path);
+      const { run, prompt } = execRunFor({ ...request, input: images.input }, schema?.path);
       const child = await ExecProcess.start({
         executablePath: binary.executablePath,
         args: buildExecArgs(this.settings, run),
@@ -218,6 +237,7 @@ export class ExecTurnTransport implements TurnTransport {
       // The process, and what it started, is gone.
       request.stop?.settle();
       await schema?.cleanup();
+      await images?.cleanup();
     }
   }
 

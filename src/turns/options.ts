@@ -136,6 +136,11 @@ export interface CodexOptions<M extends EventsMode = EventsMode> {
   onValidationIssue?: (issue: ValidationIssue) => void;
   /** OpenTelemetry settings for every thread (a thread's own `telemetry` wins). */
   telemetry?: TelemetryOptions;
+  /**
+   * Whether images given by http(s) URL are fetched here and sent inline (see
+   * {@link RemoteImages}; default `"pass"`), for every thread (a thread's own `remoteImages` wins).
+   */
+  remoteImages?: RemoteImages;
 }
 
 /** Options of a thread: `@openai/codex-sdk`'s names, plus codex-harness's. */
@@ -207,6 +212,11 @@ export interface ThreadOptions<M extends EventsMode = EventsMode> {
   onLostThread?: "fail" | "startNew";
   /** OpenTelemetry settings for this thread's turns, over the Codex's. */
   telemetry?: TelemetryOptions;
+  /**
+   * Whether this thread's images given by http(s) URL are fetched here and sent inline (see
+   * {@link RemoteImages}); default: the Codex's `remoteImages`, else `"pass"`.
+   */
+  remoteImages?: RemoteImages;
 }
 
 /** Where `Codex.forkThread()` cuts the saved thread (one of them at most; default: nowhere). */
@@ -265,7 +275,45 @@ export interface TurnOptions {
   signal?: AbortSignal;
 }
 
-/** One piece of a turn's input. `image` (by URL) is app-server only. */
+/** The image types a fetched image may be (`RemoteImageLimits.allowedTypes`): what models take. */
+export type RemoteImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** The limits of fetching an image given by URL (see {@link RemoteImages}). */
+export interface RemoteImageLimits {
+  /**
+   * The largest image taken, in bytes (default 20 MiB). Counted as the body arrives: a larger one
+   * is refused at its `Content-Length`, or stopped once it has sent more, never read whole.
+   */
+  maxBytes?: number;
+  /** How long fetching one image may take, redirects and body included, in ms (default 30 000). */
+  timeoutMs?: number;
+  /**
+   * The types taken (default all four). The served `Content-Type` must be one of them (or a
+   * generic `application/octet-stream`, or none), and so must the type the bytes themselves show;
+   * the image is sent as the type its bytes show.
+   */
+  allowedTypes?: RemoteImageType[];
+}
+
+/**
+ * What becomes of an `image` input given by an http(s) URL (a `data:` URL is inline already).
+ * - `"pass"` (default): it goes to codex as it is, and codex answers: codex 0.169.0 refuses it
+ *   ("remote image URLs are not supported"); exec refuses it with `unsupported_input`.
+ * - `"fetch"`: codex-harness fetches it (with the default {@link RemoteImageLimits}) before codex
+ *   starts the turn, and sends it inline, as a `data:` URL (app-server) or a temporary file given
+ *   to `--image` (exec) — as the Python SDK sends it. A fetch that fails rejects the turn with a
+ *   `RemoteImageError` saying what to change, and codex is not asked.
+ * - An object: `"fetch"`, with these limits.
+ *
+ * The URL is fetched from this process, with no credentials: when people you do not trust give
+ * the URLs, check them first (a URL can name a host only this machine reaches).
+ */
+export type RemoteImages = "pass" | "fetch" | RemoteImageLimits;
+
+/**
+ * One piece of a turn's input. `image` is by URL: a `data:` URL goes inline on both transports;
+ * an http(s) one needs `remoteImages: "fetch"` (or, unfetched, a codex that takes such URLs).
+ */
 export type UserInput =
   | { type: "text"; text: string }
   | { type: "local_image"; path: string }

@@ -40,6 +40,14 @@ describe("examples of the README and docs/", () => {
     assert.match(stdout, /codex: Hello from the build box\./);
   });
 
+  it("remote-image: the image given by URL reaches the model inline; a limit refuses it", async () => {
+    const stdout = await runExample("remote-image");
+    assert.match(
+      stdout,
+      /^A single pixel\.\ntrue\nremote_image_failed \(too_large\): The image at http:\/\/127\.0\.0\.1:\d+\/logo\.png sent more than remoteImages\.maxBytes \(10 bytes\): raise maxBytes, or send a smaller image\.\n$/,
+    );
+  });
+
   it("test-with-scripted-model: the user's test passes", async () => {
     const stdout = await runExample("test-with-scripted-model");
     assert.match(stdout, /^ok 1 - the policy declines rm -rf, and codex tells the model$/m);
