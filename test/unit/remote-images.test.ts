@@ -4,11 +4,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { CodexHarnessError } from "../../src/errors.js";
 import type { RemoteImageLimits, UserInput } from "../../src/turns/options.js";
+import { fetchRemoteImage, imageTypeOf } from "../../src/turns/remote-image-fetch.js";
 import {
   checkRemoteImages,
   DEFAULT_REMOTE_IMAGE_LIMITS,
-  fetchRemoteImage,
-  imageTypeOf,
   inlineRemoteImages,
   MAX_IMAGE_REDIRECTS,
   RemoteImageError,
