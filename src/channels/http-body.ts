@@ -18,16 +18,9 @@ export async function readJson(
   max: number,
   optional = false,
 ): Promise<unknown> {
-  const declared = Number(request.headers["content-length"] ?? 0);
-  if (declared > max) throw tooLarge(max);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw tooLarge(max);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const body = await readAtMost(request, max);
+  if (body === undefined) throw tooLarge(max);
+  const text = body.toString("utf8");
   if (text.trim() === "") {
     if (optional) return {};
     throw new ChannelsError("invalid_request", 400, "The request needs a JSON body.");
@@ -55,21 +48,64 @@ export async function readJson(
 
 /**
  * The raw body of `request` (a platform's signed callback, checked before parsing), or undefined
- * when it is over `max` bytes (stops reading there).
+ * when it is over `max` bytes.
  */
-export async function readRawBody(
-  request: IncomingMessage,
-  max: number,
-): Promise<Buffer | undefined> {
-  if (Number(request.headers["content-length"] ?? 0) > max) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > max) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+export function readRawBody(request: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return readAtMost(request, max);
+}
+
+/** How much of a refused body is still read (and dropped) so that its sender sees the answer. */
+const DISCARD_AT_MOST_BYTES = 64 * 1024 * 1024;
+/** How long a refused body is read on before its connection is closed instead. */
+const DISCARD_WITHIN_MS = 5_000;
+
+/**
+ * The body of `request`, or undefined once it is over `max` bytes (declared or sent). A body over
+ * the limit is still read to its end and dropped — up to {@link DISCARD_AT_MOST_BYTES} and
+ * {@link DISCARD_WITHIN_MS} — so that the sender, still writing, gets the 413 rather than a
+ * connection closed under it (EPIPE); past those the answer closes the connection.
+ */
+function readAtMost(request: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = declared > max;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (body: Buffer | undefined) => {
+      clearTimeout(timer);
+      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      resolve(body);
+    };
+    const refuse = () => {
+      over = true;
+      chunks.length = 0;
+      timer ??= setTimeout(() => finish(undefined), DISCARD_WITHIN_MS);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (!over && size > max) refuse();
+      if (over) {
+        if (size > DISCARD_AT_MOST_BYTES) finish(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(over ? undefined : Buffer.concat(chunks));
+    // Closed before its end (the sender gave up): no body to answer for.
+    const onClose = () =>
+      over
+        ? finish(undefined)
+        : onError(new Error("The request was closed before its body ended."));
+    const onError = (error: Error) => {
+      clearTimeout(timer);
+      request.off("data", onData).off("end", onEnd).off("close", onClose);
+      if (over) resolve(undefined);
+      else reject(error);
+    };
+    if (over) refuse();
+    request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 /** A request header's (first) value. */
@@ -85,7 +121,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "content-length": Buffer.byteLength(text),
-    // A refused body is not read to its end: close the connection rather than drain it.
+    // Whatever of a refused body is still coming is not read: the connection closes after.
     ...(status === 413 ? { connection: "close" } : {}),
   });
   response.end(text);

@@ -48,6 +48,34 @@ function serve(
 }
 
 describe("codex-harness serve / interactions", () => {
+  it("answers a 5 MiB body with its 413, not a connection closed under the sender", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-serve-big-"));
+    dirs.push(dataDir);
+    const served = await serve(dataDir);
+    const token = /token \(printed once; saved in .*\): (\S+)/.exec(served.lines.join("\n"))?.[1];
+    const body = JSON.stringify({ blob: "x".repeat(5 * 1024 * 1024) });
+    const answers: string[] = [];
+    try {
+      for (let attempt = 0; attempt < 12; attempt++) {
+        const response = await fetch(`${served.url}/v1/interactions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body,
+        }).catch(
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+        );
+        if (typeof response === "string") answers.push(response);
+        else {
+          const { error } = (await response.json()) as { error: { code: string } };
+          answers.push(`${response.status} ${error.code}`);
+        }
+      }
+    } finally {
+      await served.stop();
+    }
+    assert.deepEqual(answers, Array(12).fill("413 too_large"));
+  });
+
   it("prints the token once, keeps it 0600, and the CLI lists, answers and cancels", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "codex-harness-serve-"));
     dirs.push(dataDir);
