@@ -68,6 +68,7 @@ function request(n: number): CommandExecutionRequest {
     item_id: `item-${n}`,
     approval_kind: "command",
     command: "/bin/bash -lc ls",
+    script: "ls",
     cwd: "/tmp",
     reason: null,
     command_actions: [],

@@ -29,7 +29,7 @@ const codex = new Codex({
   codexHome: path.join(root, "home"),
   approvals: composeApprovals(
     fromPermissions(path.join(root, "permissions.toml")), // decides what the file covers…
-    { commandExecution: (request) => (request.command.includes("curl") ? "decline" : undefined) }, // …a "person" the rest
+    { commandExecution: (request) => (request.script.includes("curl") ? "decline" : undefined) }, // …a "person" the rest
   ),
 });
 try {

@@ -11,7 +11,7 @@ import { execCommand, reply, ScriptedModel } from "codex-harness/testing";
 
 // Yours: what may run outside the sandbox.
 const policy: Approvals = {
-  commandExecution: (request) => (request.command.includes("rm -rf") ? "decline" : "accept"),
+  commandExecution: (request) => (request.script.includes("rm -rf") ? "decline" : "accept"),
 };
 
 test("the policy declines rm -rf, and codex tells the model", async (t) => {

@@ -8,7 +8,7 @@ import {
   shellScriptOf,
   splitShellScript,
   WRAPPERS,
-} from "./shell-split.js";
+} from "../shell-split.js";
 import type { CommandExecutionRequest } from "./types.js";
 
 /** The exec rules of a permissions file. */

@@ -28,6 +28,8 @@ export const PAYLOAD_FIELDS = {
   kinds: {
     approval_request: {
       command: "string",
+      // The command without codex's shell wrapper: part of `command`, which is shown whole.
+      script: "string",
       cwd: "string|null",
       reason: "string|null",
       approval_kind: "string",

@@ -324,7 +324,11 @@ describe("approvals (real codex, ScriptedModel)", () => {
       if (event.type === "approval.requested") {
         assert.equal(event.kind, "commandExecution");
         assert.equal(event.request.kind, event.kind);
-        if (event.kind === "commandExecution") event.respond("accept");
+        // The handler docs/approvals.md shows: it matches the command as the model wrote it.
+        if (event.kind === "commandExecution") {
+          assert.match(event.request.command, /^\S*bash -lc /);
+          event.respond(event.request.script.startsWith("touch asked") ? "accept" : "decline");
+        }
       }
     }
     assert.ok(existsSync(path.join(fixture.workdir, "asked.txt")));

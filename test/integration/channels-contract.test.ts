@@ -145,6 +145,7 @@ describe("channels contract over HTTP", () => {
       item_id: "item_b",
       approval_kind: "command",
       command: "/bin/bash -lc 'make'",
+      script: "make",
       cwd: "/work",
       reason: null,
       command_actions: [],

@@ -93,6 +93,7 @@ const command = (text: string): CommandExecutionRequest => ({
   method: "item/commandExecution/requestApproval",
   approval_kind: "command",
   command: `/bin/bash -lc '${text}'`,
+  script: text,
   cwd: "/work",
   reason: null,
   command_actions: [],

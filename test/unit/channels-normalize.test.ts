@@ -24,6 +24,7 @@ const command: CommandExecutionRequest = {
   item_id: "item_1",
   approval_kind: "command",
   command: "/bin/bash -lc 'ls -la'",
+  script: "ls -la",
   cwd: "/work",
   reason: "list files",
   command_actions: [],

@@ -15,7 +15,8 @@ import {
   type SimpleCommand,
   shellScriptOf,
   splitShellScript,
-} from "../../src/approvals/shell-split.js";
+  wrappedScriptOf,
+} from "../../src/shell-split.js";
 
 /** The words of each simple command. */
 const words = (script: string): string[][] => splitShellScript(script).map((c) => c.words);
@@ -268,5 +269,23 @@ describe("matching", () => {
     assert.equal(judge("echo $(whoami)", exec), "unknown");
     assert.equal(judge("echo `rm -rf /`", exec), "deny");
     assert.equal(judge("", exec), "unknown");
+  });
+});
+
+describe("the command as the model wrote it (wrappedScriptOf)", () => {
+  it("unwraps codex's shell, quotes removed", () => {
+    assert.equal(wrappedScriptOf("/bin/bash -lc 'ls -la'"), "ls -la");
+    assert.equal(wrappedScriptOf("/bin/bash -lc ls"), "ls");
+    assert.equal(wrappedScriptOf('/usr/bin/zsh -lc "git status"'), "git status");
+    assert.equal(wrappedScriptOf("bash -c 'echo '\\''hi'\\'''"), "echo 'hi'");
+    assert.equal(wrappedScriptOf("sh -c 'a && b'"), "a && b");
+  });
+
+  it("is null for a command that is not one shell on one script", () => {
+    assert.equal(wrappedScriptOf("ls -la"), null);
+    assert.equal(wrappedScriptOf("bash script.sh"), null);
+    assert.equal(wrappedScriptOf("bash -lc 'ls' && rm -rf x"), null);
+    assert.equal(wrappedScriptOf("FOO=1 bash -lc ls"), null);
+    assert.equal(wrappedScriptOf("bash -lc ls > out"), null);
   });
 });

@@ -31,6 +31,7 @@ const command = (
   method: "item/commandExecution/requestApproval",
   approval_kind: "command",
   command: `/bin/bash -lc '${text.replaceAll("'", "'\\''")}'`,
+  script: text,
   cwd: "/work",
   reason: null,
   command_actions: [],

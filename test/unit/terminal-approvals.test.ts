@@ -29,6 +29,7 @@ const command: CommandExecutionRequest = {
   request_id: 1,
   approval_kind: "command",
   command: "rm -rf build",
+  script: "rm -rf build",
   cwd: "/tmp",
   reason: "clean up",
   command_actions: [],

@@ -4,6 +4,7 @@ import type { ReviewDecision } from "../../protocol/generated/ts/ReviewDecision.
 import type { CommandAction } from "../../protocol/generated/ts/v2/CommandAction.js";
 import type { CommandExecutionApprovalDecision } from "../../protocol/generated/ts/v2/CommandExecutionApprovalDecision.js";
 import type { NetworkPolicyAmendment } from "../../protocol/generated/ts/v2/NetworkPolicyAmendment.js";
+import { wrappedScriptOf } from "../../shell-split.js";
 import { isObject } from "../wire-values.js";
 import { type ApprovalRequestBase, kindSpec, listOf } from "./spec.js";
 
@@ -17,6 +18,13 @@ export interface CommandExecutionRequest extends ApprovalRequestBase {
   approval_kind: "command" | "humanCommand" | "writeStdin";
   /** The command line as codex will run it, e.g. `/bin/bash -lc 'ls -la'`. */
   command: string;
+  /**
+   * The command as the model wrote it: the script of the shell codex wraps it in (`ls -la` for
+   * `/bin/bash -lc 'ls -la'`, quotes removed), else `command` itself. What a handler that matches
+   * on the command means (`request.script.startsWith("ls")`); policies still judge every simple
+   * command of it.
+   */
+  script: string;
   cwd: string | null;
   reason: string | null;
   /** codex's parse of the command: one entry per simple command, with its own text. */
@@ -56,6 +64,7 @@ export const commandExecution = kindSpec<CommandExecutionRequest, CommandDecisio
         item_id: params.itemId,
         approval_kind: params.kind ?? "command",
         command: params.command ?? "",
+        script: scriptOf(params.command ?? ""),
         cwd: params.cwd ?? null,
         reason: params.reason ?? null,
         command_actions: listOf(params.commandActions),
@@ -70,6 +79,7 @@ export const commandExecution = kindSpec<CommandExecutionRequest, CommandDecisio
         item_id: params.callId,
         approval_kind: "command",
         command: listOf(params.command).map(shellQuote).join(" "),
+        script: scriptOf(listOf(params.command).map(shellQuote).join(" ")),
         cwd: params.cwd ?? null,
         reason: params.reason ?? null,
         command_actions: listOf(params.parsedCmd).map(commandAction),
@@ -124,4 +134,9 @@ function commandAction(parsed: ParsedCommand): CommandAction {
 /** Quotes one argv word for a shell command line (v1 approvals give argv, not a line). */
 function shellQuote(word: string): string {
   return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The command as the model wrote it: the script of codex's shell wrapper, else the command. */
+function scriptOf(command: string): string {
+  return wrappedScriptOf(command) ?? command;
 }

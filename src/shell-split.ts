@@ -390,3 +390,15 @@ export function shellScriptOf(words: readonly string[]): string | null {
   }
   return null;
 }
+
+/**
+ * The script a command line hands a shell (`/bin/bash -lc 'ls -la'` -> `ls -la`), quotes removed;
+ * null when the line is not one shell run on one script (no assignments or redirections).
+ */
+export function wrappedScriptOf(commandLine: string): string | null {
+  // At the deepest level the parser does not look into the wrapper: its words come back as written.
+  const commands = new ScriptParser(commandLine, MAX_DEPTH).run();
+  const only = commands.length === 1 ? commands[0] : undefined;
+  if (!only || only.assignments.length > 0 || only.redirects.length > 0) return null;
+  return shellScriptOf(only.words);
+}
