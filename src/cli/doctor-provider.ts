@@ -81,7 +81,9 @@ export async function checkProvider(
         `cannot reach ${id} at ${url} (${reason}): turns would retry and fail. ` +
         (proxy !== undefined
           ? "A proxy is set, which codex uses and this check does not: try a turn."
-          : `Check the network, or the provider's base_url in ${id === "openai" ? "openai_base_url" : `[model_providers.${id}]`} of config.toml.`),
+          : onThisMachine(url)
+            ? "It is a server on this machine: start it (the example project's offline target names `npx codex-harness scripted-model`)."
+            : `Check the network, or the provider's base_url in ${id === "openai" ? "openai_base_url" : `[model_providers.${id}]`} of config.toml.`),
     };
   }
 }
@@ -99,4 +101,14 @@ function providerUrl(
     return `${(config.chatgpt_base_url ?? "https://chatgpt.com/backend-api/").replace(/\/+$/, "")}/codex`;
   }
   return config.openai_base_url ?? env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+}
+
+/** Whether `url` names this machine (a loopback address or localhost). */
+function onThisMachine(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }

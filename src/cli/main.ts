@@ -1,6 +1,6 @@
 // The `codex-harness` command line: thin commands over the library.
 import { Command, Option } from "commander";
-import { installTargets } from "../spaces/install.js";
+import { installTarget, installTargets } from "../spaces/install.js";
 import { addAcpCommand } from "./acp.js";
 import {
   codexPath,
@@ -265,6 +265,11 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
         "CODEX_HOME to start app-server with (default: codex's own)",
         existingFolder,
       )
+      .option(
+        "--target <name>",
+        "check an asp-targets.toml target's codex home instead (e.g. offline: the scripted model)",
+      )
+      .option("--project <dir>", "with --target: project folder holding asp-targets.toml", ".")
       .option("--timeout <ms>", "how long app-server may take to answer", wholeNumber(1), 20_000)
       .option("--json", "print the checks as JSON"),
   ).action(
@@ -272,6 +277,8 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
       options: {
         codexPath?: string;
         codexHome?: string;
+        target?: string;
+        project: string;
         timeout: number;
         json?: boolean;
       } & RemoteFlags,
@@ -279,11 +286,27 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
       const remote = remoteOf(options, [
         ["--codex-path", options.codexPath],
         ["--codex-home", options.codexHome],
+        ["--target", options.target],
       ]);
+      if (options.target !== undefined && options.codexHome !== undefined) {
+        console.error(
+          "error: --target and --codex-home both say which codex home to check: give one.",
+        );
+        process.exitCode = 1;
+        return;
+      }
       const { formatDoctorReport, runDoctor } = await import("./doctor.js");
+      const codexHome =
+        options.target === undefined
+          ? options.codexHome
+          : (
+              await installTarget(options.project, options.target, {
+                onWarning: (message) => console.error(`warning: ${message}`),
+              })
+            ).homeDir;
       const checks = await runDoctor({
         codexPathOverride: options.codexPath,
-        codexHome: options.codexHome,
+        codexHome,
         timeoutMs: options.timeout,
         remote,
       });

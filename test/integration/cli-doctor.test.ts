@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -83,11 +83,38 @@ describe("codex-harness doctor", () => {
       assert.match(stdout, /✓ login: /);
       assert.match(
         stdout,
-        new RegExp(`✗ provider: cannot reach \\S+ at ${model.url} \\(ECONNREFUSED\\).*base_url`),
+        new RegExp(
+          `✗ provider: cannot reach \\S+ at ${model.url} \\(ECONNREFUSED\\).*a server on this machine: start it`,
+        ),
       );
       assert.doesNotMatch(stdout, /ready/);
     } finally {
       await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("--target checks a target's codex home: the example's offline target, its model running", async () => {
+    const project = await mkdtemp(path.join(tmpdir(), "codex-harness-doctor-project-"));
+    const model = await ScriptedModel.start({ responses: [] });
+    try {
+      await cp(path.join(repoRoot, "examples", "spaces-project"), project, { recursive: true });
+      // The offline space names scripted-model's port (4545); this test's model listens elsewhere.
+      const space = path.join(project, "spaces", "offline-model", "space.toml");
+      await writeFile(
+        space,
+        (await readFile(space, "utf8")).replace("127.0.0.1:4545", new URL(model.url).host),
+      );
+      const { code, stdout } = await doctor(["--target", "offline", "--project", project]);
+      assert.equal(code, 0, stdout);
+      assert.match(stdout, /CODEX_HOME \S*asp_modules\/offline\/codex\/codex\.home/);
+      assert.match(stdout, /✓ provider: scripted answers at/);
+      assert.match(stdout, /codex-harness is ready\./);
+      const both = await doctor(["--target", "offline", "--codex-home", project]);
+      assert.equal(both.code, 1);
+      assert.match(both.stderr, /--target and --codex-home both say which codex home/);
+    } finally {
+      await model.close();
+      await rm(project, { recursive: true, force: true });
     }
   });
 
