@@ -13,6 +13,6 @@ const { main } = await import(entry.href);
 try {
   await main();
 } catch (error) {
-  console.error(`codex-harness: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }

@@ -46,11 +46,12 @@ export async function readLogin(client: AppServerClient, timeoutMs: number): Pro
  * Throws `not_logged_in` when codex says its provider needs a login it does not have, so a
  * command fails in seconds instead of retrying the model for minutes. Anything else (logged in, a
  * provider that needs none, or codex not answering `account/read`) lets the turn go on.
- * `loginHome` is where the person should log in (a session home links that home's `auth.json`).
+ * `loginHome` is where the person should log in (a session home links that home's `auth.json`);
+ * `where` (what was refused, e.g. `runTurn`) heads the message when given.
  */
 export async function requireLogin(
   client: AppServerClient,
-  where: string,
+  where: string | undefined,
   options: { loginHome?: string; timeoutMs?: number } = {},
 ): Promise<void> {
   const login = await readLogin(client, options.timeoutMs ?? 20_000);
@@ -58,7 +59,7 @@ export async function requireLogin(
     const home = options.loginHome ?? client.initializeResult.codexHome;
     throw new CodexHarnessError(
       "not_logged_in",
-      `${where}: codex is not logged in, and its model provider needs an OpenAI login, so the turn could only retry and fail. Run \`codex login\`${home ? ` with CODEX_HOME=${home}` : ""}, or set CODEX_API_KEY (the SDK: apiKey).`,
+      `${where ? `${where}: ` : ""}codex is not logged in, and its model provider needs an OpenAI login, so the turn could only retry and fail. Run \`codex login\`${home ? ` with CODEX_HOME=${home}` : ""}, or set CODEX_API_KEY (the SDK: apiKey).`,
     );
   }
 }

@@ -111,7 +111,7 @@ async function list(log: AuditLog, flags: AuditFlags): Promise<number> {
       entry = entryOf(row);
     } catch (error) {
       unreadable += 1;
-      console.error(`${(error as Error).message}`);
+      console.error(`error: ${(error as Error).message}`);
       continue;
     }
     console.log(flags.json ? JSON.stringify(entry) : formatEntry(entry));

@@ -45,7 +45,7 @@ export async function withCodex(
   try {
     await work(codex);
   } catch (error) {
-    console.error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
   } finally {
     await codex.close();

@@ -99,7 +99,7 @@ export async function runDemo(terminal: Terminal, options: DemoOptions): Promise
       if (!ctrlC.pressed) throw error;
       // codex stopped the turn; what the demo made goes below.
       terminal.endLine();
-      console.error("demo: interrupted: codex stopped the turn");
+      console.error("interrupted: codex stopped the turn");
       return 130;
     }
     const files = (await readdir(workdir)).sort();

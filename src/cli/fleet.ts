@@ -1,6 +1,7 @@
 // `codex-harness worker`: run the fleet's turns on this machine until stopped.
 import type { Command } from "commander";
 import { existingFolder, wholeNumber } from "./arguments.js";
+import { foldedWarnings, harmlessWarning } from "./render.js";
 
 /** Adds `worker` to the program. */
 export function addFleetCommands(program: Command): void {
@@ -59,7 +60,7 @@ export function addFleetCommands(program: Command): void {
           const token = process.env.CODEX_HARNESS_TOKEN;
           if (!token) {
             console.error(
-              "codex-harness: --channels needs the runtime's token in CODEX_HARNESS_TOKEN (see its <data-dir>/token).",
+              "error: --channels needs the runtime's token in CODEX_HARNESS_TOKEN (see its <data-dir>/token).",
             );
             process.exitCode = 1;
             return;
@@ -146,7 +147,7 @@ export function addSubmitCommand(program: Command): void {
         const { targets } = readTargets(flags.project);
         if (!(flags.target in targets)) {
           console.error(
-            `codex-harness: --target ${flags.target} is not in ${flags.project}/asp-targets.toml; use one of ${Object.keys(targets).join(", ")}.`,
+            `error: --target ${flags.target} is not in ${flags.project}/asp-targets.toml; use one of ${Object.keys(targets).join(", ")}.`,
           );
           process.exitCode = 1;
           return;
@@ -178,21 +179,23 @@ export function addSubmitCommand(program: Command): void {
       try {
         if (!run.created) console.error(`run ${run.runId} was submitted before: following it.`);
         else console.error(`run ${run.runId} queued (session ${flags.session}).`);
+        const folded = new Set<string>();
         for await (const recorded of run.events({ signal: following.signal })) {
           // `seq` is the run's own (across retries): resume a follower with it.
           if (flags.json) console.log(JSON.stringify(recorded));
-          else renderFleetEvent(recorded.event as unknown as { type: string });
+          else renderFleetEvent(recorded.event as unknown as { type: string }, folded);
         }
+        if (folded.size > 0) console.error(foldedWarnings(folded, "--json"));
         const result = await run.result();
         if (!flags.json && result.finalOutput) console.log(result.finalOutput);
         if (!result.success) {
-          console.error(`submit: the run failed: ${result.error?.message ?? "no reason given"}`);
+          console.error(`error: the run failed: ${result.error?.message ?? "no reason given"}`);
           process.exitCode = 1;
         }
       } catch (error) {
         if (!following.signal.aborted) throw error;
         console.error(
-          `submit: stopped following run ${run.runId}; it goes on in the fleet. Cancel it with: codex-harness cancel ${run.runId} --store <url>`,
+          `stopped following run ${run.runId}; it goes on in the fleet. Cancel it with: codex-harness cancel ${run.runId} --store <url>`,
         );
         process.exitCode = 130;
       } finally {
@@ -210,9 +213,15 @@ export function addCancelCommand(program: Command): void {
       "Cancel a fleet run: a queued one never starts, a running one is interrupted at its worker",
     )
     .argument("<run-id>", "the run to cancel (submit prints it)")
-    .requiredOption("--store <url>", "the fleet's PostgreSQL URL (postgres://user:pass@host/db)")
+    // Checked after the run id (a required option would be complained about first).
+    .option("--store <url>", "the fleet's PostgreSQL URL (postgres://user:pass@host/db); required")
     .option("--timeout <s>", "how long to wait for the worker to record it", wholeNumber(1), 60)
-    .action(async (runId: string, flags: { store: string; timeout: number }) => {
+    .action(async (runId: string, flags: { store?: string; timeout: number }) => {
+      if (flags.store === undefined) {
+        console.error("error: cancel needs --store <url>: the fleet's PostgreSQL URL.");
+        process.exitCode = 1;
+        return;
+      }
       const { followFleetRun } = await import("../fleet/submit.js");
       const run = await followFleetRun(flags.store, runId);
       try {
@@ -250,8 +259,14 @@ export function addCancelCommand(program: Command): void {
     });
 }
 
-/** What a person follows on stderr while the answer goes to stdout at the end. */
-function renderFleetEvent(event: { type: string; [key: string]: unknown }): void {
+/**
+ * What a person follows on stderr while the answer goes to stdout at the end. codex's harmless
+ * warnings go to `folded` (said in one line at the end, as `run` does).
+ */
+function renderFleetEvent(
+  event: { type: string; [key: string]: unknown },
+  folded: Set<string>,
+): void {
   const worker = typeof event.worker === "string" ? ` [${event.worker}]` : "";
   if (event.type === "state" && event.state === "running") console.error(`running${worker}…`);
   else if (event.type === "tool_call")
@@ -260,7 +275,9 @@ function renderFleetEvent(event: { type: string; [key: string]: unknown }): void
     // Who or what decided a request: "✓ approved by Alice, Bob in the channels runtime".
     console.error(`  ${event.level === "info" ? "✓" : "✗"} ${String(event.message)}`);
   } else if (event.type === "log") {
-    console.error(`${String(event.level)}: ${String(event.message)}`);
+    const harmless = harmlessWarning(String(event.message));
+    if (harmless !== undefined) folded.add(harmless);
+    else console.error(`${String(event.level)}: ${String(event.message)}`);
   }
 }
 

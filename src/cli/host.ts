@@ -39,7 +39,7 @@ export function addHostCommand(program: Command): void {
     .action(async (flags: HostFlags) => {
       if (flags.auth !== undefined && !AUTHS.includes(flags.auth)) {
         console.error(
-          `codex-harness: --auth must be one of ${AUTHS.join(", ")}; got ${JSON.stringify(flags.auth)}.`,
+          `error: --auth must be one of ${AUTHS.join(", ")}; got ${JSON.stringify(flags.auth)}.`,
         );
         process.exitCode = 1;
         return;
@@ -94,7 +94,7 @@ export function addHostCommand(program: Command): void {
       if (!stopping) {
         const tail = host.process.stderr.snapshot().slice(-5).join("\n");
         console.error(
-          `codex app-server stopped by itself (${exit.signal ?? `exit ${exit.exitCode}`}).${tail ? `\n${tail}` : ""}`,
+          `error: codex app-server stopped by itself (${exit.signal ?? `exit ${exit.exitCode}`}).${tail ? `\n${tail}` : ""}`,
         );
         process.exitCode = 1;
       }

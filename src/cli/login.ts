@@ -30,14 +30,14 @@ export function addLoginCommands(program: Command): void {
       ),
   ).action(async (flags: LoginFlags) => {
     if (flags.deviceCode && flags.apiKeyStdin) {
-      console.error("login: use --device-code or --api-key-stdin, not both.");
+      console.error("error: use --device-code or --api-key-stdin, not both.");
       process.exitCode = 1;
       return;
     }
     const apiKey = flags.apiKeyStdin ? (await text(process.stdin)).trim() : undefined;
     if (flags.apiKeyStdin && !apiKey) {
       console.error(
-        "login: --api-key-stdin read nothing; pipe the key in: codex-harness login --api-key-stdin < key.txt",
+        "error: --api-key-stdin read nothing; pipe the key in: codex-harness login --api-key-stdin < key.txt",
       );
       process.exitCode = 1;
       return;

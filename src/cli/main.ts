@@ -196,7 +196,9 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
     }
     if (prompt === undefined) {
       terminal.close();
-      console.error("run: a prompt is required without --target");
+      console.error(
+        "error: run needs a prompt (or --target, whose session may continue without one).",
+      );
       process.exitCode = 1;
       return;
     }
@@ -338,7 +340,7 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
           );
         }
       } catch (error) {
-        console.error(`install failed: ${(error as Error).message}`);
+        console.error(`error: install failed: ${(error as Error).message}`);
         process.exitCode = 1;
       }
     });

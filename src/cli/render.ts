@@ -31,6 +31,17 @@ const HARMLESS_WARNINGS: { pattern: RegExp; label: string }[] = [
   { pattern: /Full-history hydration is deprecated/, label: "history hydration" },
 ];
 
+/** The label of a harmless codex warning (see {@link HARMLESS_WARNINGS}), or undefined. */
+export function harmlessWarning(message: string): string | undefined {
+  return HARMLESS_WARNINGS.find(({ pattern }) => pattern.test(message))?.label;
+}
+
+/** Warnings folded away, in one line: how many, which, and that `--verbose` shows them. */
+export function foldedWarnings(labels: ReadonlySet<string>, verbose = "--verbose"): string {
+  const n = labels.size;
+  return `· ${n} harmless codex warning${n === 1 ? "" : "s"} (${[...labels].join(", ")}): ${verbose} shows ${n === 1 ? "it" : "them"}`;
+}
+
 /** Options of {@link EventRenderer}. */
 export interface RenderOptions {
   /** Show codex's harmless warnings in full (default: folded into one line per turn). */
@@ -101,8 +112,8 @@ export class EventRenderer {
         // codex's warnings (config, deprecations, model metadata), shown as they come.
         const warning = warningOf(event.method, event.params);
         if (warning === undefined) break;
-        const harmless = HARMLESS_WARNINGS.find(({ pattern }) => pattern.test(warning));
-        if (harmless && !this.options.verbose) this.folded.add(harmless.label);
+        const harmless = harmlessWarning(warning);
+        if (harmless !== undefined && !this.options.verbose) this.folded.add(harmless);
         else t.line(t.style("yellow", `warning: ${warning}`));
         break;
       }
@@ -152,13 +163,7 @@ export class EventRenderer {
   private foldedLine(): void {
     if (this.folded.size === 0) return;
     const t = this.terminal;
-    const n = this.folded.size;
-    t.line(
-      t.style(
-        "dim",
-        `· ${n} harmless codex warning${n === 1 ? "" : "s"} (${[...this.folded].join(", ")}): --verbose shows ${n === 1 ? "it" : "them"}`,
-      ),
-    );
+    t.line(t.style("dim", foldedWarnings(this.folded)));
     this.folded.clear();
   }
 

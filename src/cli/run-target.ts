@@ -117,7 +117,7 @@ export async function runTarget(
     policy = await target.policyFor(cwd);
     asker = await routedAsker(asker, await readHomeRouting(home), io.err);
   } catch (error) {
-    io.err(`run failed: ${(error as Error).message}`);
+    io.err(`error: ${(error as Error).message}`);
     terminal.close();
     return 1;
   }
@@ -127,7 +127,7 @@ export async function runTarget(
     try {
       session = await TargetSession.open(aspHome, sessionId, options);
     } catch (error) {
-      io.err(`run failed: ${(error as Error).message}`);
+      io.err(`error: ${(error as Error).message}`);
       terminal.close();
       return 1;
     }
@@ -161,7 +161,7 @@ export async function runTarget(
     } catch (error) {
       if (!(error instanceof CodexHarnessError && error.code === "thread_not_found")) throw error;
       io.err(
-        `run failed: codex cannot continue thread ${session.continued} of session ${sessionId} (${error.message}); pass --new-session to start it over`,
+        `error: codex cannot continue thread ${session.continued} of session ${sessionId} (${error.message}); pass --new-session to start it over`,
       );
       return 1;
     }

@@ -81,7 +81,7 @@ export async function runPrompt(
   try {
     // Seconds, not minutes of retries: a provider that needs a login nobody gave fails here.
     if (options.transport !== "exec") {
-      await requireLogin(await codex.appServer.client(), "run", {
+      await requireLogin(await codex.appServer.client(), undefined, {
         ...(options.loginHome ? { loginHome: options.loginHome } : {}),
       });
     }
@@ -122,7 +122,7 @@ export async function runPrompt(
         terminal.line(JSON.stringify({ type: "turn.failed", error: { message: reason } }));
       }
       // The reason goes to stderr: stdout stays data only under --json.
-      console.error(`run: ${ctrlC.pressed ? "interrupted: codex stopped the turn" : reason}`);
+      console.error(ctrlC.pressed ? "interrupted: codex stopped the turn" : `error: ${reason}`);
       return ctrlC.pressed ? 130 : 1;
     } finally {
       stalled.stop();

@@ -45,7 +45,7 @@ describe("codex-harness demo", () => {
     assert.ok(project && existsSync(project), demo.output.stdout);
     demo.child.kill("SIGINT");
     assert.equal(await demo.closed, 130, demo.output.stdout + demo.output.stderr);
-    assert.match(demo.output.stderr, /demo: interrupted: codex stopped the turn/);
+    assert.match(demo.output.stderr, /^interrupted: codex stopped the turn$/m);
     assert.equal(existsSync(project), false, "the temp project is gone");
   });
 

@@ -47,7 +47,7 @@ describe("codex-harness login / logout (real codex)", () => {
     const login = await runCli(["login", "--codex-home", home, "--timeout", "1"]);
     assert.equal(login.code, 1);
     assert.match(login.stdout, /^Open this address to log in: https:\/\/auth\.openai\.com\//);
-    assert.match(login.stderr, /^login: The login was not completed within 1000 ms/);
+    assert.match(login.stderr, /^error: The login was not completed within 1000 ms/);
     assert.ok(Date.now() - started < 20_000);
   });
 

@@ -102,6 +102,30 @@ describe("codex-harness flags are checked before anything runs", () => {
       ["interactions", "--url", "nope", "list", "--token", "t"],
       /--url must be the runtime's http\(s\) address/,
     ],
+    // What is missing first: a bare cancel lacks its run id before its --store.
+    [["cancel"], /missing required argument 'run-id'/],
+    [["cancel", "run-1"], /cancel needs --store <url>/],
+    [["run"], /run needs a prompt/],
+    [
+      [
+        "submit",
+        "--store",
+        "postgres://x@127.0.0.1:1/db",
+        "--target",
+        "nope",
+        "--session",
+        "s",
+      ].concat(["--project", "examples/spaces-project", "hi"]),
+      /--target nope is not in examples\/spaces-project\/asp-targets\.toml; use one of dev, offline/,
+    ],
+    [
+      ["login", "--device-code", "--api-key-stdin"],
+      /use --device-code or --api-key-stdin, not both/,
+    ],
+    [
+      ["doctor", "--target", "offline", "--codex-home", "/tmp"],
+      /--target and --codex-home both say which codex home/,
+    ],
   ];
   for (const [args, message] of refusals) {
     it(`refuses ${args.join(" ")} at once, naming the flag`, async () => {
@@ -110,6 +134,8 @@ describe("codex-harness flags are checked before anything runs", () => {
       assert.notEqual(code, 0);
       assert.equal(stdout, "", "nothing on stdout");
       assert.match(stderr, message);
+      // One way of saying it, whichever command: the first line is the error.
+      assert.match(stderr, /^error: /);
       assert.ok(Date.now() - started < 10_000, "refused before codex was started");
       assert.doesNotMatch(
         stderr,
@@ -160,7 +186,7 @@ describe("codex-harness run", () => {
           .map((line) => JSON.parse(line) as { type: string; error?: { message: string } });
         assert.equal(events.at(-1)?.type, "turn.failed");
         assert.match(events.at(-1)?.error?.message ?? "", /interrupted/);
-        assert.match(run.output.stderr, /^run: interrupted: codex stopped the turn$/m);
+        assert.match(run.output.stderr, /^interrupted: codex stopped the turn$/m);
         assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
       },
     );
@@ -203,7 +229,7 @@ describe("codex-harness run", () => {
       assert.equal(code, 1, stderr);
       assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
       assert.match(stdout, /↻ Reconnecting\.\.\. 1\/5/, "the retry is shown");
-      assert.match(stderr, /^run: gave up after 3 s of codex retrying its model \(Reconnecting/m);
+      assert.match(stderr, /^error: gave up after 3 s of codex retrying its model \(Reconnecting/m);
       assert.match(stderr, /--give-up-after/);
       assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");
     });
@@ -228,7 +254,7 @@ describe("codex-harness run with nobody logged in", () => {
       assert.equal(code, 1, stderr);
       assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
       assert.equal(stdout, "", "no turn started");
-      assert.match(stderr, /run: codex is not logged in/);
+      assert.match(stderr, /error: codex is not logged in/);
       assert.match(stderr, /codex login`? with CODEX_HOME=/);
       assert.match(stderr, /CODEX_API_KEY/);
       assert.deepEqual(await codexGone(home, 10_000), [], "codex is gone");

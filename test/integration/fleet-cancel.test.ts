@@ -321,7 +321,7 @@ describe("bad fleet inputs", { skip: missing }, () => {
 
     const unknown = await runCli(["cancel", "no-such-run", "--store", url()]);
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.stderr, 'codex-harness: No fleet run "no-such-run" in the store.\n');
+    assert.equal(unknown.stderr, 'error: No fleet run "no-such-run" in the store.\n');
     const ended = await runCli(["cancel", "q-1", "--store", url()]);
     assert.equal(ended.code, 1);
     assert.equal(ended.stderr, "run q-1 had already ended: completed.\n");
@@ -353,7 +353,7 @@ describe("Ctrl-C on codex-harness submit", { skip: missing }, () => {
       const exitMs = Date.now() - interruptedAt;
       assert.match(
         submit.output.stderr,
-        /submit: stopped following run c-1; it goes on in the fleet\. Cancel it with: codex-harness cancel c-1 --store <url>\n$/,
+        /stopped following run c-1; it goes on in the fleet\. Cancel it with: codex-harness cancel c-1 --store <url>\n$/,
       );
       assert.equal(submit.output.stdout, "");
       assert.equal((await runRow("c-1"))?.status, "running", "still running after Ctrl-C");

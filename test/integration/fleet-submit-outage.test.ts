@@ -173,7 +173,7 @@ describe("submit through a dropped connection", { skip: missing }, () => {
     assert.match(
       lines[1] as string,
       new RegExp(
-        `^codex-harness: PostgreSQL was unreachable for \\d+ s \\(connect ECONNREFUSED [\\d.:]+\\); gave up\\. Check that the server at ${at} is up and reachable from here, then submit again with the same run id \\(--run-id nowhere-1\\): it is queued at most once\\.$`,
+        `^error: PostgreSQL was unreachable for \\d+ s \\(connect ECONNREFUSED [\\d.:]+\\); gave up\\. Check that the server at ${at} is up and reachable from here, then submit again with the same run id \\(--run-id nowhere-1\\): it is queued at most once\\.$`,
       ),
     );
   });

@@ -213,7 +213,7 @@ describe("the fleet", { skip: missing }, () => {
       "s-ghost",
     ]);
     assert.equal(failing.code, 1, failing.stdout + failing.stderr);
-    assert.match(failing.stderr, /submit: the run failed: .*ghost/);
+    assert.match(failing.stderr, /error: the run failed: .*ghost/);
     const unknown = await submit("--project", project as string, "--target", "nope", "x");
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /--target nope is not in .*asp-targets\.toml; use one of dev/);

@@ -220,7 +220,7 @@ describe("[[routing]] in a space's permissions.toml, through runTurn and the cha
       assert.equal(channels.code, 1, channels.stdout + channels.stderr);
       assert.match(
         channels.stderr,
-        /run failed: The routing rules could not be checked .*Routing rule "publish" \(.*permissions\.toml:1\): The routing names "group:relase"/,
+        /error: The routing rules could not be checked .*Routing rule "publish" \(.*permissions\.toml:1\): The routing names "group:relase"/,
       );
       const terminal = await runCli(runTargetArgs(dir, work, "go"), { env });
       assert.equal(terminal.code, 0, terminal.stdout + terminal.stderr);

@@ -202,6 +202,9 @@ describe("README: try everything offline", () => {
       // submit shows the command the worker ran, not its item type.
       assert.match(run.stderr, /^\$ .*\bls\b.* \[/m);
       assert.doesNotMatch(run.stderr, /\$ command_execution/);
+      // codex's harmless warning about the scripted model's metadata is folded, as run folds it.
+      assert.doesNotMatch(run.stderr, /Model metadata for/);
+      assert.match(run.stderr, /harmless codex warning.*model metadata.*--json shows/);
       console.log(`# the fleet path took ${Date.now() - started} ms`);
     });
   });

@@ -424,6 +424,6 @@ describe("installTarget", () => {
     } finally {
       process.exitCode = exitCode;
     }
-    assert.match(err[0] ?? "", /^install failed: .*"nope"/);
+    assert.match(err[0] ?? "", /^error: install failed: .*"nope"/);
   });
 });
