@@ -202,10 +202,14 @@ export class AppServerTurnTransport implements TurnTransport {
     let handedOff = false;
     let threadId = request.threadId;
     try {
-      const client = await this.connection();
+      // A stop while codex starts ends the turn at once (nothing of it exists at codex yet); the
+      // start goes on, for the turns after.
+      const client = await untilStopped(this.connection(), signal);
+      if (client === undefined || signal?.aborted) {
+        return yield* stoppedBeforeStart(signal?.reason, threadId);
+      }
       // A running turn keeps the program alive; an idle app-server does not.
       unhold = client.hold();
-      if (signal?.aborted) return yield* stoppedBeforeStart(signal.reason, threadId);
       // codex parents its spans for the thread's start or resume on the turn's span, if traced.
       const trace = request.telemetry?.carrier();
       threadId ??= (await this.loadedThreads.start(client, request.threadOptions, trace)).threadId;
@@ -381,4 +385,36 @@ export class AppServerTurnTransport implements TurnTransport {
   async close(): Promise<void> {
     await this.supervisor.close();
   }
+}
+
+/**
+ * `work`'s value, or undefined as soon as `signal` aborts (then `work` goes on, and a failure of it
+ * is left to whoever else waits for it).
+ */
+function untilStopped<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.resolve(undefined);
+  }
+  return new Promise<T | undefined>((resolve, reject) => {
+    const stopped = () => {
+      work.catch(() => undefined);
+      resolve(undefined);
+    };
+    signal.addEventListener("abort", stopped, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", stopped);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", stopped);
+        reject(error);
+      },
+    );
+  });
 }

@@ -104,6 +104,10 @@ async function sweep(transport: TransportKind, seed: number): Promise<string[]> 
   }
   // Anything that ran on after its abort would show up here as a late request or log line.
   await sleep(1_000);
+  const tooks = outcomes.map((o) => o.handledAt - o.abortedAt).sort((a, b) => a - b);
+  console.log(
+    `# ${transport}: abort handled in p50 ${tooks[Math.floor(tooks.length / 2)]} ms, p90 ${tooks[Math.floor(tooks.length * 0.9)]} ms, max ${tooks.at(-1)} ms`,
+  );
   for (const outcome of outcomes) {
     const where = `turn ${outcome.turn} (abort at +${outcome.offsetMs} ms, seed ${seed})`;
     assert.ok(

@@ -120,6 +120,24 @@ describe("faults real codex cannot be made to produce (fake app-server)", () => 
     assert.ok(took >= 250 && took < 2_000, `stopped in ${took} ms`);
   });
 
+  it("an abort while codex is still starting ends the turn at once, and the next turn runs", async () => {
+    const client = fake("ok", {
+      env: {
+        ...(process.env as Record<string, string>),
+        FAKE_SCENARIO: "ok",
+        FAKE_INITIALIZE_DELAY_MS: "1500",
+      },
+    });
+    const thread = client.startThread();
+    const started = Date.now();
+    await assert.rejects(thread.run("go", { signal: AbortSignal.timeout(100) }), {
+      name: "AbortError",
+    });
+    const took = Date.now() - started;
+    assert.ok(took < 1_000, `the abort was handled in ${took} ms, not after codex's start`);
+    assert.equal((await thread.run("again")).finalResponse, "fake reply");
+  });
+
   it("ends the stream with AppServerExitedError when the process exits mid-turn", async () => {
     const client = fake("exit");
     const { events } = await client.startThread().runStreamed("go");
