@@ -357,7 +357,6 @@ export class AppServerClient {
     return this.peer.onClose(listener);
   }
 
-  /** Closes the connection and ends the process (stdin EOF, SIGTERM, SIGKILL). Bounded in time. */
   /**
    * After a request timed out: codex must answer a cheap request within
    * {@link RESPONSIVE_WITHIN_MS}, or it is taken as hung and killed, which ends the connection as
@@ -378,6 +377,7 @@ export class AppServerClient {
     }
   }
 
+  /** Closes the connection and ends the process (stdin EOF, SIGTERM, SIGKILL). Bounded in time. */
   async close(): Promise<void> {
     // Ending codex is work in flight: the program waits for it.
     const release = this.hold();

@@ -146,6 +146,9 @@ describe("a hung codex", { skip: process.platform !== "linux" && "reads /proc" }
     await stopProcess(second.pid as number);
     const started = Date.now();
     await codex.close();
-    assert.ok(Date.now() - started < 1_500, `close() took ${Date.now() - started} ms`);
+    // Killed at once, not after stdin EOF's and SIGTERM's 2 s graces (which would take 4 s or
+    // more); what is left is the sweep of its leftovers, two looks through /proc 250 ms apart, which
+    // a loaded machine with many processes (CI) has taken past 1.5 s.
+    assert.ok(Date.now() - started < 3_000, `close() took ${Date.now() - started} ms`);
   });
 });
