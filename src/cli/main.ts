@@ -16,6 +16,7 @@ import { addChannelsCommands } from "./channels.js";
 import { channelsAsker } from "./channels-asker.js";
 import { addCancelCommand, addFleetCommands, addSubmitCommand } from "./fleet.js";
 import { addHostCommand } from "./host.js";
+import { stopWithLauncher } from "./launcher-watch.js";
 import { addLoginCommands } from "./login.js";
 import { packageVersion, pinnedCodexVersion } from "./package-version.js";
 import { addPeopleCommands } from "./people.js";
@@ -357,6 +358,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       throw error;
     });
   }
+  // Run through npx: stopped with it (see launcher-watch.ts).
+  const unwatch = stopWithLauncher(process.env);
   // OpenTelemetry from OTEL_* (stderr for what it says: stdout stays the command's data).
   const telemetry = new CliTelemetry(process.env, {
     version: packageVersion(),
@@ -365,6 +368,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram(telemetry).parseAsync(argv);
   } finally {
+    unwatch();
     await telemetry.shutdown();
   }
 }

@@ -1,6 +1,7 @@
 // The CLI tells the truth in bounded time: bad flags are refused before anything runs, naming the
 // flag; `--json` keeps stdout data only; a reader that goes away ends the command quietly.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import {
   type ScriptStep,
 } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { runCli, startCli } from "../support/cli.js";
+import { bin, runCli, startCli } from "../support/cli.js";
 import { codexGone } from "../support/codex-processes.js";
 import { eventually } from "../support/eventually.js";
 
@@ -358,5 +359,35 @@ describe("codex-harness interactions", () => {
       await server.close().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a command npx started", () => {
+  it("stops when what started it is gone (kill of an npx job), freeing its port", async () => {
+    // As npm exec runs it: under `sh -c` (kept as the parent here), with npm's environment.
+    const shell = spawn(
+      "sh",
+      ["-c", `"${process.execPath}" "${bin}" scripted-model --port 0; true`],
+      {
+        env: { ...process.env, npm_command: "exec" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    shell.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    const url = await eventually("the model's URL", () => /http:\/\/\S+/.exec(out)?.[0]);
+    assert.equal((await fetch(`${url}/models`)).status < 500, true);
+    shell.kill("SIGKILL");
+    await eventually(
+      "the port freed",
+      () =>
+        fetch(`${url}/models`).then(
+          () => false,
+          () => true,
+        ),
+      { timeoutMs: 5_000 },
+    );
   });
 });
