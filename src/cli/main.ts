@@ -33,6 +33,7 @@ import { addScriptedModelCommand } from "./scripted-model.js";
 import { CliTelemetry } from "./telemetry.js";
 import { Terminal } from "./terminal.js";
 import { addThreadsCommand } from "./threads.js";
+import { addTryPostgresCommand } from "./try-postgres.js";
 
 /**
  * Builds the CLI program (exported for tests). With `telemetry`, a command that runs turns or
@@ -237,6 +238,7 @@ export function buildProgram(telemetry?: CliTelemetry): Command {
   addFleetCommands(program);
   addSubmitCommand(program);
   addCancelCommand(program);
+  addTryPostgresCommand(program);
 
   program
     .command("replay")

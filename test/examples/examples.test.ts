@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
+import { tryOutAnswer } from "../../src/cli/scripted-model.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { runCli } from "../support/cli.js";
+import { runCli, startCli } from "../support/cli.js";
 import { repoRoot } from "../support/paths.js";
+import { postgresMissing, startPostgres } from "../support/postgres.js";
 import { useScriptedModel } from "../support/target-home.js";
 
 const run = promisify(execFile);
@@ -18,12 +20,12 @@ const run = promisify(execFile);
  * `node build/examples/<name>.js` — outside this test run (an example that is a test of its own
  * then reports as a user sees it, not to this runner).
  */
-async function runExample(name: string): Promise<string> {
+async function runExample(name: string, extra: Record<string, string> = {}): Promise<string> {
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const { stdout } = await run(
     process.execPath,
     [path.join(repoRoot, "build/examples", `${name}.js`)],
-    { cwd: repoRoot, env, timeout: 60_000 },
+    { cwd: repoRoot, env: { ...env, ...extra }, timeout: 60_000 },
   );
   return stdout;
 }
@@ -212,6 +214,34 @@ describe("docs/spaces.md: the spaces example project", () => {
       assert.ok(request.includes("Adds an entry to CHANGELOG.md"), "the space's skill is offered");
     } finally {
       await model.close();
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  it("fleet-submit (docs/fleet.md's): a worker takes the submitted turn; it ends and exits", {
+    skip: postgresMissing(),
+  }, async () => {
+    const postgres = await startPostgres();
+    const model = await ScriptedModel.start({ fallback: tryOutAnswer });
+    const project = await mkdtemp(path.join(tmpdir(), "codex-harness-fleet-example-"));
+    const worker = startCli(["worker", "--store", postgres.url, "--project", project]);
+    try {
+      await cp(path.join(repoRoot, "examples/spaces-project"), project, { recursive: true });
+      // The offline space names scripted-model's port (4545); this test's model listens elsewhere.
+      const space = path.join(project, "spaces/offline-model/space.toml");
+      await writeFile(
+        space,
+        (await readFile(space, "utf8")).replace("127.0.0.1:4545", new URL(model.url).host),
+      );
+      worker.child.stdin.end();
+      const stdout = await runExample("fleet-submit", { STORE: postgres.url });
+      assert.match(stdout, /^1 state$/m);
+      assert.match(stdout, /The command exited 0\. Its output began:/);
+    } finally {
+      worker.child.kill("SIGTERM");
+      await worker.closed;
+      await model.close();
+      postgres.stop();
       await rm(project, { recursive: true, force: true });
     }
   });

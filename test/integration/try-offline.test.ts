@@ -2,15 +2,17 @@
 // example project (a git repository), with `npx codex-harness` this checkout's CLI.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { ChannelsClient } from "../../src/channels/client.js";
+import { serverParent } from "../../src/fleet/local-postgres.js";
 import { bin } from "../support/cli.js";
 import { repoRoot } from "../support/paths.js";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { postgresMissing } from "../support/postgres.js";
 
 /** The sh blocks of the README's "Try everything offline" section, in order. */
 async function offlineBlocks(): Promise<string[]> {
@@ -185,18 +187,15 @@ describe("README: try everything offline", () => {
   });
 
   describe("a fleet", { skip: postgresMissing() }, () => {
-    let postgres: TestPostgres | undefined;
-    before(async () => {
-      postgres = await startPostgres();
-    });
-    after(() => postgres?.stop());
-
-    it("a worker and a submitted turn, as written (the STORE line pointed at a test server)", async () => {
+    it("a worker and a submitted turn, as written (its own PostgreSQL, started and stopped)", async () => {
       const block = (await offlineBlocks())[2] ?? "";
-      assert.match(block, /^STORE=/m);
-      const script = block.replace(/^STORE=.*$/m, `STORE=${(postgres as TestPostgres).url}`);
+      // docs/fleet.md opens with the same block: this runs it too.
+      const guide = await readFile(path.join(repoRoot, "docs/fleet.md"), "utf8");
+      assert.equal(/```sh\n([\s\S]*?)```/.exec(guide)?.[1], block);
+      assert.match(block, /^STORE=\$\(npx codex-harness try-postgres\)$/m);
+      assert.match(block, /^npx codex-harness try-postgres --stop$/m);
       const started = Date.now();
-      const run = shell(script, root);
+      const run = shell(block, root);
       assert.equal(await ended(run, 180_000), 0, run.stdout + run.stderr);
       assert.match(run.stdout, /The command exited 0/);
       // submit shows the command the worker ran, not its item type.
@@ -205,6 +204,8 @@ describe("README: try everything offline", () => {
       // codex's harmless warning about the scripted model's metadata is folded, as run folds it.
       assert.doesNotMatch(run.stderr, /Model metadata for/);
       assert.match(run.stderr, /harmless codex warning.*model metadata.*--json shows/);
+      // Nothing is left: the server stopped, its folder gone.
+      assert.equal(existsSync(path.join(serverParent(), "codex-harness-try-postgres")), false);
       console.log(`# the fleet path took ${Date.now() - started} ms`);
     });
   });
