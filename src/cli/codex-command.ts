@@ -25,11 +25,10 @@ export function addCodexFlags(command: Command): Command {
 }
 
 /**
- * Runs `work` on a Codex for `flags`, closing it after; a failure is one line on stderr, prefixed
- * with `name`, and exit code 1.
+ * Runs `work` on a Codex for `flags`, closing it after; a failure is one line on stderr
+ * (`error: …`) and exit code 1.
  */
 export async function withCodex(
-  name: string,
   flags: CodexFlags,
   work: (codex: Codex) => Promise<void>,
 ): Promise<void> {

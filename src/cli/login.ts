@@ -42,7 +42,7 @@ export function addLoginCommands(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    await withCodex("login", flags, async (codex) => {
+    await withCodex(flags, async (codex) => {
       if (apiKey !== undefined) {
         await codex.login({ apiKey });
         console.log("Logged in with an API key.");
@@ -75,7 +75,7 @@ export function addLoginCommands(program: Command): void {
   addCodexFlags(
     program.command("logout").description("Log codex out: its stored login is removed"),
   ).action(async (flags: LoginFlags) => {
-    await withCodex("logout", flags, async (codex) => {
+    await withCodex(flags, async (codex) => {
       await codex.logout();
       console.log("Logged out.");
     });

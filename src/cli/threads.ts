@@ -25,7 +25,7 @@ export function addThreadsCommand(program: Command): void {
       .option("--limit <n>", "at most this many", wholeNumber(1), 50)
       .option("--json", "one JSON object per thread (codex's fields)"),
   ).action(async (flags: ListFlags) => {
-    await withCodex("threads", flags, async (codex) => {
+    await withCodex(flags, async (codex) => {
       for await (const saved of codex.listThreads({
         limit: flags.limit,
         ...(flags.cwd ? { cwd: flags.cwd } : {}),
@@ -44,7 +44,7 @@ export function addThreadsCommand(program: Command): void {
     addCodexFlags(
       threads.command(name).description(description).argument("<id>", "thread id"),
     ).action(async (id: string, flags: CodexFlags) => {
-      await withCodex(`threads ${name}`, flags, async (codex) => {
+      await withCodex(flags, async (codex) => {
         if (name === "archive") await codex.archiveThread(id);
         else await codex.unarchiveThread(id);
         console.log(`${name === "archive" ? "Archived" : "Unarchived"} ${id}.`);
@@ -58,7 +58,7 @@ export function addThreadsCommand(program: Command): void {
       .argument("<id>", "thread id")
       .argument("<name>", "the new name"),
   ).action(async (id: string, name: string, flags: CodexFlags) => {
-    await withCodex("threads rename", flags, async (codex) => {
+    await withCodex(flags, async (codex) => {
       await codex.resumeThread(id).setName(name);
       console.log(`Named ${id}: ${name}`);
     });

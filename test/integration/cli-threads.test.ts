@@ -49,6 +49,6 @@ describe("codex-harness threads (real codex)", () => {
 
     const missing = await runCli(["threads", "archive", "not-a-thread", ...home]);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /^threads archive: /);
+    assert.match(missing.stderr, /^error: thread\/archive failed: /);
   });
 });
