@@ -78,7 +78,15 @@ describe("codex-harness acp: /goal, /mcp, /skills (real codex, ScriptedModel)", 
         mcpServers: [NOTES_SERVER],
       });
       const prompt = promptOf(editor, sessionId);
-      const mcp = answerText(await sent(editor, () => prompt("/mcp")));
+      // codex says how far the server is: "starting" until it answered (longer on a loaded
+      // machine), then "connected".
+      let mcp = answerText(await sent(editor, () => prompt("/mcp")));
+      assert.match(mcp, /^MCP servers:\n- notes: (starting|connected); 3 tools/, mcp);
+      const deadline = Date.now() + 20_000;
+      while (!/notes: connected/.test(mcp) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        mcp = answerText(await sent(editor, () => prompt("/mcp")));
+      }
       assert.match(
         mcp,
         /^MCP servers:\n- notes: connected; 3 tools \(erase_notes, read_notes, sign_notes\)/,

@@ -183,7 +183,7 @@ describe("codex app-server (real binary, ScriptedModel)", () => {
     assert.ok(answer?.output.includes("Blue"), `the model saw ${JSON.stringify(answer)}`);
   });
 
-  it("rejects pending requests within 100 ms with the exit reason when codex is SIGKILLed mid-turn", async () => {
+  it("rejects pending requests at once with the exit reason when codex is SIGKILLed mid-turn", async () => {
     fixture = await startCodex([response([reply("never sent")], { delayMs: 30_000 })]);
     const threadId = await startThread(fixture);
     await fixture.client.request("turn/start", {
@@ -206,7 +206,9 @@ describe("codex app-server (real binary, ScriptedModel)", () => {
     assert.ok(error instanceof AppServerExitedError, String(error));
     assert.equal(error.signal, "SIGKILL");
     assert.match(error.message, /signal SIGKILL/);
-    assert.ok(at - killedAt < 100, `rejected after ${at - killedAt} ms`);
+    // At once, not at a request's timeout: the exit is all it waits for (which a loaded machine
+    // has taken 151 ms to report; the test said 100 ms, and failed for nothing).
+    assert.ok(at - killedAt < 1_000, `rejected after ${at - killedAt} ms`);
     assert.ok(fixture.client.closedReason instanceof AppServerExitedError);
     await assert.rejects(fixture.client.request("model/list", {}), AppServerExitedError);
   });
