@@ -94,6 +94,9 @@ export class SqliteInteractionStore implements InteractionStore {
         db.exec("PRAGMA journal_mode = WAL");
         restrictFiles([`${file}-wal`, `${file}-shm`]);
         db.exec("PRAGMA busy_timeout = 5000");
+        // Said, not left to the library: better-sqlite3 is built to sync a WAL database less
+        // (NORMAL) than node:sqlite (FULL). A committed answer survives a power cut on both.
+        db.exec("PRAGMA synchronous = FULL");
         db.exec(SCHEMA);
         db.exec(SQLITE_PEOPLE_SCHEMA);
         db.exec(SQLITE_AUDIT_SCHEMA);
