@@ -162,6 +162,7 @@ export async function benchChannels(rounds: number): Promise<Section> {
     // accepts at once; the handler returns the decision. Everything but the runtime takes ~0 ms.
     const watching = new AbortController();
     let following = false;
+    let stopped: unknown;
     const person = (async () => {
       for await (const change of client.events({ signal: watching.signal })) {
         following = true;
@@ -169,9 +170,15 @@ export async function benchChannels(rounds: number): Promise<Section> {
           await client.respond(change.interaction.id, { action: "accept" });
         }
       }
-    })().catch(() => undefined);
+    })().catch((error: unknown) => {
+      stopped = error ?? new Error("the event stream ended");
+    });
     // The stream follows the changes made once it is connected: ask only when the person sees them.
+    const deadline = performance.now() + 30_000;
     while (!following) {
+      if (stopped !== undefined || performance.now() > deadline) {
+        throw new Error(`bench: the person's event stream did not follow: ${String(stopped)}`);
+      }
       await client.create({ ...INPUT, kind: "progress_update", title: "connected?" });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
