@@ -1,6 +1,7 @@
 // Benchmark 5: the channels runtime over loopback with the embedded (SQLite) store — create+respond
 // round trips per second against a bare HTTP JSON server doing the same two requests (the floor),
-// and the latency the runtime adds to an approval (bridge handler -> person's client -> answer).
+// on each SQLite library (node:sqlite, the default, and better-sqlite3), the stores alone side by
+// side, and the latency the runtime adds to an approval (bridge handler -> person's client -> answer).
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,12 +9,18 @@ import os from "node:os";
 import path from "node:path";
 import { channelsApprovals } from "../src/channels/bridge.js";
 import { ChannelsClient } from "../src/channels/client.js";
-import { startChannelsServer } from "../src/channels/http-server.js";
+import { type ChannelsServer, startChannelsServer } from "../src/channels/http-server.js";
+import type { Interaction } from "../src/channels/interaction-types.js";
+import type { SqliteDriver } from "../src/channels/sqlite-connection.js";
+import { SqliteInteractionStore } from "../src/channels/sqlite-store.js";
 import type { CommandExecutionRequest } from "../src/events/approval-types.js";
 import type { Row, Section } from "./report.js";
-import { formatMs, formatRate, formatRatio, median } from "./stats.js";
+import { formatFactor, formatMs, formatRate, median, pairedRatio } from "./stats.js";
 
 const PAIRS = 400;
+/** Create+resolve pairs per round on a store alone (no HTTP). */
+const STORE_PAIRS = 1_000;
+const DRIVERS: SqliteDriver[] = ["node:sqlite", "better-sqlite3"];
 
 /** A bare JSON-over-HTTP server: POST returns `{id}`, POST …/respond returns the body. */
 async function bareServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -51,8 +58,18 @@ const INPUT = {
   payload: { command: "ls", cwd: "/tmp" },
 };
 
+/**
+ * Runs `run` once, and once more if it fails: after a pause (the other variants' turns) the pooled
+ * connection to a server may be one the server has just closed, its keep-alive (5 s) run out, and
+ * the first request on it is reset.
+ */
+async function afterPause(run: () => Promise<unknown>): Promise<void> {
+  await run().catch(() => run());
+}
+
 async function pairsPerSecond(run: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 20; i++) await run(); // warm-up
+  await afterPause(run);
+  for (let i = 1; i < 20; i++) await run(); // warm-up
   const start = performance.now();
   for (let i = 0; i < PAIRS; i++) await run();
   return PAIRS / ((performance.now() - start) / 1000);
@@ -78,15 +95,73 @@ function request(n: number): CommandExecutionRequest {
   };
 }
 
+let storeFiles = 0;
+
+/**
+ * Create+resolve pairs per second on a store opened on `driver`, in a new file, and the CPU time
+ * (user + system, µs) a pair took: the rate waits on the disk's syncs, the CPU time does not.
+ */
+async function storePairsPerSecond(
+  dir: string,
+  driver: SqliteDriver,
+): Promise<{ rate: number; cpuMicros: number }> {
+  const file = path.join(dir, `store-${storeFiles++}.db`);
+  const store = await SqliteInteractionStore.open(file, { driver });
+  const at = new Date().toISOString();
+  let n = 0;
+  const pair = async () => {
+    const interaction: Interaction = {
+      ...INPUT,
+      id: `int_${driver}_${n++}`,
+      actions: ["accept", "decline"],
+      status: "pending",
+      createdAt: at,
+      updatedAt: at,
+      expiresAt: at,
+    };
+    await store.create(interaction);
+    await store.update(
+      interaction.id,
+      { status: "resolved", response: { action: "accept", respondedAt: at }, at },
+      ["pending"],
+    );
+  };
+  try {
+    for (let i = 0; i < 50; i++) await pair(); // warm-up
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < STORE_PAIRS; i++) await pair();
+    const used = process.cpuUsage(cpu);
+    return {
+      rate: STORE_PAIRS / ((performance.now() - start) / 1000),
+      cpuMicros: (used.user + used.system) / STORE_PAIRS,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
 export async function benchChannels(rounds: number): Promise<Section> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "codex-harness-bench-channels-"));
-  const runtime = await startChannelsServer({ dataDir: dir, port: 0 });
+  const runtimes = new Map<SqliteDriver, ChannelsServer>();
+  for (const driver of DRIVERS) {
+    const dataDir = path.join(dir, driver.replace(":", "-"));
+    const store = await SqliteInteractionStore.open(path.join(dataDir, "interactions.db"), {
+      driver,
+    });
+    runtimes.set(driver, await startChannelsServer({ dataDir, port: 0, store }));
+  }
+  const runtime = runtimes.get("node:sqlite") as ChannelsServer;
   const bare = await bareServer();
   const client = new ChannelsClient({ url: runtime.url, token: runtime.token });
-  const harness: number[] = [];
+  const harness = new Map<SqliteDriver, number[]>(DRIVERS.map((driver) => [driver, []]));
+  const alone = new Map<SqliteDriver, number[]>(DRIVERS.map((driver) => [driver, []]));
+  const aloneCpu = new Map<SqliteDriver, number[]>(DRIVERS.map((driver) => [driver, []]));
   const floor: number[] = [];
   const latencies: number[] = [];
   try {
+    // Every round runs each variant once, interleaved, so that the machine's drift between rounds
+    // falls on all of them alike.
     for (let round = 0; round < rounds; round++) {
       floor.push(
         await pairsPerSecond(async () => {
@@ -94,17 +169,26 @@ export async function benchChannels(rounds: number): Promise<Section> {
           await post(`${bare.url}/v1/interactions/${id}/respond`, { action: "accept" });
         }),
       );
-      harness.push(
-        await pairsPerSecond(async () => {
-          const { id } = await client.create(INPUT);
-          await client.respond(id, { action: "accept" });
-        }),
-      );
+      for (const driver of DRIVERS) {
+        const server = runtimes.get(driver) as ChannelsServer;
+        const its = new ChannelsClient({ url: server.url, token: server.token });
+        harness.get(driver)?.push(
+          await pairsPerSecond(async () => {
+            const { id } = await its.create(INPUT);
+            await its.respond(id, { action: "accept" });
+          }),
+        );
+        const measured = await storePairsPerSecond(dir, driver);
+        alone.get(driver)?.push(measured.rate);
+        aloneCpu.get(driver)?.push(measured.cpuMicros);
+      }
     }
     // Added latency: the bridge's handler asks; a person's client, following the SSE stream,
     // accepts at once; the handler returns the decision. Everything but the runtime takes ~0 ms.
+    await afterPause(() => client.create({ ...INPUT, kind: "progress_update", title: "again" }));
     const watching = new AbortController();
     let following = false;
+    let stopped: unknown;
     const person = (async () => {
       for await (const change of client.events({ signal: watching.signal })) {
         following = true;
@@ -112,9 +196,17 @@ export async function benchChannels(rounds: number): Promise<Section> {
           await client.respond(change.interaction.id, { action: "accept" });
         }
       }
-    })().catch(() => undefined);
+    })().catch((error: unknown) => {
+      stopped = error ?? new Error("the event stream ended");
+    });
     // The stream follows the changes made once it is connected: ask only when the person sees them.
+    const deadline = performance.now() + 30_000;
     while (!following) {
+      if (stopped !== undefined || performance.now() > deadline) {
+        throw new Error(`bench: the person's event stream did not follow: ${String(stopped)}`, {
+          cause: stopped,
+        });
+      }
       await client.create({ ...INPUT, kind: "progress_update", title: "connected?" });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -133,22 +225,26 @@ export async function benchChannels(rounds: number): Promise<Section> {
     watching.abort();
     await person;
   } finally {
-    await runtime.close();
+    for (const server of runtimes.values()) await server.close();
     await bare.close();
     await rm(dir, { recursive: true, force: true });
   }
   const sorted = [...latencies].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] as number;
+  const of = (samples: Map<SqliteDriver, number[]>, driver: SqliteDriver) =>
+    samples.get(driver) as number[];
   const rows: Row[] = [
-    {
-      benchmark: "channels create+respond",
-      variant: "runtime (SQLite)",
-      median: formatRate(median(harness)),
-      best: formatRate(Math.max(...harness)),
-      vsFloor: formatRatio(median(harness), median(floor)),
-      target: "",
-      pass: undefined,
-    },
+    ...DRIVERS.map(
+      (driver): Row => ({
+        benchmark: "channels create+respond",
+        variant: `runtime (SQLite: ${driver})`,
+        median: formatRate(median(of(harness, driver))),
+        best: formatRate(Math.max(...of(harness, driver))),
+        vsFloor: formatFactor(pairedRatio(of(harness, driver), floor)),
+        target: "",
+        pass: undefined,
+      }),
+    ),
     {
       benchmark: "channels create+respond",
       variant: "floor (bare HTTP JSON)",
@@ -158,9 +254,37 @@ export async function benchChannels(rounds: number): Promise<Section> {
       target: "",
       pass: undefined,
     },
+    ...DRIVERS.map(
+      (driver): Row => ({
+        benchmark: "SQLite store create+resolve",
+        variant: `store alone (${driver})`,
+        median: formatRate(median(of(alone, driver))),
+        best: formatRate(Math.max(...of(alone, driver))),
+        vsFloor:
+          driver === "better-sqlite3"
+            ? "1.00x"
+            : formatFactor(pairedRatio(of(alone, driver), of(alone, "better-sqlite3"))),
+        target: "",
+        pass: undefined,
+      }),
+    ),
+    ...DRIVERS.map(
+      (driver): Row => ({
+        benchmark: "SQLite store create+resolve: CPU",
+        variant: `store alone (${driver})`,
+        median: `${median(of(aloneCpu, driver)).toFixed(0)} µs/pair`,
+        best: `${Math.min(...of(aloneCpu, driver)).toFixed(0)} µs/pair`,
+        vsFloor:
+          driver === "better-sqlite3"
+            ? "1.00x"
+            : formatFactor(pairedRatio(of(aloneCpu, driver), of(aloneCpu, "better-sqlite3"))),
+        target: "",
+        pass: undefined,
+      }),
+    ),
     {
       benchmark: "approval latency added",
-      variant: "bridge -> SSE -> respond",
+      variant: "bridge -> SSE -> respond (node:sqlite)",
       median: `${formatMs(median(latencies))} ms`,
       best: `p99 ${formatMs(p99)} ms`,
       vsFloor: "",
@@ -168,10 +292,12 @@ export async function benchChannels(rounds: number): Promise<Section> {
       pass: undefined,
     },
   ];
+  const runtimeRatio = pairedRatio(of(harness, "node:sqlite"), of(harness, "better-sqlite3"));
   return {
     rows,
     notes: [
-      `channels: ${PAIRS} sequential create+respond pairs per round (pairs/s), ${latencies.length} approvals answered by an SSE-following client`,
+      `channels: ${PAIRS} sequential create+respond pairs per round (pairs/s) on each store's runtime, interleaved; ${latencies.length} approvals answered by an SSE-following client`,
+      `SQLite stores alone: ${STORE_PAIRS} create+resolve pairs per round (two write transactions each, synchronous = FULL), in process, each in a new file; their "vs floor" is against better-sqlite3 (pairs/s, and CPU time a pair, user + system, which does not wait on the disk). Through the runtime, node:sqlite / better-sqlite3 = ${formatFactor(runtimeRatio)} (median of per-round ratios)`,
     ],
   };
 }

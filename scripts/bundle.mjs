@@ -61,7 +61,7 @@ const bundle = await rollup({
       async renderChunk(code) {
         const result = await transform(code, {
           format: "esm",
-          target: "node20",
+          target: "node22.14",
           minifySyntax: true,
           sourcemap: true,
         });

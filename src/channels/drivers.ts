@@ -1,6 +1,6 @@
-// The optional packages of the channels stores (better-sqlite3, pg), the fleet (graphile-worker) and
-// the chat backends (grammy, the Slack SDKs, discord.js): loaded on first use, with one clear error
-// naming the package to install when it is missing.
+// The optional packages of the channels stores (pg; better-sqlite3 where Node has no node:sqlite),
+// the fleet (graphile-worker) and the chat backends (grammy, the Slack SDKs, discord.js): loaded on
+// first use, with one clear error naming the package to install when it is missing.
 import { CodexHarnessError } from "../errors.js";
 import type { ModuleImporter } from "./store.js";
 

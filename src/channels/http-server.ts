@@ -215,8 +215,8 @@ export async function startChannelsServer(options: ChannelsServerOptions): Promi
 
 /**
  * The store of a `--store` URL (PostgreSQL), or the embedded SQLite store in `dataDir`. Each loads
- * its optional driver (`pg`, `better-sqlite3`) here: a missing one rejects with code
- * `missing_dependency` naming the package to install.
+ * its driver here (`pg`; node:sqlite, or `better-sqlite3` on a Node without it): a missing one
+ * rejects with code `missing_dependency` naming the package to install.
  */
 export async function openStore(
   url: string | undefined,

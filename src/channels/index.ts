@@ -80,6 +80,7 @@ export { type ProgressOptions, progressOf, withProgressUpdates } from "./progres
 export { ChannelsRuntime, type ChannelsRuntimeOptions } from "./runtime.js";
 export { SESSION_COOKIE } from "./sessions.js";
 export { SqliteAuditLog } from "./sqlite-audit.js";
+export type { SqliteDriver } from "./sqlite-connection.js";
 export { SqlitePeopleStore } from "./sqlite-people.js";
 export { SqliteInteractionStore, type SqliteStoreOptions } from "./sqlite-store.js";
 export { DEFAULT_SSE_BUFFER_BYTES } from "./sse.js";

@@ -1,7 +1,6 @@
 // The audit log in the embedded SQLite store: a table of chained entries and a one-row head, on
 // the interaction store's connection. An entry is appended inside the transaction of the change it
 // records; SQLite's write lock serializes appends across processes.
-import type { Database, Statement } from "better-sqlite3";
 import { CodexHarnessError } from "../errors.js";
 import { chainRow } from "./audit-chain.js";
 import {
@@ -13,6 +12,7 @@ import {
   type AuditRow,
   GENESIS,
 } from "./audit-types.js";
+import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 
 /**
  * The tables (idempotent DDL), run by the store on open. The head row is made only for an empty
@@ -37,12 +37,12 @@ INSERT OR IGNORE INTO audit_head (id, seq, hash)
 
 /** The {@link AuditLog} of a SQLite database (the interaction store's connection). */
 export class SqliteAuditLog implements AuditLog {
-  private readonly readHead: Statement<[], AuditHead>;
-  private readonly insert: Statement<[number, string, string, string, string]>;
-  private readonly moveHead: Statement<[number, string]>;
+  private readonly readHead: SqliteStatement;
+  private readonly insert: SqliteStatement;
+  private readonly moveHead: SqliteStatement;
 
   /** Call once the tables exist ({@link SQLITE_AUDIT_SCHEMA}). */
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: SqliteConnection) {
     this.readHead = db.prepare("SELECT seq, hash FROM audit_head WHERE id = 1");
     this.insert = db.prepare(
       "INSERT INTO audit (seq, at, body, prev, hash) VALUES (?, ?, ?, ?, ?)",
@@ -55,7 +55,7 @@ export class SqliteAuditLog implements AuditLog {
    * {@link append}'s), which holds the database's write lock until it commits.
    */
   appendIn(record: AuditRecord): AuditEntry {
-    const head = this.readHead.get();
+    const head = this.readHead.get() as AuditHead | undefined;
     if (!head) throw headMissing();
     const row = chainRow(head.seq + 1, head.hash, record);
     this.insert.run(row.seq, row.at, row.body, row.prev, row.hash);
@@ -64,22 +64,23 @@ export class SqliteAuditLog implements AuditLog {
   }
 
   async append(record: AuditRecord): Promise<AuditEntry> {
-    return this.db.transaction(() => this.appendIn(record)).immediate();
+    return this.db.write(() => this.appendIn(record));
   }
 
   async rows(query: AuditQuery): Promise<AuditRow[]> {
     const time = query.fromTime === undefined ? "" : " AND at >= ?";
     const args: (number | string)[] = [query.afterSeq ?? 0];
     if (query.fromTime !== undefined) args.push(query.fromTime);
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT seq, at, body, prev, hash FROM audit WHERE seq > ?${time} ORDER BY seq LIMIT ?`,
       )
       .all(...args, query.limit) as AuditRow[];
+    return rows.map(({ seq, at, body, prev, hash }) => ({ seq, at, body, prev, hash }));
   }
 
   async head(): Promise<AuditHead> {
-    const head = this.readHead.get();
+    const head = this.readHead.get() as AuditHead | undefined;
     // Without its row the head is the genesis: the verifier then says it does not match the log.
     return head ? { seq: head.seq, hash: head.hash } : { seq: 0, hash: GENESIS };
   }

@@ -1,6 +1,5 @@
 // People, programs, tokens, sign-in sessions and linked chat users in the embedded SQLite store:
 // tables beside the interactions, on the same connection.
-import type { Database } from "better-sqlite3";
 import type { AuditRecord } from "./audit-types.js";
 import type { PersonLink } from "./people-links.js";
 import type {
@@ -12,6 +11,7 @@ import type {
 } from "./people-store.js";
 import type { Person, Scope, TokenRecord } from "./people-types.js";
 import type { SqliteAuditLog } from "./sqlite-audit.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
 
 /** Chat platforms' users linked to people: one person per platform user. */
 const SQLITE_LINKS_SCHEMA = `
@@ -90,27 +90,25 @@ const SELECT_PERSON = `SELECT id, kind, name, created_at,
  */
 export class SqlitePeopleStore implements PeopleStore {
   constructor(
-    private readonly db: Database,
+    private readonly db: SqliteConnection,
     private readonly audit: SqliteAuditLog,
   ) {}
 
   async addPerson(person: Person, audit?: AuditRecord): Promise<boolean> {
-    return this.db
-      .transaction(() => {
-        const added = this.db
-          .prepare(
-            "INSERT INTO people (id, kind, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-          )
-          .run(person.id, person.kind, person.name, person.createdAt);
-        if (added.changes === 0) return false;
-        const group = this.db.prepare(
-          "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
-        );
-        for (const name of person.groups) group.run(person.id, name);
-        if (audit) this.audit.appendIn(audit);
-        return true;
-      })
-      .immediate();
+    return this.db.write(() => {
+      const added = this.db
+        .prepare(
+          "INSERT INTO people (id, kind, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        )
+        .run(person.id, person.kind, person.name, person.createdAt);
+      if (added.changes === 0) return false;
+      const group = this.db.prepare(
+        "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
+      );
+      for (const name of person.groups) group.run(person.id, name);
+      if (audit) this.audit.appendIn(audit);
+      return true;
+    });
   }
 
   async person(id: string): Promise<Person | undefined> {
@@ -133,32 +131,28 @@ export class SqlitePeopleStore implements PeopleStore {
   }
 
   async removePerson(id: string, audit?: AuditRecord): Promise<boolean> {
-    return this.db
-      .transaction(() => {
-        this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
-        this.db.prepare("DELETE FROM sessions WHERE person_id = ?").run(id);
-        this.db.prepare("DELETE FROM person_links WHERE person_id = ?").run(id);
-        this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
-        const removed = this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
-        if (removed && audit) this.audit.appendIn(audit);
-        return removed;
-      })
-      .immediate();
+    return this.db.write(() => {
+      this.db.prepare("DELETE FROM tokens WHERE person_id = ?").run(id);
+      this.db.prepare("DELETE FROM sessions WHERE person_id = ?").run(id);
+      this.db.prepare("DELETE FROM person_links WHERE person_id = ?").run(id);
+      this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(id);
+      const removed = this.db.prepare("DELETE FROM people WHERE id = ?").run(id).changes > 0;
+      if (removed && audit) this.audit.appendIn(audit);
+      return removed;
+    });
   }
 
   async addToken(token: StoredToken, audit?: AuditRecord): Promise<boolean> {
-    return this.db
-      .transaction(() => {
-        if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(token.personId)) return false;
-        this.db
-          .prepare(
-            "INSERT INTO tokens (id, person_id, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)",
-          )
-          .run(token.id, token.personId, JSON.stringify(token.scopes), token.hash, token.createdAt);
-        if (audit) this.audit.appendIn(audit);
-        return true;
-      })
-      .immediate();
+    return this.db.write(() => {
+      if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(token.personId)) return false;
+      this.db
+        .prepare(
+          "INSERT INTO tokens (id, person_id, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(token.id, token.personId, JSON.stringify(token.scopes), token.hash, token.createdAt);
+      if (audit) this.audit.appendIn(audit);
+      return true;
+    });
   }
 
   async token(id: string): Promise<{ token: StoredToken; person: Person } | undefined> {
@@ -181,18 +175,16 @@ export class SqlitePeopleStore implements PeopleStore {
   }
 
   async revokeToken(id: string, at: string, audit?: AuditRecord): Promise<TokenRecord | undefined> {
-    return this.db
-      .transaction(() => {
-        const revoked = this.db
-          .prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-          .run(at, id);
-        if (revoked.changes > 0 && audit) this.audit.appendIn(audit);
-        const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
-          | TokenRow
-          | undefined;
-        return row ? recordOf(row) : undefined;
-      })
-      .immediate();
+    return this.db.write(() => {
+      const revoked = this.db
+        .prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+        .run(at, id);
+      if (revoked.changes > 0 && audit) this.audit.appendIn(audit);
+      const row = this.db.prepare("SELECT * FROM tokens WHERE id = ?").get(id) as
+        | TokenRow
+        | undefined;
+      return row ? recordOf(row) : undefined;
+    });
   }
 
   async startSession(
@@ -200,40 +192,36 @@ export class SqlitePeopleStore implements PeopleStore {
     session: StoredSession,
     audit?: (person: Person, added: boolean) => AuditRecord[],
   ): Promise<Person | undefined> {
-    return this.db
-      .transaction(() => {
-        this.db.prepare("DELETE FROM sessions WHERE expires_at <= ?").run(session.createdAt);
-        const before = this.db.prepare("SELECT kind FROM people WHERE id = ?").get(signedIn.id) as
-          | { kind: Person["kind"] }
-          | undefined;
-        if (before?.kind === "program") return undefined;
-        if (before) {
-          this.db
-            .prepare("UPDATE people SET name = ? WHERE id = ?")
-            .run(signedIn.name, signedIn.id);
-        } else {
-          this.db
-            .prepare("INSERT INTO people (id, kind, name, created_at) VALUES (?, 'person', ?, ?)")
-            .run(signedIn.id, signedIn.name, signedIn.at);
-        }
-        if (signedIn.groups) {
-          this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(signedIn.id);
-          const group = this.db.prepare(
-            "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
-          );
-          for (const name of signedIn.groups) group.run(signedIn.id, name);
-        }
+    return this.db.write(() => {
+      this.db.prepare("DELETE FROM sessions WHERE expires_at <= ?").run(session.createdAt);
+      const before = this.db.prepare("SELECT kind FROM people WHERE id = ?").get(signedIn.id) as
+        | { kind: Person["kind"] }
+        | undefined;
+      if (before?.kind === "program") return undefined;
+      if (before) {
+        this.db.prepare("UPDATE people SET name = ? WHERE id = ?").run(signedIn.name, signedIn.id);
+      } else {
         this.db
-          .prepare(
-            "INSERT INTO sessions (hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-          )
-          .run(session.hash, signedIn.id, session.createdAt, session.expiresAt);
-        const row = this.db.prepare(`${SELECT_PERSON} WHERE id = ?`).get(signedIn.id) as PersonRow;
-        const person = personOf(row);
-        for (const record of audit?.(person, !before) ?? []) this.audit.appendIn(record);
-        return person;
-      })
-      .immediate();
+          .prepare("INSERT INTO people (id, kind, name, created_at) VALUES (?, 'person', ?, ?)")
+          .run(signedIn.id, signedIn.name, signedIn.at);
+      }
+      if (signedIn.groups) {
+        this.db.prepare("DELETE FROM person_groups WHERE person_id = ?").run(signedIn.id);
+        const group = this.db.prepare(
+          "INSERT INTO person_groups (person_id, group_id) VALUES (?, ?)",
+        );
+        for (const name of signedIn.groups) group.run(signedIn.id, name);
+      }
+      this.db
+        .prepare(
+          "INSERT INTO sessions (hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+        )
+        .run(session.hash, signedIn.id, session.createdAt, session.expiresAt);
+      const row = this.db.prepare(`${SELECT_PERSON} WHERE id = ?`).get(signedIn.id) as PersonRow;
+      const person = personOf(row);
+      for (const record of audit?.(person, !before) ?? []) this.audit.appendIn(record);
+      return person;
+    });
   }
 
   async session(
@@ -257,42 +245,36 @@ export class SqlitePeopleStore implements PeopleStore {
   }
 
   async endSession(hash: string, audit?: AuditRecord): Promise<boolean> {
-    return this.db
-      .transaction(() => {
-        const ended = this.db.prepare("DELETE FROM sessions WHERE hash = ?").run(hash).changes > 0;
-        if (ended && audit) this.audit.appendIn(audit);
-        return ended;
-      })
-      .immediate();
+    return this.db.write(() => {
+      const ended = this.db.prepare("DELETE FROM sessions WHERE hash = ?").run(hash).changes > 0;
+      if (ended && audit) this.audit.appendIn(audit);
+      return ended;
+    });
   }
 
   // Chat platforms' users linked to people (`people link`).
 
   async addLink(link: PersonLink, audit?: AuditRecord): Promise<PersonLink | undefined> {
-    return this.db
-      .transaction(() => {
-        if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(link.personId)) return;
-        const added = this.db
-          .prepare(
-            "INSERT INTO person_links (platform_user, person_id, created_at) VALUES (?, ?, ?) ON CONFLICT (platform_user) DO NOTHING",
-          )
-          .run(link.platformUser, link.personId, link.createdAt);
-        if (added.changes > 0 && audit) this.audit.appendIn(audit);
-        return this.linkRow(link.platformUser);
-      })
-      .immediate();
+    return this.db.write(() => {
+      if (!this.db.prepare("SELECT 1 FROM people WHERE id = ?").get(link.personId)) return;
+      const added = this.db
+        .prepare(
+          "INSERT INTO person_links (platform_user, person_id, created_at) VALUES (?, ?, ?) ON CONFLICT (platform_user) DO NOTHING",
+        )
+        .run(link.platformUser, link.personId, link.createdAt);
+      if (added.changes > 0 && audit) this.audit.appendIn(audit);
+      return this.linkRow(link.platformUser);
+    });
   }
 
   async removeLink(platformUser: string, audit?: AuditRecord): Promise<PersonLink | undefined> {
-    return this.db
-      .transaction(() => {
-        const link = this.linkRow(platformUser);
-        if (!link) return;
-        this.db.prepare("DELETE FROM person_links WHERE platform_user = ?").run(platformUser);
-        if (audit) this.audit.appendIn(audit);
-        return link;
-      })
-      .immediate();
+    return this.db.write(() => {
+      const link = this.linkRow(platformUser);
+      if (!link) return;
+      this.db.prepare("DELETE FROM person_links WHERE platform_user = ?").run(platformUser);
+      if (audit) this.audit.appendIn(audit);
+      return link;
+    });
   }
 
   async link(platformUser: string): Promise<{ link: PersonLink; person: Person } | undefined> {

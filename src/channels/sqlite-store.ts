@@ -1,10 +1,9 @@
-// The embedded store: one SQLite file (WAL) under the runtime's data directory.
+// The embedded store: one SQLite file (WAL) under the runtime's data directory, through node:sqlite
+// where Node has it, else better-sqlite3 (sqlite-connection.ts).
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Database } from "better-sqlite3";
 import { CodexHarnessError } from "../errors.js";
 import type { AuditRecord } from "./audit-types.js";
-import { loadDriver } from "./drivers.js";
 import type {
   ChangeType,
   Interaction,
@@ -14,8 +13,8 @@ import type {
 } from "./interaction-types.js";
 import { ensurePrivateFile, restrictFiles } from "./private-files.js";
 import { SQLITE_AUDIT_SCHEMA, SqliteAuditLog } from "./sqlite-audit.js";
+import { loadSqlite, type SqliteConnection, type SqliteDriver } from "./sqlite-connection.js";
 import { SQLITE_PEOPLE_SCHEMA, SqlitePeopleStore } from "./sqlite-people.js";
-import { cacheStatements } from "./sqlite-statements.js";
 import {
   applyUpdate,
   type InteractionStore,
@@ -48,13 +47,18 @@ interface Row {
 
 /** Options of {@link SqliteInteractionStore.open}. */
 export interface SqliteStoreOptions {
-  /** How the driver is imported (tests; default `import("better-sqlite3")`). */
+  /**
+   * The SQLite library: by default node:sqlite where this Node has it (22.13 and newer), else the
+   * optional package better-sqlite3.
+   */
+  driver?: SqliteDriver;
+  /** How the libraries are imported (tests; default: Node's builtin, `import("better-sqlite3")`). */
   importer?: ModuleImporter;
 }
 
 /**
- * The SQLite store: one file, WAL. Open it with {@link SqliteInteractionStore.open}. It needs the
- * optional package `better-sqlite3`, loaded on open.
+ * The SQLite store: one file, WAL. Open it with {@link SqliteInteractionStore.open}. It runs on
+ * node:sqlite where Node has it, else on the optional package `better-sqlite3`, loaded on open.
  */
 export class SqliteInteractionStore implements InteractionStore {
   /** The people, programs and tokens of this database. */
@@ -64,7 +68,7 @@ export class SqliteInteractionStore implements InteractionStore {
 
   private constructor(
     readonly file: string,
-    private readonly db: Database,
+    private readonly db: SqliteConnection,
   ) {
     this.audit = new SqliteAuditLog(db);
     this.people = new SqlitePeopleStore(db, this.audit);
@@ -72,28 +76,35 @@ export class SqliteInteractionStore implements InteractionStore {
 
   /**
    * Opens (or creates, with its folder) the store at `file`, and makes the file and its -wal and
-   * -shm files 0600 (a new folder 0700). Rejects with code
-   * `missing_dependency` when better-sqlite3 is not installed, `store_failed` when the file
-   * cannot be opened.
+   * -shm files 0600 (a new folder 0700). Rejects with code `missing_dependency` when this Node
+   * has no node:sqlite and better-sqlite3 is not installed (or `options.driver`'s library is
+   * missing), `store_failed` when the file cannot be opened.
    */
   static async open(
     file: string,
     options: SqliteStoreOptions = {},
   ): Promise<SqliteInteractionStore> {
-    const { default: Sqlite } = await loadDriver("better-sqlite3", options.importer);
+    const openFile = await loadSqlite(options);
     try {
       mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       // Created 0600 before SQLite opens it: its -wal and -shm files take the database's mode.
       ensurePrivateFile(file);
-      const db = new Sqlite(file);
-      db.pragma("journal_mode = WAL");
-      restrictFiles([`${file}-wal`, `${file}-shm`]);
-      db.pragma("busy_timeout = 5000");
-      db.exec(SCHEMA);
-      db.exec(SQLITE_PEOPLE_SCHEMA);
-      db.exec(SQLITE_AUDIT_SCHEMA);
-      cacheStatements(db);
-      return new SqliteInteractionStore(file, db);
+      const db = openFile(file);
+      try {
+        db.exec("PRAGMA journal_mode = WAL");
+        restrictFiles([`${file}-wal`, `${file}-shm`]);
+        db.exec("PRAGMA busy_timeout = 5000");
+        // Said, not left to the library: better-sqlite3 is built to sync a WAL database less
+        // (NORMAL) than node:sqlite (FULL). A committed answer survives a power cut on both.
+        db.exec("PRAGMA synchronous = FULL");
+        db.exec(SCHEMA);
+        db.exec(SQLITE_PEOPLE_SCHEMA);
+        db.exec(SQLITE_AUDIT_SCHEMA);
+        return new SqliteInteractionStore(file, db);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
     } catch (error) {
       throw new CodexHarnessError(
         "store_failed",
@@ -103,27 +114,30 @@ export class SqliteInteractionStore implements InteractionStore {
     }
   }
 
+  /** The SQLite library this store runs on. */
+  get driver(): SqliteDriver {
+    return this.db.driver;
+  }
+
   async create(interaction: Interaction, audit?: AuditRecord): Promise<InteractionChange> {
     const body = JSON.stringify(interaction);
-    return this.db
-      .transaction(() => {
-        this.db
-          .prepare(
-            "INSERT INTO interactions (id, kind, status, thread_id, created_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          )
-          .run(
-            interaction.id,
-            interaction.kind,
-            interaction.status,
-            interaction.codex?.threadId ?? null,
-            interaction.createdAt,
-            interaction.expiresAt,
-            body,
-          );
-        if (audit) this.audit.appendIn(audit);
-        return this.addChange(interaction.kind, interaction);
-      })
-      .immediate();
+    return this.db.write(() => {
+      this.db
+        .prepare(
+          "INSERT INTO interactions (id, kind, status, thread_id, created_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(
+          interaction.id,
+          interaction.kind,
+          interaction.status,
+          interaction.codex?.threadId ?? null,
+          interaction.createdAt,
+          interaction.expiresAt,
+          body,
+        );
+      if (audit) this.audit.appendIn(audit);
+      return this.addChange(interaction.kind, interaction);
+    });
   }
 
   async get(id: string): Promise<Interaction | undefined> {
@@ -135,7 +149,7 @@ export class SqliteInteractionStore implements InteractionStore {
 
   async list(filter: InteractionFilter): Promise<Interaction[]> {
     const where: string[] = [];
-    const args: unknown[] = [];
+    const args: (string | number)[] = [];
     if (filter.status?.length) {
       where.push(`status IN (${filter.status.map(() => "?").join(", ")})`);
       args.push(...filter.status);
@@ -165,22 +179,20 @@ export class SqliteInteractionStore implements InteractionStore {
     from: InteractionStatus[],
     audit?: (next: Interaction) => AuditRecord,
   ): Promise<InteractionChange | undefined> {
-    return this.db
-      .transaction(() => {
-        const row = this.db.prepare("SELECT body FROM interactions WHERE id = ?").get(id) as
-          | Row
-          | undefined;
-        if (!row) return undefined;
-        const current = JSON.parse(row.body) as Interaction;
-        if (!from.includes(current.status)) return undefined;
-        const { next, type } = applyUpdate(current, update);
-        this.db
-          .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
-          .run(next.status, JSON.stringify(next), id);
-        if (audit) this.audit.appendIn(audit(next));
-        return this.addChange(type, next);
-      })
-      .immediate();
+    return this.db.write(() => {
+      const row = this.db.prepare("SELECT body FROM interactions WHERE id = ?").get(id) as
+        | Row
+        | undefined;
+      if (!row) return undefined;
+      const current = JSON.parse(row.body) as Interaction;
+      if (!from.includes(current.status)) return undefined;
+      const { next, type } = applyUpdate(current, update);
+      this.db
+        .prepare("UPDATE interactions SET status = ?, body = ? WHERE id = ?")
+        .run(next.status, JSON.stringify(next), id);
+      if (audit) this.audit.appendIn(audit(next));
+      return this.addChange(type, next);
+    });
   }
 
   async changesSince(seq: number, limit: number): Promise<InteractionChange[]> {
@@ -213,7 +225,7 @@ export class SqliteInteractionStore implements InteractionStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 
   private addChange(type: ChangeType, interaction: Interaction): InteractionChange {

@@ -17,7 +17,10 @@ export const TRACED_COMMANDS: readonly string[] = [
 /** How long a shutdown may take to export what is left (the SDK's own default is 30 s). */
 export const SHUTDOWN_TIMEOUT_MS = 5_000;
 
-/** What the CLI says when the SDK is missing: the packages to install, on the Node 20 line. */
+/**
+ * What the CLI says when the SDK is missing: the packages to install, of the line that runs on every
+ * supported Node (SDK 3.x needs Node 22.15).
+ */
 export const SDK_MISSING =
   "OTEL_* is set but @opentelemetry/sdk-node is not installed: npm i @opentelemetry/api@1.9 @opentelemetry/sdk-node@0.223 (going on without telemetry)";
 

@@ -2,15 +2,16 @@
 // PostgreSQL), the runtime on it, `codex-harness audit` against it, and direct SQL on its tables.
 import assert from "node:assert/strict";
 import path from "node:path";
-import Sqlite from "better-sqlite3";
 import pg from "pg";
 import type { AuditEntry } from "../../src/channels/audit-types.js";
 import { type ChannelsServer, startChannelsServer } from "../../src/channels/http-server.js";
 import type { InteractionInput } from "../../src/channels/interaction-types.js";
 import type { People } from "../../src/channels/people.js";
+import type { SqliteConnection, SqliteValue } from "../../src/channels/sqlite-connection.js";
 import { channelsTestDirs } from "./channels-dirs.js";
 import { runCli } from "./cli.js";
 import { postgresForFile } from "./postgres-file.js";
+import { rawSqlite } from "./sqlite-drivers.js";
 
 export { call, type Reply } from "./channels-call.js";
 
@@ -74,17 +75,16 @@ export function auditFixtures(prefix: string) {
 }
 
 function sqlitePlace(dir: string): Place {
-  let db: Sqlite.Database | undefined;
+  let db: SqliteConnection | undefined;
   return {
     options: { dataDir: dir },
     where: ["--data-dir", dir],
     table: "audit",
     async sql(text, ...args) {
-      db ??= new Sqlite(path.join(dir, "interactions.db"));
-      const statement = db.prepare(text);
-      if (statement.reader) return statement.all(...args) as Record<string, unknown>[];
-      statement.run(...args);
-      return [];
+      db ??= await rawSqlite(path.join(dir, "interactions.db"));
+      // node:sqlite's all() runs any statement: a change gives no rows.
+      const rows = db.prepare(text).all(...(args as SqliteValue[])) as Record<string, unknown>[];
+      return rows.map((row) => ({ ...row }));
     },
     async close() {
       db?.close();

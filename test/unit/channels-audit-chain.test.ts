@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import Sqlite from "better-sqlite3";
 import {
   canonicalJson,
   chainRow,
@@ -22,6 +21,7 @@ import { verifyChain } from "../../src/channels/audit-verify.js";
 import type { Interaction } from "../../src/channels/interaction-types.js";
 import { SqliteInteractionStore } from "../../src/channels/sqlite-store.js";
 import { CodexHarnessError } from "../../src/errors.js";
+import { rawSqlite, SQLITE_DRIVERS } from "../support/sqlite-drivers.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -258,81 +258,88 @@ const interactionOf = (id: string): Interaction => ({
   expiresAt: "2025-06-01T10:10:00.000Z",
 });
 
-describe("audit log on SQLite", () => {
-  async function store(): Promise<SqliteInteractionStore> {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
-    dirs.push(dir);
-    return SqliteInteractionStore.open(path.join(dir, "interactions.db"));
-  }
-
-  it("appends with the change, in its transaction: a change that fails records nothing", async () => {
-    const db = await store();
-    try {
-      await db.create(interactionOf("int_1"), record(1, { subject: "int_1" }));
-      // The same id again fails on the primary key: neither the change nor its entry stays.
-      await assert.rejects(db.create(interactionOf("int_1"), record(2, { subject: "int_1" })));
-      // An update that does not apply records nothing either.
-      const update = { status: "resolved" as const, at: "2025-06-01T10:00:05.000Z" };
-      assert.equal(await db.update("int_1", update, ["delivered"], () => record(3)), undefined);
-      assert.ok(await db.update("int_1", update, ["pending"], () => record(4)));
-      await db.audit.append(record(5));
-      const rows = await db.audit.rows({ limit: 10 });
-      assert.deepEqual(
-        rows.map((row) => [row.seq, entryOf(row).at]),
-        [
-          [1, record(1).at],
-          [2, record(4).at],
-          [3, record(5).at],
-        ],
-      );
-      assert.deepEqual(await verifyLog(db.audit), {
-        ok: true,
-        entries: 3,
-        head: { seq: 3, hash: rows[2]?.hash },
-        at: rows[2]?.at,
-      });
-      assert.deepEqual(
-        (await db.audit.rows({ afterSeq: 1, fromTime: record(5).at, limit: 10 })).map((r) => r.seq),
-        [3],
-      );
-    } finally {
-      await db.close();
+for (const { driver, skip } of SQLITE_DRIVERS) {
+  describe(`audit log on SQLite (${driver})`, { skip }, () => {
+    async function store(): Promise<SqliteInteractionStore> {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
+      dirs.push(dir);
+      return SqliteInteractionStore.open(path.join(dir, "interactions.db"), { driver });
     }
-  });
-});
 
-describe("audit log on SQLite: its head row", () => {
-  it("deleted, stays deleted: appends are refused (store_failed) and the verifier names the mismatch", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
-    dirs.push(dir);
-    const file = path.join(dir, "interactions.db");
-    let db = await SqliteInteractionStore.open(file);
-    await db.audit.append(record(1));
-    await db.audit.append(record(2));
-    await db.close();
-    const raw = new Sqlite(file);
-    raw.prepare("DELETE FROM audit_head").run();
-    raw.close();
-    // Opened again, the head row is not made anew (the log is not empty): nothing starts at 1.
-    db = await SqliteInteractionStore.open(file);
-    try {
-      await assert.rejects(
-        db.audit.append(record(3)),
-        (error) =>
-          error instanceof CodexHarnessError &&
-          error.code === "store_failed" &&
-          /head row is missing/.test(error.message),
-      );
-      await assert.rejects(db.create(interactionOf("int_9"), record(3)), /head row is missing/);
-      assert.equal(await db.get("int_9"), undefined, "no change without its entry");
-      const verdict = await verifyLog(db.audit);
-      assert.ok(!verdict.ok);
-      assert.match(verdict.problem.message, /the store's head \(entry 0\) does not match the log/);
-    } finally {
-      await db.close();
-    }
+    it("appends with the change, in its transaction: a change that fails records nothing", async () => {
+      const db = await store();
+      try {
+        await db.create(interactionOf("int_1"), record(1, { subject: "int_1" }));
+        // The same id again fails on the primary key: neither the change nor its entry stays.
+        await assert.rejects(db.create(interactionOf("int_1"), record(2, { subject: "int_1" })));
+        // An update that does not apply records nothing either.
+        const update = { status: "resolved" as const, at: "2025-06-01T10:00:05.000Z" };
+        assert.equal(await db.update("int_1", update, ["delivered"], () => record(3)), undefined);
+        assert.ok(await db.update("int_1", update, ["pending"], () => record(4)));
+        await db.audit.append(record(5));
+        const rows = await db.audit.rows({ limit: 10 });
+        assert.deepEqual(
+          rows.map((row) => [row.seq, entryOf(row).at]),
+          [
+            [1, record(1).at],
+            [2, record(4).at],
+            [3, record(5).at],
+          ],
+        );
+        assert.deepEqual(await verifyLog(db.audit), {
+          ok: true,
+          entries: 3,
+          head: { seq: 3, hash: rows[2]?.hash },
+          at: rows[2]?.at,
+        });
+        assert.deepEqual(
+          (await db.audit.rows({ afterSeq: 1, fromTime: record(5).at, limit: 10 })).map(
+            (r) => r.seq,
+          ),
+          [3],
+        );
+      } finally {
+        await db.close();
+      }
+    });
   });
-});
+
+  describe(`audit log on SQLite (${driver}): its head row`, { skip }, () => {
+    it("deleted, stays deleted: appends are refused (store_failed) and the verifier names the mismatch", async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "channels-audit-test-"));
+      dirs.push(dir);
+      const file = path.join(dir, "interactions.db");
+      let db = await SqliteInteractionStore.open(file, { driver });
+      await db.audit.append(record(1));
+      await db.audit.append(record(2));
+      await db.close();
+      const raw = await rawSqlite(file);
+      raw.prepare("DELETE FROM audit_head").run();
+      raw.close();
+      // Opened again, the head row is not made anew (the log is not empty): nothing starts at 1.
+      db = await SqliteInteractionStore.open(file, { driver });
+      try {
+        await assert.rejects(
+          db.audit.append(record(3)),
+          (error) =>
+            error instanceof CodexHarnessError &&
+            error.code === "store_failed" &&
+            /head row is missing/.test(error.message),
+        );
+        await assert.rejects(db.create(interactionOf("int_9"), record(3)), /head row is missing/);
+        assert.equal(await db.get("int_9"), undefined, "no change without its entry");
+        const verdict = await verifyLog(db.audit);
+        assert.ok(!verdict.ok);
+        assert.match(
+          verdict.problem.message,
+          /the store's head \(entry 0\) does not match the log/,
+        );
+      } finally {
+        await db.close();
+      }
+    });
+  });
+}
 
 function problemOf(
   verdict: ReturnType<typeof verifyChain>,

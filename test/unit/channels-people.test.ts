@@ -6,7 +6,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, it } from "node:test";
-import Sqlite from "better-sqlite3";
 import { People } from "../../src/channels/people.js";
 import {
   hashSecret,
@@ -16,8 +15,10 @@ import {
   TOKEN_PREFIX,
 } from "../../src/channels/people-tokens.js";
 import { checkId, parseScopes, SCOPES } from "../../src/channels/people-types.js";
+import type { SqliteDriver } from "../../src/channels/sqlite-connection.js";
 import { SqliteInteractionStore } from "../../src/channels/sqlite-store.js";
 import { CodexHarnessError } from "../../src/errors.js";
+import { rawSqlite, SQLITE_DRIVERS } from "../support/sqlite-drivers.js";
 
 const dirs: string[] = [];
 const stores: SqliteInteractionStore[] = [];
@@ -28,11 +29,14 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-async function people(clock?: () => Date): Promise<{ people: People; file: string }> {
+async function people(
+  driver: SqliteDriver,
+  clock?: () => Date,
+): Promise<{ people: People; file: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "channels-people-test-"));
   dirs.push(dir);
   const file = path.join(dir, "interactions.db");
-  const store = await SqliteInteractionStore.open(file);
+  const store = await SqliteInteractionStore.open(file, { driver });
   stores.push(store);
   return { people: new People(store.people, { now: clock }), file };
 }
@@ -119,112 +123,114 @@ describe("scopes and ids", () => {
   });
 });
 
-describe("People on the SQLite store", () => {
-  it("adds people and programs with their groups; an id is taken once", async () => {
-    const at = new Date("2025-03-01T10:00:00.000Z");
-    const { people: all } = await people(() => at);
-    const alice = await all.add({
-      id: "alice",
-      name: " Alice Liddell ",
-      groups: ["release", "ops", "release"],
+for (const { driver, skip } of SQLITE_DRIVERS) {
+  describe(`People on the SQLite store (${driver})`, { skip }, () => {
+    it("adds people and programs with their groups; an id is taken once", async () => {
+      const at = new Date("2025-03-01T10:00:00.000Z");
+      const { people: all } = await people(driver, () => at);
+      const alice = await all.add({
+        id: "alice",
+        name: " Alice Liddell ",
+        groups: ["release", "ops", "release"],
+      });
+      assert.deepEqual(alice, {
+        id: "alice",
+        kind: "person",
+        name: "Alice Liddell",
+        groups: ["ops", "release"],
+        createdAt: at.toISOString(),
+      });
+      await all.add({ id: "ci", kind: "program" });
+      assert.deepEqual(await all.get("alice"), alice);
+      assert.deepEqual(
+        (await all.list()).map((p) => [p.id, p.kind, p.name, p.groups]),
+        [
+          ["alice", "person", "Alice Liddell", ["ops", "release"]],
+          ["ci", "program", "ci", []],
+        ],
+      );
+      await assert.rejects(all.add({ id: "alice" }), refused("conflict", /already.*"alice"/));
+      await assert.rejects(
+        all.add({ id: "bob", groups: ["Ops"] }),
+        refused("invalid_input", /group id/),
+      );
+      assert.equal(await all.get("bob"), undefined);
     });
-    assert.deepEqual(alice, {
-      id: "alice",
-      kind: "person",
-      name: "Alice Liddell",
-      groups: ["ops", "release"],
-      createdAt: at.toISOString(),
+
+    it("issues a token that authenticates as its person, with its scopes; the store keeps only the hash", async () => {
+      const { people: all, file } = await people(driver);
+      await all.add({ id: "alice", name: "Alice", groups: ["release"] });
+      const { token, record } = await all.issueToken("alice", "answer,read");
+      assert.deepEqual(record.scopes, ["read", "answer"]);
+      assert.equal(record.personId, "alice");
+      assert.equal(record.revokedAt, undefined);
+      assert.deepEqual(await all.authenticate(token), {
+        kind: "person",
+        id: "alice",
+        name: "Alice",
+        groups: ["release"],
+        scopes: ["read", "answer"],
+        tokenId: record.id,
+      });
+      // Neither the token nor its secret is in the database; its hash is.
+      const secret = parseToken(token)?.secret ?? "";
+      const db = await rawSqlite(file);
+      try {
+        const rows = JSON.stringify(db.prepare("SELECT * FROM tokens").all());
+        assert.ok(!rows.includes(secret));
+        assert.ok(rows.includes(hashSecret(secret)));
+      } finally {
+        db.close();
+      }
+      assert.ok(!readFileSync(file).includes(secret));
+      // A wrong secret with the right id, and strangers' strings, are nobody.
+      const wrong = `${token.slice(0, -2)}${token.endsWith("AA") ? "BB" : "AA"}`;
+      assert.equal(await all.authenticate(wrong), undefined);
+      assert.equal(await all.authenticate(mintToken().token), undefined);
+      assert.equal(await all.authenticate("not-a-token"), undefined);
     });
-    await all.add({ id: "ci", kind: "program" });
-    assert.deepEqual(await all.get("alice"), alice);
-    assert.deepEqual(
-      (await all.list()).map((p) => [p.id, p.kind, p.name, p.groups]),
-      [
-        ["alice", "person", "Alice Liddell", ["ops", "release"]],
-        ["ci", "program", "ci", []],
-      ],
-    );
-    await assert.rejects(all.add({ id: "alice" }), refused("conflict", /already.*"alice"/));
-    await assert.rejects(
-      all.add({ id: "bob", groups: ["Ops"] }),
-      refused("invalid_input", /group id/),
-    );
-    assert.equal(await all.get("bob"), undefined);
-  });
 
-  it("issues a token that authenticates as its person, with its scopes; the store keeps only the hash", async () => {
-    const { people: all, file } = await people();
-    await all.add({ id: "alice", name: "Alice", groups: ["release"] });
-    const { token, record } = await all.issueToken("alice", "answer,read");
-    assert.deepEqual(record.scopes, ["read", "answer"]);
-    assert.equal(record.personId, "alice");
-    assert.equal(record.revokedAt, undefined);
-    assert.deepEqual(await all.authenticate(token), {
-      kind: "person",
-      id: "alice",
-      name: "Alice",
-      groups: ["release"],
-      scopes: ["read", "answer"],
-      tokenId: record.id,
+    it("refuses a revoked token from then on, and keeps the record of it", async () => {
+      const times = [new Date("2025-03-01T10:00:00.000Z"), new Date("2025-03-02T10:00:00.000Z")];
+      let now = times[0] as Date;
+      const { people: all } = await people(driver, () => now);
+      await all.add({ id: "bot", kind: "program" });
+      const first = await all.issueToken("bot", ["create", "read"]);
+      const second = await all.issueToken("bot", ["read"]);
+      assert.equal((await all.authenticate(first.token))?.kind, "program");
+      now = times[1] as Date;
+      const revoked = await all.revoke(first.record.id);
+      assert.equal(revoked.revokedAt, times[1]?.toISOString());
+      assert.equal(await all.authenticate(first.token), undefined);
+      assert.equal((await all.authenticate(second.token))?.id, "bot");
+      // Revoking again keeps the first time.
+      now = new Date("2025-03-03T10:00:00.000Z");
+      assert.equal((await all.revoke(first.record.id)).revokedAt, times[1]?.toISOString());
+      assert.deepEqual(
+        (await all.tokens("bot")).map((t) => [t.id, t.revokedAt ?? null]),
+        [
+          [first.record.id, times[1]?.toISOString()],
+          [second.record.id, null],
+        ],
+      );
+      await assert.rejects(all.revoke("0123456789abcdef"), refused("not_found", /no token/));
     });
-    // Neither the token nor its secret is in the database; its hash is.
-    const secret = parseToken(token)?.secret ?? "";
-    const db = new Sqlite(file, { readonly: true });
-    try {
-      const rows = JSON.stringify(db.prepare("SELECT * FROM tokens").all());
-      assert.ok(!rows.includes(secret));
-      assert.ok(rows.includes(hashSecret(secret)));
-    } finally {
-      db.close();
-    }
-    assert.ok(!readFileSync(file).includes(secret));
-    // A wrong secret with the right id, and strangers' strings, are nobody.
-    const wrong = `${token.slice(0, -2)}${token.endsWith("AA") ? "BB" : "AA"}`;
-    assert.equal(await all.authenticate(wrong), undefined);
-    assert.equal(await all.authenticate(mintToken().token), undefined);
-    assert.equal(await all.authenticate("not-a-token"), undefined);
-  });
 
-  it("refuses a revoked token from then on, and keeps the record of it", async () => {
-    const times = [new Date("2025-03-01T10:00:00.000Z"), new Date("2025-03-02T10:00:00.000Z")];
-    let now = times[0] as Date;
-    const { people: all } = await people(() => now);
-    await all.add({ id: "bot", kind: "program" });
-    const first = await all.issueToken("bot", ["create", "read"]);
-    const second = await all.issueToken("bot", ["read"]);
-    assert.equal((await all.authenticate(first.token))?.kind, "program");
-    now = times[1] as Date;
-    const revoked = await all.revoke(first.record.id);
-    assert.equal(revoked.revokedAt, times[1]?.toISOString());
-    assert.equal(await all.authenticate(first.token), undefined);
-    assert.equal((await all.authenticate(second.token))?.id, "bot");
-    // Revoking again keeps the first time.
-    now = new Date("2025-03-03T10:00:00.000Z");
-    assert.equal((await all.revoke(first.record.id)).revokedAt, times[1]?.toISOString());
-    assert.deepEqual(
-      (await all.tokens("bot")).map((t) => [t.id, t.revokedAt ?? null]),
-      [
-        [first.record.id, times[1]?.toISOString()],
-        [second.record.id, null],
-      ],
-    );
-    await assert.rejects(all.revoke("0123456789abcdef"), refused("not_found", /no token/));
+    it("removes a person with their tokens; no token for nobody", async () => {
+      const { people: all } = await people(driver);
+      await all.add({ id: "carol", groups: ["ops"] });
+      const { token } = await all.issueToken("carol", "read");
+      await all.remove("carol");
+      assert.equal(await all.authenticate(token), undefined);
+      assert.deepEqual(await all.tokens(), []);
+      assert.deepEqual(await all.list(), []);
+      await assert.rejects(all.remove("carol"), refused("not_found", /people add carol/));
+      await assert.rejects(all.issueToken("carol", "read"), refused("not_found", /"carol"/));
+      await assert.rejects(all.issueToken("dave", "fly"), refused("invalid_input", /"fly"/));
+      // Taken again, the id starts afresh: the old token stays dead.
+      await all.add({ id: "carol" });
+      assert.equal(await all.authenticate(token), undefined);
+      assert.deepEqual((await all.get("carol"))?.groups, []);
+    });
   });
-
-  it("removes a person with their tokens; no token for nobody", async () => {
-    const { people: all } = await people();
-    await all.add({ id: "carol", groups: ["ops"] });
-    const { token } = await all.issueToken("carol", "read");
-    await all.remove("carol");
-    assert.equal(await all.authenticate(token), undefined);
-    assert.deepEqual(await all.tokens(), []);
-    assert.deepEqual(await all.list(), []);
-    await assert.rejects(all.remove("carol"), refused("not_found", /people add carol/));
-    await assert.rejects(all.issueToken("carol", "read"), refused("not_found", /"carol"/));
-    await assert.rejects(all.issueToken("dave", "fly"), refused("invalid_input", /"fly"/));
-    // Taken again, the id starts afresh: the old token stays dead.
-    await all.add({ id: "carol" });
-    assert.equal(await all.authenticate(token), undefined);
-    assert.deepEqual((await all.get("carol"))?.groups, []);
-  });
-});
+}
