@@ -1,5 +1,5 @@
-// The package's `prepare` (npm ci, npm install): builds, unless build/ was made by this script
-// after every input last changed. `npx codex-harness` in a clone installs the clone into npx's
+// The package's `prepare` (npm ci, npm install): builds, unless build/ was built after every input
+// last changed (`--stamp`, the build's last step, marks it). `npx codex-harness` in a clone installs the clone into npx's
 // cache and runs `prepare` again; a full build then would empty build/ under whatever runs from it
 // (a second npx started meanwhile), for nothing.
 import { spawnSync } from "node:child_process";
@@ -29,6 +29,10 @@ function newest(entry) {
   return latest;
 }
 
+if (process.argv.includes("--stamp")) {
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  process.exit(0);
+}
 const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
 if (
   built > 0 &&
@@ -41,5 +45,4 @@ const npm = process.env.npm_execpath;
 const result = npm
   ? spawnSync(process.execPath, [npm, "run", "build"], { stdio: "inherit" })
   : spawnSync("npm", ["run", "build"], { stdio: "inherit", shell: process.platform === "win32" });
-if (result.status !== 0) process.exit(result.status ?? 1);
-writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+process.exit(result.status ?? 1);

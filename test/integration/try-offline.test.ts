@@ -1,13 +1,13 @@
 // The README's "Try everything offline" paths, run as written: its sh blocks, in a copy of the
-// example project (a git repository), with `npx codex-harness` this checkout's CLI.
+// example project (a git repository) where codex-harness (this checkout) is installed, with the
+// real npx in a fresh HOME — and nothing they started is left running.
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { serverParent } from "../../src/fleet/local-postgres.js";
 import { bin } from "../support/cli.js";
@@ -30,21 +30,19 @@ interface Shell {
 }
 
 /**
- * Runs `script` with bash in `cwd` as a user's shell would, `npx codex-harness` being this
- * checkout's CLI; background jobs are stopped when it ends (however it ends).
+ * Runs `script` with bash in `cwd` as a user's shell would, in a fresh HOME, with the real `npx`
+ * (`codex-harness` is installed in `cwd`: this checkout); background jobs are stopped when it
+ * ends (however it ends), as a shell's `kill` stops them.
  */
 function shell(script: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Shell {
   const prelude = [
     "set -euo pipefail",
     `trap 'status=$?; for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done; wait || true; exit $status' EXIT`,
   ].join("\n");
-  // `npx codex-harness` is this checkout's CLI: a shim first on PATH that becomes node (a job
-  // `kill %1` stops is the CLI itself, as with npx, which passes the signal on).
-  const paths = { ...env, PATH: `${shimDir}${path.delimiter}${env.PATH ?? ""}` };
-  // Its own process group: a kill reaches the jobs it started too.
+  // Its own process group: the test's last resort (a kill of the group) reaches what it started.
   const child = spawn("bash", ["-c", `${prelude}\n${script}`], {
     cwd,
-    env: paths,
+    env: { ...env, HOME: home },
     detached: true,
   });
   const run: Shell = {
@@ -88,18 +86,16 @@ async function ended(run: Shell, ms: number): Promise<number | null> {
 }
 
 let root: string;
-let shimDir: string;
+let home: string;
 
 before(async () => {
-  shimDir = await mkdtemp(path.join(tmpdir(), "codex-harness-npx-"));
-  const npx = (await shellOutput("command -v npx")).trim();
-  await writeFile(
-    path.join(shimDir, "npx"),
-    `#!/bin/sh\nif [ "$1" = codex-harness ]; then shift; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"; fi\nexec ${JSON.stringify(npx)} "$@"\n`,
-    { mode: 0o755 },
-  );
-  // The clone as a newcomer has it: the example project inside a git repository.
+  home = await mkdtemp(path.join(tmpdir(), "codex-harness-try-home-"));
+  // The clone as a newcomer has it: the example project inside a git repository, and
+  // codex-harness installed (this checkout) where `npx codex-harness` finds its bin.
   root = await mkdtemp(path.join(tmpdir(), "codex-harness-try-offline-"));
+  await mkdir(path.join(root, "node_modules", ".bin"), { recursive: true });
+  await symlink(repoRoot, path.join(root, "node_modules", "codex-harness"));
+  await symlink(bin, path.join(root, "node_modules", ".bin", "codex-harness"));
   await cp(
     path.join(repoRoot, "examples/spaces-project"),
     path.join(root, "examples/spaces-project"),
@@ -117,12 +113,31 @@ before(async () => {
 
 after(async () => {
   await rm(root, { recursive: true, force: true });
-  await rm(shimDir, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
 });
 
-async function shellOutput(command: string): Promise<string> {
-  const { stdout } = await promisify(execFile)("bash", ["-c", command]);
-  return stdout;
+/** The processes still running in `dir` (their working folder inside it), described. */
+async function runningIn(dir: string): Promise<string[]> {
+  const left: string[] = [];
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => "");
+    if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue;
+    const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    left.push(`${pid}: ${command.replaceAll("\0", " ").trim()}`);
+  }
+  return left;
+}
+
+/** Nothing a block started is left running in the clone (a job's `kill` stopped all of it). */
+async function nothingLeft(): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  let left = await runningIn(root);
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    left = await runningIn(root);
+  }
+  assert.deepEqual(left, [], "processes left running after the block");
 }
 
 describe("README: try everything offline", () => {
@@ -132,6 +147,7 @@ describe("README: try everything offline", () => {
     const started = Date.now();
     const run = shell(block as string, root);
     assert.equal(await ended(run, 120_000), 0, run.stdout + run.stderr);
+    await nothingLeft();
     const [first, second] = run.stdout.split(/^thread /m).slice(1);
     assert.match(first ?? "", /\$ .*git log --oneline -3[\s\S]*the clone[\s\S]*✓ exit 0/);
     assert.match(first ?? "", /The command exited 0/);
@@ -197,6 +213,7 @@ describe("README: try everything offline", () => {
       const started = Date.now();
       const run = shell(block, root);
       assert.equal(await ended(run, 180_000), 0, run.stdout + run.stderr);
+      await nothingLeft();
       assert.match(run.stdout, /The command exited 0/);
       // submit shows the command the worker ran, not its item type.
       assert.match(run.stderr, /^\$ .*\bls\b.* \[/m);
