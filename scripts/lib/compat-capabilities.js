@@ -202,6 +202,24 @@ export const CAPABILITIES = [
     ],
   },
   {
+    id: "search",
+    label: "thread search (`codex.searchThreads`, `thread/search/stream`)",
+    needs: [
+      [C, "thread/search/stream"],
+      [C, "thread/search/stream/cancel"],
+    ],
+    tests: [{ file: "thread-search.test.js" }],
+  },
+  {
+    id: "providers",
+    label: "default model provider (`codex.setDefaultModelProvider`)",
+    needs: [
+      [C, "modelProvider/list"],
+      [C, "modelProvider/default/set"],
+    ],
+    tests: [{ file: "model-providers.test.js" }],
+  },
+  {
     id: "capture",
     label: "protocol capture and replay",
     tests: [{ file: "capture-replay.test.js" }],
