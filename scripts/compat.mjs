@@ -27,18 +27,8 @@ import {
 import { runEachFile, testOutcomes } from "./lib/per-file-runs.js";
 import { compareProtocol } from "./lib/protocol-diff.js";
 
-/** Spread over 0.150–0.169, each with a linux-x64 build on npm. */
-const DEFAULT_VERSIONS = [
-  "0.150.0",
-  "0.152.1",
-  "0.155.1",
-  "0.157.1",
-  "0.159.3",
-  "0.161.0",
-  "0.163.0",
-  "0.165.0",
-  "0.169.0",
-];
+/** The default releases, oldest first: scripts/compat-versions.json (the release train adds to it). */
+const DEFAULT_VERSIONS = readJson(path.join(repoRoot, "scripts/compat-versions.json")).versions;
 
 const USAGE = `Usage: node scripts/compat.mjs [version…] [--cache <dir>] [--out <file>] [--files <a,b>] [--merge] [--render-only] [--keep]
 
