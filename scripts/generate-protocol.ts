@@ -1,7 +1,8 @@
 // Regenerates the protocol bindings from the pinned codex binary: codex's own TypeScript types and
 // JSON Schema (verbatim), and the method -> params/result map derived from them.
 import { execFile } from "node:child_process";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -19,16 +20,13 @@ export const PROTOCOL_OUTPUTS = {
 export type ProtocolOutputs = { [K in keyof typeof PROTOCOL_OUTPUTS]: string };
 
 /**
- * Result types whose name does not follow `<X>Params` -> `<X>Response`, as codex-rs's
- * `client_request_definitions!` declares them (mostly methods without params).
+ * Result types the generator cannot derive from a name (see {@link resultTypeOf}), as codex-rs's
+ * `client_request_definitions!` declares them; `modelProvider/default/set` has no result type of
+ * its own in codex's output: 0.171.0 answers it with `ConfigWriteResponse`'s fields (observed).
  */
 const RESULT_TYPE_EXCEPTIONS: Record<string, string> = {
-  "memory/reset": "MemoryResetResponse",
-  "rollout/compress": "RolloutCompressResponse",
   "account/gatewayOAuth/cancel": "GatewayOAuthCancelResponse",
-  "remoteControl/status/read": "RemoteControlStatusReadResponse",
   "config/mcpServer/reload": "McpServerRefreshResponse",
-  "windowsSandbox/readiness": "WindowsSandboxReadinessResponse",
   "accountSession/list": "AccountSessionsResponse",
   "account/logout": "LogoutAccountResponse",
   "account/securitySetup/read": "GetAccountSecuritySetupResponse",
@@ -36,33 +34,52 @@ const RESULT_TYPE_EXCEPTIONS: Record<string, string> = {
   "externalAgentConfig/import/readHistories": "ExternalAgentConfigImportHistoriesReadResponse",
   "config/value/write": "ConfigWriteResponse",
   "config/batchWrite": "ConfigWriteResponse",
-  "configRequirements/read": "ConfigRequirementsReadResponse",
+  "modelProvider/default/set": "ConfigWriteResponse",
 };
 
-/**
- * Writes codex's protocol bindings exactly as the binary emits them (`--experimental`, because
- * codex-harness opts into the experimental API), then derives the method map from them.
- */
-export async function generateProtocol(codexPath: string, out: ProtocolOutputs): Promise<void> {
-  await rm(out.tsDir, { recursive: true, force: true });
-  await rm(out.schemaDir, { recursive: true, force: true });
-  await run(codexPath, ["app-server", "generate-ts", "--experimental", "--out", out.tsDir]);
-  await run(codexPath, [
-    "app-server",
-    "generate-json-schema",
-    "--experimental",
-    "--out",
-    out.schemaDir,
-  ]);
-  const stableSchemaDir = `${out.schemaDir}.stable.tmp`;
+/** Writes codex's protocol bindings into a temporary folder, then moves them into place. */
+export async function generateProtocol(
+  codexPath: string,
+  out: ProtocolOutputs,
+): Promise<{ notes: string[] }> {
+  const staging = await mkdtemp(path.join(tmpdir(), "codex-harness-generate-"));
   try {
-    await run(codexPath, ["app-server", "generate-json-schema", "--out", stableSchemaDir]);
-    const source = await renderMethodMap(out.tsDir, stableSchemaDir, out.methodMapFile);
+    const fresh = {
+      tsDir: path.join(staging, "ts"),
+      schemaDir: path.join(staging, "schema"),
+      stableSchemaDir: path.join(staging, "stable"),
+    };
+    // `--experimental`, because codex-harness opts into the experimental API.
+    await run(codexPath, ["app-server", "generate-ts", "--experimental", "--out", fresh.tsDir]);
+    await run(codexPath, [
+      "app-server",
+      "generate-json-schema",
+      "--experimental",
+      "--out",
+      fresh.schemaDir,
+    ]);
+    await run(codexPath, ["app-server", "generate-json-schema", "--out", fresh.stableSchemaDir]);
+    // Everything that can fail is done before the committed bindings are touched.
+    const { source, notes } = await renderMethodMap(
+      fresh.tsDir,
+      fresh.stableSchemaDir,
+      out.methodMapFile,
+      out.tsDir,
+    );
+    await replaceDir(fresh.tsDir, out.tsDir);
+    await replaceDir(fresh.schemaDir, out.schemaDir);
     await mkdir(path.dirname(out.methodMapFile), { recursive: true });
     await writeFile(out.methodMapFile, source);
+    return { notes };
   } finally {
-    await rm(stableSchemaDir, { recursive: true, force: true });
+    await rm(staging, { recursive: true, force: true });
   }
+}
+
+async function replaceDir(from: string, to: string): Promise<void> {
+  await rm(to, { recursive: true, force: true });
+  await mkdir(path.dirname(to), { recursive: true });
+  await cp(from, to, { recursive: true });
 }
 
 interface UnionEntry {
@@ -107,21 +124,59 @@ async function indexTypeFiles(tsDir: string): Promise<Map<string, string>> {
   return files;
 }
 
-function resultTypeOf(entry: UnionEntry, types: Map<string, string>): string {
+/** `modelProvider/default/set` -> `ModelProviderDefaultSet`. */
+const pascalCase = (method: string): string =>
+  method
+    .split("/")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+
+/** The names a method's result type may have, in the order they are tried. */
+function resultTypeCandidates(entry: UnionEntry): string[] {
+  const names = [`${pascalCase(entry.method)}Response`];
+  if (entry.paramsType?.endsWith("Params")) {
+    names.unshift(entry.paramsType.replace(/Params$/, "Response"));
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * A method's result type: its entry in {@link RESULT_TYPE_EXCEPTIONS}, else `<X>Response` for
+ * params `<X>Params`, else the method's name in PascalCase plus `Response` (`memory/reset` ->
+ * `MemoryResetResponse`), whichever codex generated first; `undefined` when none exists.
+ */
+function resultTypeOf(entry: UnionEntry, types: Map<string, string>): string | undefined {
   const exception = RESULT_TYPE_EXCEPTIONS[entry.method];
   if (exception) return exception;
-  const candidate = entry.paramsType?.replace(/Params$/, "Response");
-  if (candidate && types.has(candidate)) return candidate;
-  throw new Error(
-    `Cannot derive the result type of ${entry.method} (params ${entry.paramsType ?? "none"}); add it to RESULT_TYPE_EXCEPTIONS.`,
-  );
+  return resultTypeCandidates(entry).find((name) => types.has(name));
+}
+
+/** Why the method map cannot be written, naming each method and what to add. */
+export class UnderivableResultTypesError extends Error {
+  constructor(readonly methods: readonly { method: string; tried: string[]; params?: string }[]) {
+    super(
+      [
+        `Cannot derive the result type of ${methods.length === 1 ? "1 method" : `${methods.length} methods`} of the codex protocol; nothing was written.`,
+        ...methods.map(
+          (m) =>
+            `  - ${m.method} (params ${m.params ?? "none"}): codex generated none of ${m.tried.join(", ")}.`,
+        ),
+        "Add each to RESULT_TYPE_EXCEPTIONS in scripts/generate-protocol.ts as",
+        ...methods.map((m) => `  ${JSON.stringify(m.method)}: "<generated type of its result>",`),
+        "naming the response type codex-rs declares for it in `client_request_definitions!`; when",
+        "codex generates no type for it, call the method and name the generated type its result fits.",
+      ].join("\n"),
+    );
+    this.name = "UnderivableResultTypesError";
+  }
 }
 
 async function renderMethodMap(
   tsDir: string,
   stableSchemaDir: string,
   methodMapFile: string,
-): Promise<string> {
+  importedTsDir: string,
+): Promise<{ source: string; notes: string[] }> {
   const types = await indexTypeFiles(tsDir);
   const clientRequests = await readUnion(tsDir, "ClientRequest");
   const serverRequests = await readUnion(tsDir, "ServerRequest");
@@ -131,6 +186,25 @@ async function renderMethodMap(
     notification: await readStableMethods(stableSchemaDir, "ServerNotification"),
     serverRequest: await readStableMethods(stableSchemaDir, "ServerRequest"),
   };
+  const resultTypes = new Map<string, string>();
+  const missing: ConstructorParameters<typeof UnderivableResultTypesError>[0][number][] = [];
+  for (const entry of [...clientRequests, ...serverRequests]) {
+    const found = resultTypeOf(entry, types);
+    if (found) resultTypes.set(entry.method, found);
+    else {
+      missing.push({
+        method: entry.method,
+        tried: resultTypeCandidates(entry),
+        ...(entry.paramsType ? { params: entry.paramsType } : {}),
+      });
+    }
+  }
+  if (missing.length > 0) throw new UnderivableResultTypesError(missing);
+  const methods = new Set([...clientRequests, ...serverRequests].map((e) => e.method));
+  const notes = Object.keys(RESULT_TYPE_EXCEPTIONS)
+    .filter((method) => !methods.has(method))
+    .map((method) => `RESULT_TYPE_EXCEPTIONS names ${method}, which codex no longer has.`);
+  const resultTypeOfMethod = (entry: UnionEntry): string => resultTypes.get(entry.method) as string;
   const imported = new Set<string>();
   const use = (name: string): string => {
     if (!types.has(name)) throw new Error(`Generated type ${name} does not exist`);
@@ -138,25 +212,25 @@ async function renderMethodMap(
     return name;
   };
   const clientLines = clientRequests.map(
-    (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOf(entry, types))};`,
+    (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOfMethod(entry))};`,
   );
   const resultSchemaLines = clientRequests.map(
     (entry) =>
-      `  ${JSON.stringify(entry.method)}: ${JSON.stringify(types.get(resultTypeOf(entry, types)))},`,
+      `  ${JSON.stringify(entry.method)}: ${JSON.stringify(types.get(resultTypeOfMethod(entry)))},`,
   );
   const serverLines = serverRequests.map(
-    (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOf(entry, types))};`,
+    (entry) => `  ${JSON.stringify(entry.method)}: ${use(resultTypeOfMethod(entry))};`,
   );
   const importBase = path.posix.relative(
     path.posix.dirname(methodMapFile.split(path.sep).join("/")),
-    tsDir.split(path.sep).join("/"),
+    importedTsDir.split(path.sep).join("/"),
   );
   const importLines = [...imported]
     .sort()
     .map((name) => `import type { ${name} } from "./${importBase}/${types.get(name)}.js";`);
   const list = (name: string, methods: string[]) =>
     `export const ${name} = [\n${methods.map((m) => `  ${JSON.stringify(m)},`).join("\n")}\n] as const;`;
-  return [
+  const source = [
     "// GENERATED by scripts/generate-protocol.ts from the pinned codex's protocol bindings. Do not edit.",
     "// Params come from codex's own request unions; this file adds what they lack: each method's result",
     "// type and the method lists (all, and the stable subset codex publishes without --experimental).",
@@ -208,6 +282,7 @@ async function renderMethodMap(
     list("STABLE_SERVER_REQUEST_METHODS", [...stable.serverRequest]),
     "",
   ].join("\n");
+  return { source, notes };
 }
 
 async function main(): Promise<void> {
@@ -216,7 +291,14 @@ async function main(): Promise<void> {
   const out = Object.fromEntries(
     Object.entries(PROTOCOL_OUTPUTS).map(([key, relative]) => [key, path.join(root, relative)]),
   ) as ProtocolOutputs;
-  await generateProtocol(executablePath, out);
+  try {
+    const { notes } = await generateProtocol(executablePath, out);
+    for (const note of notes) console.warn(`note: ${note}`);
+  } catch (error) {
+    if (!(error instanceof UnderivableResultTypesError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
   console.log(`Regenerated the protocol bindings from ${executablePath}`);
 }
 

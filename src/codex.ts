@@ -9,12 +9,19 @@ import {
 } from "./app-server/remote.js";
 import { validateModeOf } from "./app-server/validation.js";
 import { AppServerAccess } from "./app-server-access.js";
+import type { PoolEndpoint } from "./codex-pool.js";
 import { CodexHarnessError } from "./errors.js";
+import {
+  type DefaultModelProviderChange,
+  type ModelProviders,
+  setDefaultProvider,
+} from "./model-providers.js";
 import type { InitializeResponse } from "./protocol/generated/ts/InitializeResponse.js";
 import type { Model } from "./protocol/generated/ts/v2/Model.js";
 import type { RpcNotification } from "./protocol/messages.js";
 import type { ListThreadsOptions, SavedThread } from "./saved-threads.js";
 import { Thread } from "./thread.js";
+import type { SearchThreadsOptions, ThreadSearchUpdate } from "./thread-search.js";
 import { AppServerTurnTransport } from "./turns/app-server-turns.js";
 import { LazyTurnTransport } from "./turns/lazy-transport.js";
 import type {
@@ -189,6 +196,19 @@ export class Codex<M extends EventsMode = "sdk"> {
     yield* listSavedThreads(this.appServer, options);
   }
 
+  /**
+   * Searches the saved threads' content for `query` (`thread/search/stream`, codex 0.171.0 on):
+   * yields codex's provisional matches as it finds them (`final: false`), then the sorted page
+   * (`final: true`). Stopping the loop early or aborting `options.signal` cancels it in codex.
+   */
+  async *searchThreads(
+    query: string,
+    options: SearchThreadsOptions = {},
+  ): AsyncGenerator<ThreadSearchUpdate, void, undefined> {
+    const { searchSavedThreads } = await import("./thread-search.js");
+    yield* searchSavedThreads(this.appServer, query, options);
+  }
+
   /** Archives a saved thread: it leaves the list (see `listThreads({ archived: true })`). */
   async archiveThread(id: string): Promise<void> {
     await this.appServerOf(id).archiveThread(id);
@@ -221,6 +241,20 @@ export class Codex<M extends EventsMode = "sdk"> {
       cursor = page.nextCursor;
     } while (cursor);
     return models;
+  }
+
+  /** codex's model providers and the default new threads use (`modelProvider/list`, 0.169.0 on). */
+  modelProviders(): Promise<ModelProviders> {
+    return this.appServer.request("modelProvider/list", {});
+  }
+
+  /**
+   * Makes configured provider `providerId` the default for new threads (`modelProvider/default/set`,
+   * codex 0.171.0 on; written to `config.toml`). `applied` is false when this Codex's own
+   * `config.model_provider` overrides it.
+   */
+  setDefaultModelProvider(providerId: string): Promise<DefaultModelProviderChange> {
+    return setDefaultProvider(this.appServer, providerId);
   }
 
   /** Logs codex in with an API key (`account/login/start`; app-server transport). */
@@ -326,51 +360,6 @@ function oneAtATime(): <T>(job: () => Promise<T>) => Promise<T> {
     last = run.catch(() => undefined);
     return run;
   };
-}
-
-/** One member of a {@link CodexPool}: a codex app-server it starts, or one running elsewhere. */
-export type PoolEndpoint = "local" | RemoteOptions;
-
-/** Options of {@link CodexPool}. */
-export interface CodexPoolOptions<M extends EventsMode = EventsMode>
-  extends Omit<CodexOptions<M>, "poolSize" | "transport"> {
-  /** How many app-server processes (default 2). */
-  size?: number;
-  /**
-   * The app-servers to spread threads over, instead of `size` local ones: `"local"` (started
-   * with this pool's options) or a `remote` (`{ url, token?, tokenFile?, jwt? }`), mixed freely.
-   */
-  endpoints?: PoolEndpoint[];
-}
-
-/**
- * A `Codex` whose threads are spread over several `codex app-server` processes, for hosts that
- * run many agents: a new thread goes to the least busy process and stays there; a process with no
- * turn for `idleShutdownMs` (default 5 minutes) is stopped and started again when needed.
- */
-export class CodexPool<M extends EventsMode = "sdk"> extends Codex<M> {
-  constructor(options: CodexPoolOptions<M> = {}) {
-    if (options.endpoints !== undefined) {
-      if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) {
-        throw new CodexHarnessError(
-          "invalid_option",
-          'endpoints must list at least one app-server: "local" or { url, token? }.',
-        );
-      }
-      if (options.size !== undefined || options.remote !== undefined) {
-        throw new CodexHarnessError(
-          "invalid_option",
-          "endpoints says which app-servers make the pool: leave out size and remote.",
-        );
-      }
-    }
-    super({
-      idleShutdownMs: 5 * 60_000,
-      ...options,
-      transport: "app-server",
-      poolSize: options.size ?? 2,
-    });
-  }
 }
 
 /** The options of a codex this program starts (a remote one has its own). */

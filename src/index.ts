@@ -57,14 +57,17 @@ export type { Identity, IdentityKind, Scope } from "./channels/people-types.js";
 export { type ProgressOptions, progressOf, withProgressUpdates } from "./channels/progress.js";
 export { Terminal } from "./cli/terminal.js";
 export { terminalApprovals } from "./cli/terminal-approvals.js";
-export { Codex, CodexPool, type CodexPoolOptions, type PoolEndpoint } from "./codex.js";
+export { Codex } from "./codex.js";
+export { CodexPool, type CodexPoolOptions, type PoolEndpoint } from "./codex-pool.js";
 export { CodexHarnessError, type CodexHarnessErrorOptions } from "./errors.js";
 export type * from "./events/approval-types.js";
 export { APPROVAL_KINDS, DEFAULT_APPROVAL_TIMEOUT_MS } from "./events/approval-types.js";
 export { rawOf, type WithRaw } from "./events/raw.js";
+export { isRefusal, REFUSAL_REASONS, type RefusalReason } from "./events/refusals.js";
 export type * from "./events/sdk-types.js";
 export type * from "./events/types.js";
 export type { GoalEvent, GoalRun, RunGoalOptions, ThreadGoal } from "./goals.js";
+export type { DefaultModelProviderChange, ModelProviders } from "./model-providers.js";
 export type * as Protocol from "./protocol/generated/ts/index.js";
 export type { ReviewTarget } from "./protocol/generated/ts/v2/ReviewTarget.js";
 export type { RequestId, RpcMessage, RpcNotification } from "./protocol/messages.js";
@@ -138,6 +141,11 @@ export {
   Thread,
   type ThreadInfo,
 } from "./thread.js";
+export type {
+  SearchThreadsOptions,
+  ThreadSearchResult,
+  ThreadSearchUpdate,
+} from "./thread-search.js";
 export type { TurnHandle } from "./turn-handle.js";
 export type {
   ApprovalMode,

@@ -32,6 +32,11 @@ export interface ListThreadsOptions {
   sourceKinds?: ThreadListParams["sourceKinds"];
   /** Only threads whose title matches. */
   searchTerm?: string;
+  /**
+   * Only these threads (at most 100; an empty list matches none): codex 0.171.0's
+   * `includedThreadIds`, refused with `feature_not_supported` by older releases.
+   */
+  threadIds?: string[];
   /** Stops the listing: the iteration throws the signal's reason. */
   signal?: AbortSignal;
 }
@@ -48,6 +53,9 @@ export async function* listSavedThreads(
       `limit must be a whole number ≥ 0, got ${limit}.`,
     );
   }
+  if (options.threadIds && (!Array.isArray(options.threadIds) || options.threadIds.length > 100)) {
+    throw new CodexHarnessError("invalid_option", "threadIds takes a list of at most 100 ids.");
+  }
   let yielded = 0;
   let cursor: string | null = null;
   do {
@@ -60,6 +68,7 @@ export async function* listSavedThreads(
       ...(options.modelProviders ? { modelProviders: options.modelProviders } : {}),
       ...(options.sourceKinds ? { sourceKinds: options.sourceKinds } : {}),
       ...(options.searchTerm ? { searchTerm: options.searchTerm } : {}),
+      ...(options.threadIds ? { includedThreadIds: options.threadIds } : {}),
       ...(options.pageSize ? { limit: options.pageSize } : {}),
       ...(cursor ? { cursor } : {}),
     });

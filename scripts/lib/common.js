@@ -35,6 +35,22 @@ export function readJson(file) {
   return JSON.parse(readFileSync(file, "utf8"));
 }
 
+/** Orders release versions by their numbers (`0.99.0` before `0.150.0`), for `sort`. */
+export function compareVersions(a, b) {
+  const parts = (v) => v.split(/[.-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const [pa, pb] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const [x, y] = [pa[i], pb[i]];
+    if (x === y) continue;
+    // A pre-release (`0.171.0-alpha.1`) comes before its release.
+    if (x === undefined) return typeof y === "string" ? 1 : -1;
+    if (y === undefined) return typeof x === "string" ? -1 : 1;
+    if (typeof x === "number" && typeof y === "number") return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
+}
+
 /** The version of the codex codex-harness pins (its `@openai/codex` dependency as installed). */
 export function pinnedCodexVersion() {
   return readJson(path.join(repoRoot, "node_modules/@openai/codex/package.json")).version;

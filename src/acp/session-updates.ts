@@ -6,6 +6,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { IN_CHANNELS } from "../channels/bridge.js";
 import { commandLine } from "../channels/titles.js";
 import { toCanonicalItem } from "../events/items.js";
+import { isRefusal } from "../events/refusals.js";
 import type { ExtendedThreadEvent, ExtendedThreadItem } from "../events/types.js";
 import { commandEnded, terminalOutput, terminalStart } from "./command-output.js";
 import { SessionView } from "./session-view.js";
@@ -19,9 +20,6 @@ export type TurnEnd =
   /** The model declined the request on policy grounds (ACP's `refusal`). */
   | { kind: "refused"; message: string }
   | { kind: "failed"; message: string };
-
-/** codex's reasons for a failed turn that mean the model refused (ACP's `refusal`). */
-const REFUSALS = new Set(["cyberPolicy", "misalignmentPolicyViolation"]);
 
 const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
@@ -135,7 +133,8 @@ export class TurnUpdates {
         const reason = event.error.codex_error_info;
         const { message } = event.error;
         if (reason === "contextWindowExceeded") this.end = { kind: "context_full" };
-        else if (typeof reason === "string" && REFUSALS.has(reason)) {
+        // codex's reasons that mean the model refused (src/events/refusals.ts): ACP's `refusal`.
+        else if (isRefusal(reason)) {
           this.end = { kind: "refused", message };
           // Said, so the editor shows why there is no answer.
           return [chunk("agent_message_chunk", message, `refusal-${event.turn_id ?? ""}`)];

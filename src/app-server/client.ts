@@ -1,12 +1,12 @@
 import type { InitializeResponse } from "../protocol/generated/ts/InitializeResponse.js";
 import type { RpcNotification } from "../protocol/messages.js";
 import type {
+  AnsweredServerRequestMethod,
   ClientMethod,
   ClientParams,
   ClientResult,
   NotificationMethod,
   NotificationParams,
-  ServerRequestMethod,
   ServerRequestParams,
   ServerRequestResult,
 } from "../protocol/types.js";
@@ -114,7 +114,7 @@ export type ParamsArg<M extends ClientMethod> =
     : [params: ClientParams<M>, options?: RequestOptions];
 
 /** Answers one kind of server request; a throw becomes a JSON-RPC error reply. */
-export type ServerRequestHandler<M extends ServerRequestMethod> = (
+export type ServerRequestHandler<M extends AnsweredServerRequestMethod> = (
   params: ServerRequestParams<M>,
   context: ServerRequestContext,
 ) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>;
@@ -333,7 +333,7 @@ export class AppServerClient {
   }
 
   /** Answers one kind of server request. Unhandled kinds get a JSON-RPC error reply. */
-  setRequestHandler<M extends ServerRequestMethod>(
+  setRequestHandler<M extends AnsweredServerRequestMethod>(
     method: M,
     handler: ServerRequestHandler<M>,
   ): () => void {

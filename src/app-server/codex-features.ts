@@ -12,6 +12,8 @@ export const PARAM_SINCE: Readonly<Record<string, { param: string; since: string
   // `TurnOptions.cyberAccessProgram`: 0.150.x does not know it; 0.151.0–0.159.x accept it and
   // leave it out of the model request; 0.161.0 passes it on (or refuses it, for an API key).
   "turn/start": [{ param: "cyberAccessProgram", since: "0.161.0" }],
+  // `ListThreadsOptions.threadIds`: 0.169.0 accepts `includedThreadIds` and lists every thread.
+  "thread/list": [{ param: "includedThreadIds", since: "0.171.0" }],
 };
 
 /** A param the running codex does not read: upgrade codex, or leave the option out. */

@@ -9,11 +9,17 @@ import { InvalidMessageError, type MessageKind, type ValidationIssue } from "./v
 /** The bundle's id inside each Ajv instance. */
 const BUNDLE_ID = "codex";
 
-/** The number formats codex's schema names (Rust's types): integers within their ranges. */
-const NUMBER_FORMATS: Record<string, (n: number) => boolean> = {
+/**
+ * The number formats codex's schema names (Rust's types): integers within their ranges. Ajv refuses
+ * to compile a schema with a format it does not know, so a unit test checks the pinned schema's.
+ */
+export const NUMBER_FORMATS: Record<string, (n: number) => boolean> = {
+  int8: (n) => Number.isInteger(n) && n >= -(2 ** 7) && n < 2 ** 7,
+  int16: (n) => Number.isInteger(n) && n >= -(2 ** 15) && n < 2 ** 15,
   int32: (n) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
   int64: Number.isInteger,
   uint: (n) => Number.isInteger(n) && n >= 0,
+  uint8: (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 8,
   uint16: (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 16,
   uint32: (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32,
   uint64: (n) => Number.isInteger(n) && n >= 0,

@@ -97,6 +97,7 @@ export class ApprovalBroker {
           this.answer(method, params, context) as Promise<ServerRequestResult<ServerRequestMethod>>,
       );
     }
+    // Older releases' `currentTime/read` too: the client answers it whatever codex it talks to.
     client.setRequestHandler("currentTime/read", CLIENT_ANSWERS["currentTime/read"]);
     client.setRequestHandler("attestation/generate", CLIENT_ANSWERS["attestation/generate"]);
     client.onNotification("serverRequest/resolved", ({ requestId }) => {

@@ -121,6 +121,9 @@ function mcpToolCall(id: string, item: Wire): ExtendedMcpToolCallItem {
     id,
     type: "mcp_tool_call",
     server: str(item.server),
+    ...("environmentId" in item
+      ? { environment_id: (item.environmentId as string | null | undefined) ?? null }
+      : {}),
     tool: str(item.tool),
     arguments: item.arguments ?? null,
     ...(result

@@ -1,6 +1,6 @@
 // Projects a turn's extended events onto exactly what @openai/codex-sdk yields (`events: "sdk"`).
 import { snakeStatus } from "./items.js";
-import type { WithRaw } from "./raw.js";
+import { type WithRaw, withRaw } from "./raw.js";
 import type {
   FileUpdateChange,
   ThreadEvent,
@@ -142,7 +142,7 @@ class AppServerSdkProjector implements SdkEventProjector {
     return [{ type: "item.started", item: this.todoList }];
   }
 
-  private turnCompleted(params: Wire, event: ExtendedThreadEvent): ThreadEvent[] {
+  private turnCompleted(params: Wire, event: WithRaw<ExtendedThreadEvent>): ThreadEvent[] {
     const events: ThreadEvent[] = [];
     if (this.todoList) events.push({ type: "item.completed", item: this.todoList });
     this.todoList = undefined;
@@ -164,7 +164,9 @@ class AppServerSdkProjector implements SdkEventProjector {
     const message = error
       ? withDetails(str(error.message), error.additionalDetails)
       : (this.lastError ?? "turn failed");
-    events.push(failed(message));
+    // The official event keeps codex's message (non-enumerable), so that a refusal can be told
+    // from another failure (`codexErrorInfo`, see src/events/refusals.ts).
+    events.push(withRaw(failed(message), event.raw));
     return events;
   }
 

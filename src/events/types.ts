@@ -71,6 +71,12 @@ export interface ExtendedMcpToolCallItem {
   id: string;
   type: "mcp_tool_call";
   server: string;
+  /**
+   * The environment that registered the server, null for a thread-wide one (app-server, codex
+   * 0.171.0 on; absent from older releases and from exec). A registration scope, not necessarily
+   * where the server runs.
+   */
+  environment_id?: string | null;
   tool: string;
   arguments: unknown;
   result?: { content: unknown[]; structured_content: unknown; _meta?: unknown };

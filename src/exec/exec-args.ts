@@ -10,7 +10,7 @@ import { checkExecImageUrl } from "./image-files.js";
 export const ORIGINATOR_ENV = "CODEX_INTERNAL_ORIGINATOR_OVERRIDE";
 /** The originator exec runs report unless the environment already names one (app-server uses the same name). */
 export const EXEC_ORIGINATOR = "codex_harness";
-/** The approval policies `codex exec` of the pinned codex (0.169.0) accepts. */
+/** The approval policies `codex exec` of the pinned codex accepts (0.169.0 and 0.171.0 alike). */
 export const EXEC_APPROVAL_POLICIES: readonly string[] = ["on-request", "never"];
 
 /** Settings shared by every run: the `Codex` options that reach `codex exec`. */
@@ -184,7 +184,7 @@ function refuseImageUrl(url: string, index: number): never {
 
 /**
  * Throws `unsupported_option` for an approval policy the pinned codex does not run. `codex exec`
- * 0.169.0 exits at start-up on `untrusted` ("no longer supported"); it still parses `on-failure`,
+ * 0.169.0 and 0.171.0 exit at start-up on `untrusted` ("no longer supported"); it still parses `on-failure`,
  * but its protocol has no such value any more (app-server refuses it), so both are refused here,
  * as on the app-server transport. Whatever the policy, `codex exec` never asks for approval: an
  * escalation request is answered "approval policy is Never".
@@ -193,7 +193,7 @@ export function checkExecApprovalPolicy(policy: string | undefined): void {
   if (policy === undefined || EXEC_APPROVAL_POLICIES.includes(policy)) return;
   throw new CodexHarnessError(
     "unsupported_option",
-    `approvalPolicy ${JSON.stringify(policy)} is not supported by the pinned codex (0.169.0 refuses it as no longer supported). Use one of: ${EXEC_APPROVAL_POLICIES.map((value) => JSON.stringify(value)).join(", ")}.`,
+    `approvalPolicy ${JSON.stringify(policy)} is not supported by the pinned codex (it refuses it as no longer supported). Use one of: ${EXEC_APPROVAL_POLICIES.map((value) => JSON.stringify(value)).join(", ")}.`,
   );
 }
 

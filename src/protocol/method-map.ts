@@ -23,7 +23,6 @@ import type { ConfigReadResponse } from "./generated/ts/v2/ConfigReadResponse.js
 import type { ConfigRequirementsReadResponse } from "./generated/ts/v2/ConfigRequirementsReadResponse.js";
 import type { ConfigWriteResponse } from "./generated/ts/v2/ConfigWriteResponse.js";
 import type { ConsumeAccountRateLimitResetCreditResponse } from "./generated/ts/v2/ConsumeAccountRateLimitResetCreditResponse.js";
-import type { CurrentTimeReadResponse } from "./generated/ts/v2/CurrentTimeReadResponse.js";
 import type { DynamicToolCallResponse } from "./generated/ts/v2/DynamicToolCallResponse.js";
 import type { EnvironmentAddResponse } from "./generated/ts/v2/EnvironmentAddResponse.js";
 import type { EnvironmentInfoResponse } from "./generated/ts/v2/EnvironmentInfoResponse.js";
@@ -164,6 +163,7 @@ import type { ThreadReadStateUpdateResponse } from "./generated/ts/v2/ThreadRead
 import type { ThreadRealtimeAppendAudioResponse } from "./generated/ts/v2/ThreadRealtimeAppendAudioResponse.js";
 import type { ThreadRealtimeAppendSpeechResponse } from "./generated/ts/v2/ThreadRealtimeAppendSpeechResponse.js";
 import type { ThreadRealtimeAppendTextResponse } from "./generated/ts/v2/ThreadRealtimeAppendTextResponse.js";
+import type { ThreadRealtimeListResponse } from "./generated/ts/v2/ThreadRealtimeListResponse.js";
 import type { ThreadRealtimeListVoicesResponse } from "./generated/ts/v2/ThreadRealtimeListVoicesResponse.js";
 import type { ThreadRealtimeStartResponse } from "./generated/ts/v2/ThreadRealtimeStartResponse.js";
 import type { ThreadRealtimeStopResponse } from "./generated/ts/v2/ThreadRealtimeStopResponse.js";
@@ -171,6 +171,7 @@ import type { ThreadResumeResponse } from "./generated/ts/v2/ThreadResumeRespons
 import type { ThreadRevertResponse } from "./generated/ts/v2/ThreadRevertResponse.js";
 import type { ThreadSampleCancelResponse } from "./generated/ts/v2/ThreadSampleCancelResponse.js";
 import type { ThreadSampleResponse } from "./generated/ts/v2/ThreadSampleResponse.js";
+import type { ThreadSearchCancelResponse } from "./generated/ts/v2/ThreadSearchCancelResponse.js";
 import type { ThreadSearchOccurrencesResponse } from "./generated/ts/v2/ThreadSearchOccurrencesResponse.js";
 import type { ThreadSearchResponse } from "./generated/ts/v2/ThreadSearchResponse.js";
 import type { ThreadSectionCreateResponse } from "./generated/ts/v2/ThreadSectionCreateResponse.js";
@@ -262,6 +263,9 @@ export interface ClientRequestResults {
   "threadSection/update": ThreadSectionUpdateResponse;
   "threadSection/delete": ThreadSectionDeleteResponse;
   "thread/search": ThreadSearchResponse;
+  "thread/search/stream": ThreadSearchResponse;
+  "thread/search/cancel": ThreadSearchCancelResponse;
+  "thread/search/stream/cancel": ThreadSearchCancelResponse;
   "thread/searchOccurrences": ThreadSearchOccurrencesResponse;
   "thread/loaded/list": ThreadLoadedListResponse;
   "thread/read": ThreadReadResponse;
@@ -314,6 +318,7 @@ export interface ClientRequestResults {
   "thread/realtime/appendSpeech": ThreadRealtimeAppendSpeechResponse;
   "thread/realtime/stop": ThreadRealtimeStopResponse;
   "thread/timeline/list": ThreadTimelineListResponse;
+  "thread/realtime/list": ThreadRealtimeListResponse;
   "thread/realtime/listVoices": ThreadRealtimeListVoicesResponse;
   "review/start": ReviewStartResponse;
   "model/list": ModelListResponse;
@@ -322,6 +327,7 @@ export interface ClientRequestResults {
   "account/gatewayOAuth/cancel": GatewayOAuthCancelResponse;
   "modelProvider/list": ModelProviderListResponse;
   "modelProvider/config/write": ModelProviderConfigWriteResponse;
+  "modelProvider/default/set": ConfigWriteResponse;
   "modelProvider/capabilities/read": ModelProviderCapabilitiesReadResponse;
   "experimentalFeature/list": ExperimentalFeatureListResponse;
   "permissionProfile/list": PermissionProfileListResponse;
@@ -456,6 +462,9 @@ export const CLIENT_REQUEST_RESULT_SCHEMAS = {
   "threadSection/update": "v2/ThreadSectionUpdateResponse",
   "threadSection/delete": "v2/ThreadSectionDeleteResponse",
   "thread/search": "v2/ThreadSearchResponse",
+  "thread/search/stream": "v2/ThreadSearchResponse",
+  "thread/search/cancel": "v2/ThreadSearchCancelResponse",
+  "thread/search/stream/cancel": "v2/ThreadSearchCancelResponse",
   "thread/searchOccurrences": "v2/ThreadSearchOccurrencesResponse",
   "thread/loaded/list": "v2/ThreadLoadedListResponse",
   "thread/read": "v2/ThreadReadResponse",
@@ -508,6 +517,7 @@ export const CLIENT_REQUEST_RESULT_SCHEMAS = {
   "thread/realtime/appendSpeech": "v2/ThreadRealtimeAppendSpeechResponse",
   "thread/realtime/stop": "v2/ThreadRealtimeStopResponse",
   "thread/timeline/list": "v2/ThreadTimelineListResponse",
+  "thread/realtime/list": "v2/ThreadRealtimeListResponse",
   "thread/realtime/listVoices": "v2/ThreadRealtimeListVoicesResponse",
   "review/start": "v2/ReviewStartResponse",
   "model/list": "v2/ModelListResponse",
@@ -516,6 +526,7 @@ export const CLIENT_REQUEST_RESULT_SCHEMAS = {
   "account/gatewayOAuth/cancel": "v2/GatewayOAuthCancelResponse",
   "modelProvider/list": "v2/ModelProviderListResponse",
   "modelProvider/config/write": "v2/ModelProviderConfigWriteResponse",
+  "modelProvider/default/set": "v2/ConfigWriteResponse",
   "modelProvider/capabilities/read": "v2/ModelProviderCapabilitiesReadResponse",
   "experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
   "permissionProfile/list": "v2/PermissionProfileListResponse",
@@ -594,7 +605,6 @@ export interface ServerRequestResults {
   "item/tool/call": DynamicToolCallResponse;
   "account/chatgptAuthTokens/refresh": ChatgptAuthTokensRefreshResponse;
   "attestation/generate": AttestationGenerateResponse;
-  "currentTime/read": CurrentTimeReadResponse;
   "applyPatchApproval": ApplyPatchApprovalResponse;
   "execCommandApproval": ExecCommandApprovalResponse;
 }
@@ -662,6 +672,9 @@ export const CLIENT_REQUEST_METHODS = [
   "threadSection/update",
   "threadSection/delete",
   "thread/search",
+  "thread/search/stream",
+  "thread/search/cancel",
+  "thread/search/stream/cancel",
   "thread/searchOccurrences",
   "thread/loaded/list",
   "thread/read",
@@ -714,6 +727,7 @@ export const CLIENT_REQUEST_METHODS = [
   "thread/realtime/appendSpeech",
   "thread/realtime/stop",
   "thread/timeline/list",
+  "thread/realtime/list",
   "thread/realtime/listVoices",
   "review/start",
   "model/list",
@@ -722,6 +736,7 @@ export const CLIENT_REQUEST_METHODS = [
   "account/gatewayOAuth/cancel",
   "modelProvider/list",
   "modelProvider/config/write",
+  "modelProvider/default/set",
   "modelProvider/capabilities/read",
   "experimentalFeature/list",
   "permissionProfile/list",
@@ -832,6 +847,7 @@ export const SERVER_NOTIFICATION_METHODS = [
   "item/plan/delta",
   "command/exec/outputDelta",
   "process/outputDelta",
+  "thread/search/partial",
   "process/exited",
   "item/commandExecution/outputDelta",
   "item/commandExecution/terminalInteraction",
@@ -892,7 +908,6 @@ export const SERVER_REQUEST_METHODS = [
   "item/tool/call",
   "account/chatgptAuthTokens/refresh",
   "attestation/generate",
-  "currentTime/read",
   "applyPatchApproval",
   "execCommandApproval",
 ] as const;
@@ -972,6 +987,7 @@ export const STABLE_CLIENT_REQUEST_METHODS = [
   "account/gatewayOAuth/cancel",
   "modelProvider/list",
   "modelProvider/config/write",
+  "modelProvider/default/set",
   "modelProvider/capabilities/read",
   "experimentalFeature/list",
   "permissionProfile/list",
@@ -1050,6 +1066,7 @@ export const STABLE_SERVER_NOTIFICATION_METHODS = [
   "item/plan/delta",
   "command/exec/outputDelta",
   "process/outputDelta",
+  "thread/search/partial",
   "process/exited",
   "item/commandExecution/outputDelta",
   "item/commandExecution/terminalInteraction",

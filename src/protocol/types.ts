@@ -3,6 +3,7 @@ import type { ClientRequest } from "./generated/ts/ClientRequest.js";
 import type { ServerNotification } from "./generated/ts/ServerNotification.js";
 import type { ServerRequest } from "./generated/ts/ServerRequest.js";
 import type { ClientRequestResults, ServerRequestResults } from "./method-map.js";
+import type { RemovedServerRequestMethod, RemovedServerRequests } from "./removed.js";
 
 /** A client -> server request method (`thread/start`, `turn/start`, …). */
 export type ClientMethod = ClientRequest["method"];
@@ -21,20 +22,37 @@ export type NotificationParams<M extends NotificationMethod> = Extract<
   { method: M }
 >["params"];
 
-/** A server -> client request method (approvals, questions, dynamic tools, …). */
+/** A server -> client request method of the pinned codex (approvals, questions, dynamic tools, …). */
 export type ServerRequestMethod = ServerRequest["method"];
+/**
+ * A server request method the client answers: the pinned codex's, and those only older releases
+ * of the compat matrix send (`src/protocol/removed.ts`).
+ */
+export type AnsweredServerRequestMethod = ServerRequestMethod | RemovedServerRequestMethod;
 /** The params of a server request method. */
-export type ServerRequestParams<M extends ServerRequestMethod> = Extract<
-  ServerRequest,
-  { method: M }
->["params"];
+export type ServerRequestParams<M extends AnsweredServerRequestMethod> =
+  M extends ServerRequestMethod
+    ? Extract<ServerRequest, { method: M }>["params"]
+    : M extends RemovedServerRequestMethod
+      ? RemovedServerRequests[M]["params"]
+      : never;
 /** What the client answers a server request method with. */
-export type ServerRequestResult<M extends ServerRequestMethod> =
-  M extends keyof ServerRequestResults ? ServerRequestResults[M] : never;
+export type ServerRequestResult<M extends AnsweredServerRequestMethod> =
+  M extends keyof ServerRequestResults
+    ? ServerRequestResults[M]
+    : M extends RemovedServerRequestMethod
+      ? RemovedServerRequests[M]["result"]
+      : never;
 
 /** Client methods whose params may be left out. */
 export type ClientMethodWithoutParams = {
   [M in ClientMethod]: undefined extends ClientParams<M> ? M : never;
 }[ClientMethod];
 
+export type {
+  CurrentTimeReadParams,
+  CurrentTimeReadResponse,
+  RemovedServerRequestMethod,
+  RemovedServerRequests,
+} from "./removed.js";
 export type { ClientRequest, ServerNotification, ServerRequest };

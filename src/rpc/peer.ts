@@ -43,6 +43,11 @@ export interface RequestOptions {
    * the caller's trace (codex's app-server reads it). Absent: no field.
    */
   trace?: RpcTraceContext | undefined;
+  /**
+   * Called with the request's id just before it is sent (once per attempt when retried): for
+   * methods whose notifications and cancel name their request by id (`thread/search/stream`).
+   */
+  onRequestId?: (id: number) => void;
 }
 
 /** What a server-request handler gets besides the params. */
@@ -234,6 +239,7 @@ export class JsonRpcPeer {
       }
       const message: RpcRequest = params === undefined ? { id, method } : { id, method, params };
       if (options.trace) message.trace = options.trace;
+      options.onRequestId?.(id);
       this.transport.send(message).catch((error: unknown) => reject(asError(error)));
     });
     // One cleanup path for every way the request can end.

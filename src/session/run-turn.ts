@@ -407,7 +407,7 @@ function toAgentSpacesError(error: unknown): AgentSpacesError {
     return {
       message: error.message,
       details: {
-        codeOfCodex: "turn_failed",
+        codeOfCodex: error.code,
         ...(error.codexErrorInfo ? { codexErrorInfo: error.codexErrorInfo } : {}),
       },
     };

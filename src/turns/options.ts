@@ -12,7 +12,7 @@ import type { DynamicToolSpec } from "../protocol/generated/ts/v2/DynamicToolSpe
 import type { RetryOptions } from "../rpc/retry.js";
 import type { TraceCarrier } from "../telemetry/carrier.js";
 
-/** How codex asks before acting. `untrusted` and `on-failure` are refused by codex 0.169.0. */
+/** How codex asks before acting. `untrusted` and `on-failure` are refused by codex (0.169.0 on). */
 export type ApprovalMode = "never" | "on-request" | "on-failure" | "untrusted";
 export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
 export type ModelReasoningEffort =

@@ -2,6 +2,7 @@
 
 import { CodexHarnessError } from "../errors.js";
 import { everyCaseHandled } from "../events/exhaustive.js";
+import { type RefusalReason, refusalOf } from "../events/refusals.js";
 import type { RunResult, ThreadEvent } from "../events/sdk-types.js";
 import type {
   ExtendedThreadError,
@@ -52,15 +53,24 @@ export type RunResultOf<M extends EventsMode> = M extends "extended"
   ? ExtendedRunResult
   : RunResult;
 
-/** A turn ended with `turn.failed`; `codexErrorInfo` is codex's machine-readable reason (extended). */
+/**
+ * A turn ended with `turn.failed`; `codexErrorInfo` is codex's machine-readable reason (extended).
+ * `code` is `"turn_refused"` when the model declined on policy grounds (codex's `cyberPolicy`,
+ * `bioPolicy`, `misalignmentPolicyViolation`; app-server, either events mode), else `"turn_failed"`.
+ */
 export class TurnFailedError extends CodexHarnessError {
+  declare readonly code: "turn_failed" | "turn_refused";
   readonly codexErrorInfo: ExtendedThreadError["codex_error_info"];
   readonly threadError: ExtendedThreadError;
   /** What the turn produced before it failed (the shape `run()` resolves with). */
   readonly result: RunResult | ExtendedRunResult;
 
-  constructor(result: RunResult | ExtendedRunResult, error: ExtendedThreadError) {
-    super("turn_failed", error.message);
+  constructor(
+    result: RunResult | ExtendedRunResult,
+    error: ExtendedThreadError,
+    refusal?: RefusalReason,
+  ) {
+    super(refusal ? "turn_refused" : "turn_failed", error.message);
     this.threadError = error;
     this.codexErrorInfo = error.codex_error_info ?? null;
     this.result = result;
@@ -104,6 +114,8 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
     threadUsage: null,
   };
 
+  /** Why the model refused, when the turn failed so. */
+  private refusal: RefusalReason | undefined;
   /** The last `final_answer` message's text, and the last one of no phase (see `finalAnswer`). */
   private lastFinal: string | undefined;
   private lastUnphased: string | undefined;
@@ -132,6 +144,7 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
       case "turn.failed":
         result.status = "failed";
         result.error = event.error;
+        this.refusal = refusalOf(event);
         this.timing(event);
         break;
       case "usage.updated":
@@ -188,7 +201,7 @@ export class RunResultBuilder<M extends EventsMode = "extended"> {
   finish(): RunResultOf<M> {
     const { result } = this;
     if (result.status === "failed" && result.error)
-      throw new TurnFailedError(this.partial(), result.error);
+      throw new TurnFailedError(this.partial(), result.error, this.refusal);
     return this.partial();
   }
 }

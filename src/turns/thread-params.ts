@@ -16,7 +16,7 @@ import type {
   UserInput,
 } from "./options.js";
 
-/** The approval policies codex 0.169.0 accepts. */
+/** The approval policies codex accepts (0.169.0 and 0.171.0). */
 const ACCEPTED_APPROVAL_POLICIES = ["on-request", "never"] as const;
 
 /** Refuses the official approval policies codex no longer accepts, with a clear error. */

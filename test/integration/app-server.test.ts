@@ -11,6 +11,7 @@ import {
   response,
 } from "../../src/testing/script.js";
 import { type CodexFixture, startCodex } from "../support/codex-fixture.js";
+import { PINNED_CODEX_VERSION_PATTERN } from "../support/pinned-codex.js";
 
 let fixture: CodexFixture | undefined;
 
@@ -48,7 +49,7 @@ describe("codex app-server (real binary, ScriptedModel)", () => {
     fixture = await startCodex();
     const result = fixture.client.initializeResult;
     assert.equal(result.codexHome, fixture.codexHome);
-    assert.match(result.userAgent, /\/0\.169\.0 /);
+    assert.match(result.userAgent, new RegExp(`/${PINNED_CODEX_VERSION_PATTERN} `));
     assert.equal(result.platformFamily, "unix");
   });
 

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import type { DoctorCheck } from "../../src/cli/doctor.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { repoRoot } from "../support/paths.js";
+import { PINNED_CODEX_VERSION } from "../support/pinned-codex.js";
 
 const run = promisify(execFile);
 const bin = path.join(repoRoot, "bin/codex-harness.js");
@@ -50,7 +51,7 @@ describe("codex-harness doctor", () => {
         new RegExp(`answers at ${model.url}.* \\(HTTP \\d+\\)`),
       );
       assert.match(checks[0]?.detail ?? "", /bundled @openai\/codex/);
-      assert.equal(checks[1]?.detail, "codex 0.169.0 (the pinned version)");
+      assert.equal(checks[1]?.detail, `codex ${PINNED_CODEX_VERSION} (the pinned version)`);
       assert.match(checks[2]?.detail ?? "", /answered initialize in \d+ ms/);
       assert.ok(checks[2]?.detail.includes(home));
     } finally {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CodexPool } from "../../src/codex.js";
+import { CodexPool } from "../../src/codex-pool.js";
 import { inputTexts, type RecordedRequest } from "../../src/testing/recorded.js";
 import { reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";

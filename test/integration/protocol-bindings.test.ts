@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -7,6 +7,7 @@ import {
   generateProtocol,
   PROTOCOL_OUTPUTS,
   type ProtocolOutputs,
+  UnderivableResultTypesError,
 } from "../../scripts/generate-protocol.js";
 import { findCodexBinary } from "../../src/app-server/codex-binary.js";
 import type { InitializeResponse } from "../../src/protocol/generated/ts/InitializeResponse.js";
@@ -38,12 +39,13 @@ const typeChecks: [
   Equal<ClientResult<"thread/start">, ThreadStartResponse>,
   Equal<ClientResult<"initialize">, InitializeResponse>,
   Equal<ClientResult<"config/batchWrite">, ConfigWriteResponse>,
+  Equal<ClientResult<"modelProvider/default/set">, ConfigWriteResponse>,
   Equal<NotificationParams<"turn/started">, TurnStartedNotification>,
   Equal<
     ServerRequestResult<"item/commandExecution/requestApproval">,
     CommandExecutionRequestApprovalResponse
   >,
-] = [true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true];
 
 async function listFiles(root: string): Promise<string[]> {
   return (await readdir(root, { recursive: true, withFileTypes: true }))
@@ -100,9 +102,48 @@ describe("protocol bindings", () => {
     assert.ok(ours === theirs, "method-map.ts is stale: run npm run generate:protocol");
   });
 
-  it("types every stable method of the pinned codex: 109 client, 86 notifications, 10 server requests", () => {
-    assert.equal(STABLE_CLIENT_REQUEST_METHODS.length, 109);
-    assert.equal(STABLE_SERVER_NOTIFICATION_METHODS.length, 86);
+  it("fails before writing anything when a method's result type cannot be derived", async () => {
+    // The pinned codex, with a method added to its ClientRequest union that has no result type.
+    const wrapper = path.join(scratch, "codex-with-a-new-method.mjs");
+    await writeFile(
+      wrapper,
+      [
+        "#!/usr/bin/env node",
+        'import { execFileSync } from "node:child_process";',
+        'import { readFileSync, writeFileSync } from "node:fs";',
+        'import path from "node:path";',
+        "const args = process.argv.slice(2);",
+        `execFileSync(${JSON.stringify(findCodexBinary().executablePath)}, args, { stdio: "inherit" });`,
+        'if (args[1] === "generate-ts") {',
+        '  const file = path.join(args[args.indexOf("--out") + 1], "ClientRequest.ts");',
+        '  const added = \' | { "method": "brand/new", id: RequestId, params: undefined, };\';',
+        '  writeFileSync(file, readFileSync(file, "utf8").trimEnd().replace(/;$/, added));',
+        "}",
+      ].join("\n"),
+    );
+    await chmod(wrapper, 0o755);
+    const out = {
+      tsDir: path.join(scratch, "broken/ts"),
+      schemaDir: path.join(scratch, "broken/schema"),
+      methodMapFile: path.join(scratch, "broken/method-map.ts"),
+    };
+    await mkdir(out.tsDir, { recursive: true });
+    await writeFile(out.methodMapFile, "// the committed map\n");
+    await assert.rejects(generateProtocol(wrapper, out), (error: unknown) => {
+      assert.ok(error instanceof UnderivableResultTypesError);
+      assert.deepEqual(error.methods, [{ method: "brand/new", tried: ["BrandNewResponse"] }]);
+      assert.match(error.message, /nothing was written/);
+      assert.match(error.message, /RESULT_TYPE_EXCEPTIONS in scripts\/generate-protocol\.ts/);
+      assert.match(error.message, /"brand\/new": "<generated type of its result>"/);
+      return true;
+    });
+    assert.deepEqual(await readdir(out.tsDir), []);
+    assert.equal(await readFile(out.methodMapFile, "utf8"), "// the committed map\n");
+  });
+
+  it("types every stable method of the pinned codex: 110 client, 87 notifications, 10 server requests", () => {
+    assert.equal(STABLE_CLIENT_REQUEST_METHODS.length, 110);
+    assert.equal(STABLE_SERVER_NOTIFICATION_METHODS.length, 87);
     assert.equal(STABLE_SERVER_REQUEST_METHODS.length, 10);
     const client = new Set<string>(CLIENT_REQUEST_METHODS);
     const notifications = new Set<string>(SERVER_NOTIFICATION_METHODS);

@@ -3,6 +3,7 @@
 // thread/start takes (instructions, model provider, ephemeral).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { compareCodexVersions } from "../../src/app-server/codex-features.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { reply } from "../../src/testing/script.js";
 import { type CodexApiFixture, fixturesClosedAfterAll } from "../support/codex-api-fixture.js";
@@ -45,6 +46,15 @@ describe("saved threads through the SDK (real codex, ScriptedModel)", () => {
     assert.match(listed[0]?.preview ?? "", /remember gamma/);
     const two = await collect(fixture.codex.listThreads({ cwd: fixture.workdir, limit: 2 }));
     assert.equal(two.length, 2, "limit stops the listing");
+    // Only the threads asked for (codex 0.171.0's includedThreadIds; older ones refuse it).
+    const version = /\/(\d+\.\d+\.\d+)/.exec((await fixture.codex.metadata()).userAgent)?.[1];
+    const chosen = collect(fixture.codex.listThreads({ threadIds: [alpha, gamma] as string[] }));
+    if (compareCodexVersions(version ?? "0.0.0", "0.171.0") >= 0) {
+      assert.deepEqual(
+        (await chosen).map((thread) => thread.id),
+        [gamma, alpha],
+      );
+    } else await assert.rejects(chosen, /includedThreadIds is not supported/);
 
     await fixture.codex.archiveThread(beta as string);
     const left = await collect(fixture.codex.listThreads({ cwd: fixture.workdir }));

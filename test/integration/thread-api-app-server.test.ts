@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
+import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { compareCodexVersions } from "../../src/app-server/codex-features.js";
 import type { ExtendedThreadEvent } from "../../src/events/types.js";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
-import { reasoning, reply, response } from "../../src/testing/script.js";
+import { mcpToolCall, reasoning, reply, response } from "../../src/testing/script.js";
 import { TurnAbortedError } from "../../src/turns/run-result.js";
-import { type CodexApiFixture, collect, startCodexApi } from "../support/codex-api-fixture.js";
+import {
+  type CodexApiFixture,
+  collect,
+  FULL_ACCESS,
+  startCodexApi,
+} from "../support/codex-api-fixture.js";
 import { codexProcesses } from "../support/codex-processes.js";
+import { repoRoot } from "../support/paths.js";
 
 let fixture: CodexApiFixture | undefined;
 
@@ -37,6 +45,35 @@ function consume(events: AsyncIterable<ExtendedThreadEvent>) {
 }
 
 describe("Thread API, app-server only (real codex, ScriptedModel)", () => {
+  it("an MCP tool call's item says which environment registered its server (null: the thread's)", async () => {
+    fixture = await startCodexApi("app-server", [mcpToolCall("notes", "read_notes"), reply("ok")], {
+      config: {
+        ...FULL_ACCESS,
+        mcp_servers: {
+          notes: {
+            command: process.execPath,
+            args: [path.join(repoRoot, "test/fixtures/mcp-notes-server.mjs")],
+          },
+        },
+      },
+    });
+    const thread = fixture.codex.startThread({
+      workingDirectory: fixture.workdir,
+      skipGitRepoCheck: true,
+    });
+    const { events } = await thread.runStreamed("read the notes");
+    const calls = (await collect(events)).flatMap((e) =>
+      e.type === "item.completed" && e.item.type === "mcp_tool_call" ? [e.item] : [],
+    );
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]?.status, "completed");
+    const version = /\/(\d+\.\d+\.\d+)/.exec((await fixture.codex.metadata()).userAgent)?.[1];
+    // codex 0.171.0 sends environmentId; older releases nothing.
+    if (compareCodexVersions(version ?? "0.0.0", "0.171.0") >= 0) {
+      assert.equal(calls[0]?.environment_id, null);
+    } else assert.ok(calls[0] && !("environment_id" in calls[0]));
+  });
+
   it("codex.start() starts codex before any turn, and the first turn uses that process", async () => {
     fixture = await startCodexApi("app-server", [reply("warm")]);
     assert.deepEqual(await codexProcesses(fixture.codexHome), [], "nothing runs yet");

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { compareCodexVersions } from "../../src/app-server/codex-features.js";
 import { rawOf } from "../../src/events/raw.js";
 import type { ExtendedThreadItem } from "../../src/events/types.js";
 import {
@@ -172,6 +173,43 @@ for (const transport of ["app-server", "exec"] as const satisfies TransportKind[
       const { events } = await thread.runStreamed("try again");
       const all = await collect(events);
       assert.equal(all.at(-1)?.type, "turn.failed");
+    });
+
+    it("a policy refusal rejects with code turn_refused on app-server, in either events mode", async () => {
+      const flagged = "This request has been flagged for potentially high-risk content.";
+      fixture = await startCodexApi(transport, [
+        failure(flagged, { code: "cyber_policy" }),
+        failure(flagged, { code: "bio_policy" }),
+        failure(flagged, { code: "bio_policy" }),
+      ]);
+      const options = { workingDirectory: fixture.workdir, skipGitRepoCheck: true };
+      const codeOf = async (run: Promise<unknown>) => {
+        let code: unknown;
+        await assert.rejects(run, (error: unknown) => {
+          assert.ok(error instanceof TurnFailedError, String(error));
+          code = error.code;
+          return true;
+        });
+        return code;
+      };
+      // codex exec says no reason for a failed turn: a refusal is a failure there.
+      const refused = transport === "app-server" ? "turn_refused" : "turn_failed";
+      assert.equal(await codeOf(fixture.codex.startThread(options).run("one")), refused);
+      // bioPolicy is codex 0.171.0's; older releases report the same failure as "other".
+      const version =
+        transport === "app-server"
+          ? (/\/(\d+\.\d+\.\d+)/.exec((await fixture.codex.metadata()).userAgent)?.[1] ?? "0.0.0")
+          : "0.0.0";
+      const bio = compareCodexVersions(version, "0.171.0") >= 0 ? refused : "turn_failed";
+      const extended = fixture.codex.startThread(options);
+      await assert.rejects(extended.run("two"), (error: unknown) => {
+        assert.ok(error instanceof TurnFailedError);
+        assert.equal(error.code, bio);
+        if (bio === "turn_refused") assert.equal(error.codexErrorInfo, "bioPolicy");
+        return true;
+      });
+      const official = fixture.codex.startThread({ ...options, events: "sdk" });
+      assert.equal(await codeOf(official.run("three")), bio);
     });
 
     it("sends outputSchema to the model", async () => {

@@ -87,4 +87,23 @@ describe("TurnUpdates on a session's view", () => {
     );
     assert.deepEqual(new TurnUpdates(view).map(warning), [], "the next turn says it no more");
   });
+
+  it("a turn the model refused (cyber, bio, misalignment) ends as a refusal that says why", () => {
+    const failed = (reason: unknown) =>
+      ({
+        type: "turn.failed",
+        thread_id: "t",
+        turn_id: "u",
+        error: { message: `flagged (${String(reason)})`, codex_error_info: reason },
+      }) as ExtendedThreadEvent;
+    for (const reason of ["cyberPolicy", "bioPolicy", "misalignmentPolicyViolation"]) {
+      const turn = new TurnUpdates(viewOf());
+      const [said] = turn.map(failed(reason));
+      assert.deepEqual(turn.end, { kind: "refused", message: `flagged (${reason})` });
+      assert.ok(said?.sessionUpdate === "agent_message_chunk");
+    }
+    const other = new TurnUpdates(viewOf());
+    assert.deepEqual(other.map(failed("other")), []);
+    assert.deepEqual(other.end, { kind: "failed", message: "flagged (other)" });
+  });
 });

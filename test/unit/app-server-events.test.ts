@@ -271,6 +271,36 @@ describe("AppServerTurnMapper on a recorded turn", () => {
     assert.equal(toCanonicalItem({ type: "userMessage", id: "u" }), undefined);
   });
 
+  it("gives an MCP tool call codex's environment id (0.171.0 on), and none when codex sends none", () => {
+    const wire = {
+      type: "mcpToolCall",
+      id: "m1",
+      server: "notes",
+      tool: "read_notes",
+      status: "completed",
+      arguments: {},
+      result: null,
+      error: null,
+      durationMs: 3,
+    };
+    const of = (extra: Record<string, unknown>) =>
+      toCanonicalItem({ ...wire, ...extra } as Parameters<typeof toCanonicalItem>[0]);
+    assert.deepEqual(of({ environmentId: "devbox" }), {
+      id: "m1",
+      type: "mcp_tool_call",
+      server: "notes",
+      environment_id: "devbox",
+      tool: "read_notes",
+      arguments: {},
+      status: "completed",
+      duration_ms: 3,
+    });
+    const thread = of({ environmentId: null });
+    assert.ok(thread?.type === "mcp_tool_call" && thread.environment_id === null);
+    const older = of({});
+    assert.ok(older?.type === "mcp_tool_call" && !("environment_id" in older));
+  });
+
   it("ignores notifications of another turn of the same thread", async () => {
     const turn = new ActiveTurn(THREAD);
     turn.start(TURN);

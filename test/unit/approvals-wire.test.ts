@@ -200,7 +200,7 @@ function target(approvals: Approvals | undefined, interactive = false) {
 }
 
 describe("ApprovalBroker", () => {
-  it("handles every server request method of the pinned protocol", () => {
+  it("handles every server request method of the pinned protocol and currentTime/read of older ones", () => {
     const { client, handlers } = fakeClient();
     new ApprovalBroker(
       client,

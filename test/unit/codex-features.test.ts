@@ -65,6 +65,16 @@ describe("params older codex releases do not read", () => {
     );
   });
 
+  it("finds thread/list's includedThreadIds (listThreads' threadIds) unsupported before 0.171.0", () => {
+    // 0.169.0 takes the param and lists every thread all the same.
+    const params = { includedThreadIds: ["t1"] };
+    const error = unsupportedParam("thread/list", params, "0.169.0");
+    assert.equal(error?.feature, "thread/list.includedThreadIds");
+    assert.equal(error?.since, "0.171.0");
+    assert.equal(unsupportedParam("thread/list", params, "0.171.0"), undefined);
+    assert.equal(unsupportedParam("thread/list", {}, "0.169.0"), undefined);
+  });
+
   it("AppServerClient rejects the request at once on an older codex and sends nothing", async () => {
     const { client, methods } = await fakeCodex("0.160.1");
     try {

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { AppServerClient } from "../../src/app-server/client.js";
+import { NUMBER_FORMATS } from "../../src/app-server/message-validator.js";
 import {
   InvalidMessageError,
   startValidation,
@@ -14,6 +17,7 @@ import { RpcErrorCodes } from "../../src/rpc/errors.js";
 import { InMemoryTransport } from "../../src/rpc/transport.js";
 import { ActiveTurn, ActiveTurns } from "../../src/turns/active-turn.js";
 import { applyValidationIssue } from "../../src/turns/validation-notices.js";
+import { repoRoot } from "../support/paths.js";
 
 const INITIALIZED = {
   userAgent: "codex_harness/0.169.0 (test)",
@@ -333,3 +337,17 @@ async function answer(
   await send({ id: request?.id as number, result: { data: 3 } });
   return pending;
 }
+
+describe("the pinned schema's formats", () => {
+  it("are all known to the validator (Ajv refuses to compile a check with an unknown one)", () => {
+    const bundle = readFileSync(
+      path.join(repoRoot, "src/protocol/generated/schema/codex_app_server_protocol.schemas.json"),
+      "utf8",
+    );
+    const formats = new Set([...bundle.matchAll(/"format": "([^"]+)"/g)].map((m) => m[1]));
+    assert.deepEqual(
+      [...formats].filter((format) => !((format as string) in NUMBER_FORMATS)),
+      [],
+    );
+  });
+});

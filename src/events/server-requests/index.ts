@@ -3,6 +3,7 @@
 import { CodexHarnessError } from "../../errors.js";
 import type { RequestId } from "../../protocol/messages.js";
 import type {
+  AnsweredServerRequestMethod,
   ServerRequestMethod,
   ServerRequestParams,
   ServerRequestResult,
@@ -45,11 +46,12 @@ export type ApprovalKinds = {
 };
 
 /**
- * The server requests the client answers by itself, without a handler: the clock, and what
- * codex-harness refuses with a clear error.
+ * The server requests the client answers by itself, without a handler: the clock (asked by the
+ * releases before 0.171.0, see `src/protocol/removed.ts`), and what codex-harness refuses with a
+ * clear error.
  */
 export const CLIENT_ANSWERS = {
-  /** Answered with this machine's clock. */
+  /** Answered with this machine's clock (codex 0.150.0–0.169.0). */
   "currentTime/read": () => ({ currentTimeAt: Math.floor(Date.now() / 1000) }),
   /** Refused: initialize says `requestAttestation: false`. */
   "attestation/generate": () => {
@@ -59,16 +61,17 @@ export const CLIENT_ANSWERS = {
     );
   },
 } satisfies {
-  [M in ServerRequestMethod]?: (params: ServerRequestParams<M>) => ServerRequestResult<M>;
+  [M in AnsweredServerRequestMethod]?: (params: ServerRequestParams<M>) => ServerRequestResult<M>;
 };
 
 type MethodsOfKind<K extends ApprovalKind> = keyof KindSpecs[K]["methods"] & ServerRequestMethod;
 type HandledMethod = { [K in ApprovalKind]: MethodsOfKind<K> }[ApprovalKind];
-type Unanswered = Exclude<ServerRequestMethod, HandledMethod | keyof typeof CLIENT_ANSWERS>;
+type Unanswered = Exclude<AnsweredServerRequestMethod, HandledMethod | keyof typeof CLIENT_ANSWERS>;
 
 /**
- * The compiler's check that every generated server request method has a spec: when codex adds
- * one, this fails to compile naming it (`{ unanswered: "new/method" }`).
+ * The compiler's check that every generated server request method, and every removed one older
+ * releases still send, has a spec: when codex adds one, this fails to compile naming it
+ * (`{ unanswered: "new/method" }`).
  */
 export const EVERY_SERVER_REQUEST_ANSWERED: [Unanswered] extends [never]
   ? true

@@ -23,6 +23,12 @@ cursor?: string | null,
  */
 limit?: number | null,
 /**
+ * Restrict results to up to 100 thread IDs before pagination. Omit or send null
+ * for unrestricted results. An empty list matches nothing. Exclusions still apply.
+ * Repeat the same IDs on each page. The local store uses indexed metadata for this filter.
+ */
+includedThreadIds?: Array<string> | null,
+/**
  * Thread IDs to exclude before applying the result limit. Up to 100
  * entries; invalid IDs or a larger list are rejected, never truncated.
  * Send the same exclusions on each page. Omitted, null, or empty means no exclusions.
@@ -73,9 +79,8 @@ projectId?: string | null,
  */
 cwd?: string | Array<string> | null,
 /**
- * If true, return from the state DB without scanning JSONL rollouts to
- * repair thread metadata. Omitted or false preserves scan-and-repair
- * behavior.
+ * If true, the local store returns indexed metadata without scanning JSONL rollouts
+ * for repairs. Requests with `includedThreadIds` always use indexed metadata.
  */
 useStateDbOnly?: boolean,
 /**
