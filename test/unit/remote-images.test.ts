@@ -191,8 +191,10 @@ describe("fetchRemoteImage: the caller's signal", () => {
   it("an abort while waiting for the server rejects with the signal's reason at once", async () => {
     const controller = new AbortController();
     const before = server.closed("/hang.png");
+    // This request's arrival, not an earlier test's request of the same path.
+    const asked = server.requested("/hang.png");
     const fetching = fetchOf("/hang.png", {}, controller.signal);
-    await eventually("the request arrived", () => server.requested("/hang.png") > 0);
+    await eventually("the request arrived", () => server.requested("/hang.png") > asked);
     const reason = new Error("stop");
     controller.abort(reason);
     await assert.rejects(fetching, (error) => error === reason);
@@ -201,8 +203,9 @@ describe("fetchRemoteImage: the caller's signal", () => {
 
   it("an abort mid-body, too; an aborted signal fetches nothing", async () => {
     const controller = new AbortController();
+    const asked = server.requested("/stall.png");
     const fetching = fetchOf("/stall.png", {}, controller.signal);
-    await eventually("the request arrived", () => server.requested("/stall.png") > 0);
+    await eventually("the request arrived", () => server.requested("/stall.png") > asked);
     controller.abort();
     await assert.rejects(fetching, { name: "AbortError" });
     const before = server.requested("/pixel.png");
