@@ -176,45 +176,40 @@ async function importBuiltin(importer: ModuleImporter): Promise<NodeSqlite | und
   }
 }
 
-/** Prepared statements kept per SQL text. */
-class Statements {
+/** What both connections share: the database's statements, prepared once per SQL text. */
+abstract class CachedConnection {
   private readonly cache = new Map<string, SqliteStatement>();
 
-  constructor(private readonly prepare: (sql: string) => SqliteStatement) {}
+  constructor(private readonly db: { prepare(sql: string): unknown; exec(sql: string): unknown }) {}
 
-  get(sql: string): SqliteStatement {
+  prepare(sql: string): SqliteStatement {
     let statement = this.cache.get(sql);
     if (!statement) {
-      statement = this.prepare(sql);
+      statement = this.db.prepare(sql) as SqliteStatement;
       this.cache.set(sql, statement);
     }
     return statement;
-  }
-}
-
-/** A connection through node:sqlite, with better-sqlite3's transaction semantics. */
-class NodeSqliteConnection implements SqliteConnection {
-  readonly driver = "node:sqlite";
-  private readonly statements: Statements;
-  private depth = 0;
-  private open = true;
-
-  constructor(private readonly db: DatabaseSync) {
-    this.statements = new Statements((sql) => db.prepare(sql) as SqliteStatement);
-  }
-
-  prepare(sql: string): SqliteStatement {
-    return this.statements.get(sql);
   }
 
   exec(sql: string): void {
     this.db.exec(sql);
   }
+}
+
+/** A connection through node:sqlite, with better-sqlite3's transaction semantics. */
+class NodeSqliteConnection extends CachedConnection implements SqliteConnection {
+  readonly driver = "node:sqlite";
+  private depth = 0;
+  private open = true;
+
+  constructor(private readonly database: DatabaseSync) {
+    super(database);
+  }
 
   write<T>(work: () => T): T {
     const outer = this.depth === 0;
     const savepoint = `codex_harness_${this.depth}`;
-    this.db.exec(outer ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
+    this.database.exec(outer ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
     this.depth += 1;
     let result: T;
     try {
@@ -231,7 +226,7 @@ class NodeSqliteConnection implements SqliteConnection {
     }
     this.depth -= 1;
     try {
-      this.db.exec(outer ? "COMMIT" : `RELEASE ${savepoint}`);
+      this.database.exec(outer ? "COMMIT" : `RELEASE ${savepoint}`);
     } catch (error) {
       this.undo(outer, savepoint);
       throw error;
@@ -242,13 +237,13 @@ class NodeSqliteConnection implements SqliteConnection {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.db.close();
+    this.database.close();
   }
 
   /** Rolls back; SQLite may have done so itself (after some errors), which is not a second error. */
   private undo(outer: boolean, savepoint: string): void {
     try {
-      this.db.exec(outer ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      this.database.exec(outer ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
     } catch {
       // No transaction left to roll back: the work's own error is the one to tell.
     }
@@ -256,28 +251,19 @@ class NodeSqliteConnection implements SqliteConnection {
 }
 
 /** A connection through better-sqlite3. */
-class BetterSqliteConnection implements SqliteConnection {
+class BetterSqliteConnection extends CachedConnection implements SqliteConnection {
   readonly driver = "better-sqlite3";
-  private readonly statements: Statements;
 
-  constructor(private readonly db: BetterDatabase) {
-    this.statements = new Statements((sql) => db.prepare(sql) as SqliteStatement);
-  }
-
-  prepare(sql: string): SqliteStatement {
-    return this.statements.get(sql);
-  }
-
-  exec(sql: string): void {
-    this.db.exec(sql);
+  constructor(private readonly database: BetterDatabase) {
+    super(database);
   }
 
   write<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+    return this.database.transaction(work).immediate();
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.database.open) this.database.close();
   }
 }
 
