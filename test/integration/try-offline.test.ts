@@ -45,6 +45,8 @@ function shell(script: string, cwd: string, env: NodeJS.ProcessEnv = process.env
     env: { ...env, HOME: home },
     detached: true,
   });
+  // Nobody at the keyboard: a prompt reads the end of its input (the demo then declines).
+  child.stdin.end();
   const run: Shell = {
     stdout: "",
     stderr: "",
@@ -200,6 +202,16 @@ describe("README: try everything offline", () => {
       run.kill();
     }
     console.log(`# the inbox path took ${Date.now() - started} ms`);
+  });
+
+  it("docs/cli.md's opening, as written: npx codex-harness demo (no one to answer: declined)", async () => {
+    const guide = await readFile(path.join(repoRoot, "docs/cli.md"), "utf8");
+    const block = /```sh\n([\s\S]*?)```/.exec(guide)?.[1];
+    assert.equal(block, "npx codex-harness demo\n");
+    const run = shell(block, root);
+    assert.equal(await ended(run, 120_000), 0, run.stdout + run.stderr);
+    await nothingLeft();
+    assert.match(run.stdout + run.stderr, /declined/);
   });
 
   describe("a fleet", { skip: postgresMissing() }, () => {

@@ -47,6 +47,20 @@ describe("example blocks of the README and docs/", () => {
   });
 });
 
+/**
+ * The shell blocks test/integration/try-offline.test.ts runs as written: the README's "Try
+ * everything offline" blocks, and `npx codex-harness demo`.
+ */
+const SHELL_OPENINGS_RUN = [
+  "npx codex-harness demo\n",
+  ...(() => {
+    const readme = read("README.md");
+    const start = readme.indexOf("## Try everything offline");
+    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+    return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+  })(),
+];
+
 describe("the guides in docs/", () => {
   for (const page of guidePages()) {
     it(`${page}: opens with the way back to the README, then an example that runs`, () => {
@@ -63,6 +77,14 @@ describe("the guides in docs/", () => {
         labelled || lines[firstFence] === "```sh",
         "the first block is a file of examples/ (labelled) or a shell command",
       );
+      if (!labelled) {
+        // A shell opening is one the try-offline test runs as written, with the real npx.
+        const block = /```sh\n([\s\S]*?)```/.exec(lines.slice(firstFence).join("\n"))?.[1];
+        assert.ok(
+          block !== undefined && SHELL_OPENINGS_RUN.includes(block),
+          `${page}: its opening ${JSON.stringify(block)} is run by test/integration/try-offline.test.ts`,
+        );
+      }
     });
   }
 });
