@@ -6,19 +6,25 @@ export type WaitOutcome<T> =
   | { outcome: "timeout" }
   | { outcome: "aborted" };
 
-/** Resolves when `value` settles (rejections are thrown), `deadline` passes, or `signal` aborts. */
+/**
+ * Resolves when `value` settles (rejections are thrown), `deadline` (if any) passes, or `signal`
+ * aborts. A rejection of `value` after the wait ended is taken here (no unhandled rejection).
+ */
 export function waitFor<T>(
   value: T | Promise<T>,
   signal: AbortSignal,
-  deadline: number,
+  deadline?: number,
 ): Promise<WaitOutcome<T>> {
-  if (signal.aborted) return Promise.resolve({ outcome: "aborted" });
+  if (signal.aborted) {
+    Promise.resolve(value).catch(() => undefined);
+    return Promise.resolve({ outcome: "aborted" });
+  }
   return new Promise((resolve, reject) => {
     const onAbort = () => done({ outcome: "aborted" });
-    const timer = setTimeout(
-      () => done({ outcome: "timeout" }),
-      Math.max(0, deadline - Date.now()),
-    );
+    const timer =
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => done({ outcome: "timeout" }), Math.max(0, deadline - Date.now()));
     let settled = false;
     function done(result: WaitOutcome<T> | { error: unknown }): void {
       if (settled) return;

@@ -72,11 +72,13 @@ function readAtMost(request: IncomingMessage, max: number): Promise<Buffer | und
     let size = 0;
     let over = declared > max;
     let timer: NodeJS.Timeout | undefined;
-    const finish = (body: Buffer | undefined) => {
+    /** The one way out: the listeners and the timer go, then `settle`. */
+    const done = (settle: () => void) => {
       clearTimeout(timer);
       request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
-      resolve(body);
+      settle();
     };
+    const finish = (body: Buffer | undefined) => done(() => resolve(body));
     const refuse = () => {
       over = true;
       chunks.length = 0;
@@ -97,12 +99,7 @@ function readAtMost(request: IncomingMessage, max: number): Promise<Buffer | und
       over
         ? finish(undefined)
         : onError(new Error("The request was closed before its body ended."));
-    const onError = (error: Error) => {
-      clearTimeout(timer);
-      request.off("data", onData).off("end", onEnd).off("close", onClose);
-      if (over) resolve(undefined);
-      else reject(error);
-    };
+    const onError = (error: Error) => done(() => (over ? resolve(undefined) : reject(error)));
     if (over) refuse();
     request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });

@@ -3,6 +3,7 @@ import type { AppServerClient } from "../app-server/client.js";
 import { AppServerSupervisor } from "../app-server/supervisor.js";
 import { mergeApprovals } from "../approvals/merge.js";
 import { checkReviewerConflict } from "../approvals/reviewer.js";
+import { waitFor } from "../approvals/wait.js";
 import { type WithRaw, withRaw } from "../events/raw.js";
 import { threadStartedEvent } from "../events/turn-events.js";
 import type { ExtendedThreadEvent } from "../events/types.js";
@@ -204,10 +205,11 @@ export class AppServerTurnTransport implements TurnTransport {
     try {
       // A stop while codex starts ends the turn at once (nothing of it exists at codex yet); the
       // start goes on, for the turns after.
-      const client = await untilStopped(this.connection(), signal);
-      if (client === undefined || signal?.aborted) {
+      const connected = await waitFor(this.connection(), signal ?? new AbortController().signal);
+      if (connected.outcome !== "value" || signal?.aborted) {
         return yield* stoppedBeforeStart(signal?.reason, threadId);
       }
+      const client = connected.value;
       // A running turn keeps the program alive; an idle app-server does not.
       unhold = client.hold();
       // codex parents its spans for the thread's start or resume on the turn's span, if traced.
@@ -385,36 +387,4 @@ export class AppServerTurnTransport implements TurnTransport {
   async close(): Promise<void> {
     await this.supervisor.close();
   }
-}
-
-/**
- * `work`'s value, or undefined as soon as `signal` aborts (then `work` goes on, and a failure of it
- * is left to whoever else waits for it).
- */
-function untilStopped<T>(
-  work: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T | undefined> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.resolve(undefined);
-  }
-  return new Promise<T | undefined>((resolve, reject) => {
-    const stopped = () => {
-      work.catch(() => undefined);
-      resolve(undefined);
-    };
-    signal.addEventListener("abort", stopped, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", stopped);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", stopped);
-        reject(error);
-      },
-    );
-  });
 }
