@@ -266,7 +266,9 @@ export class Thread<M extends EventsMode = "sdk"> {
    * after the other): each turn's events from its `turn.started` to its end, `goal.updated` as
    * codex changes the goal, and last `goal.ended` with what `runGoal` resolves with. A failure
    * (an abort, a failed turn) is thrown by the stream; leaving it early (`break`) stops the goal as
-   * an abort does. The thread is busy until nothing of the goal runs any more.
+   * an abort does. However the stream ends (its end, a failure, a `break`), it ends once nothing of
+   * the goal runs any more — a turn codex started as the pause landed included — and the thread is
+   * free then.
    */
   async runGoalStreamed(
     objective: string,

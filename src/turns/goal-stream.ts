@@ -1,6 +1,7 @@
 // A goal's run as one event stream: its turns' events in order, codex's goal updates, and how it
 // ended. Leaving the stream early stops the goal (paused, its running turn stopped), as leaving a
-// turn's stream stops the turn.
+// turn's stream stops the turn; the stream's end (a `break` out of its loop included) comes once
+// nothing of the goal runs any more.
 import { CodexHarnessError } from "../errors.js";
 import type { GoalEvent, GoalRun } from "../goals.js";
 import { EventQueue } from "./event-queue.js";
@@ -25,7 +26,7 @@ export function streamGoal(
       );
     }
   };
-  start(signal, (event) => queue.push(event))
+  const over = start(signal, (event) => queue.push(event))
     .then(
       (run) => {
         queue.push({ type: "goal.ended", ...run });
@@ -34,9 +35,22 @@ export function streamGoal(
       (error: unknown) => queue.fail(error),
     )
     .finally(settled);
-  return drain(queue);
+  return drain(queue, over);
 }
 
-async function* drain(queue: EventQueue<GoalEvent>): AsyncGenerator<GoalEvent> {
-  yield* queue;
+/**
+ * The queue's events; however the reading ends (the last event, a failure, or `return()` when the
+ * reader leaves), it ends once the run is `over`. codex can start a goal's turn as the pause lands
+ * (it decided to continue as the turn before completed): that turn is stopped before the reader's
+ * `break` returns.
+ */
+async function* drain(
+  queue: EventQueue<GoalEvent>,
+  over: Promise<void>,
+): AsyncGenerator<GoalEvent> {
+  try {
+    yield* queue;
+  } finally {
+    await over;
+  }
 }
