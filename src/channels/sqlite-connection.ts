@@ -177,10 +177,12 @@ async function importBuiltin(importer: ModuleImporter): Promise<NodeSqlite | und
 }
 
 /** What both connections share: the database's statements, prepared once per SQL text. */
-abstract class CachedConnection {
+abstract class CachedConnection<
+  D extends { prepare(sql: string): unknown; exec(sql: string): unknown },
+> {
   private readonly cache = new Map<string, SqliteStatement>();
 
-  constructor(private readonly db: { prepare(sql: string): unknown; exec(sql: string): unknown }) {}
+  constructor(protected readonly db: D) {}
 
   prepare(sql: string): SqliteStatement {
     let statement = this.cache.get(sql);
@@ -197,19 +199,15 @@ abstract class CachedConnection {
 }
 
 /** A connection through node:sqlite, with better-sqlite3's transaction semantics. */
-class NodeSqliteConnection extends CachedConnection implements SqliteConnection {
+class NodeSqliteConnection extends CachedConnection<DatabaseSync> implements SqliteConnection {
   readonly driver = "node:sqlite";
   private depth = 0;
   private open = true;
 
-  constructor(private readonly database: DatabaseSync) {
-    super(database);
-  }
-
   write<T>(work: () => T): T {
     const outer = this.depth === 0;
     const savepoint = `codex_harness_${this.depth}`;
-    this.database.exec(outer ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
+    this.db.exec(outer ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
     this.depth += 1;
     let result: T;
     try {
@@ -226,7 +224,7 @@ class NodeSqliteConnection extends CachedConnection implements SqliteConnection 
     }
     this.depth -= 1;
     try {
-      this.database.exec(outer ? "COMMIT" : `RELEASE ${savepoint}`);
+      this.db.exec(outer ? "COMMIT" : `RELEASE ${savepoint}`);
     } catch (error) {
       this.undo(outer, savepoint);
       throw error;
@@ -237,13 +235,13 @@ class NodeSqliteConnection extends CachedConnection implements SqliteConnection 
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.database.close();
+    this.db.close();
   }
 
   /** Rolls back; SQLite may have done so itself (after some errors), which is not a second error. */
   private undo(outer: boolean, savepoint: string): void {
     try {
-      this.database.exec(outer ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      this.db.exec(outer ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
     } catch {
       // No transaction left to roll back: the work's own error is the one to tell.
     }
@@ -251,19 +249,15 @@ class NodeSqliteConnection extends CachedConnection implements SqliteConnection 
 }
 
 /** A connection through better-sqlite3. */
-class BetterSqliteConnection extends CachedConnection implements SqliteConnection {
+class BetterSqliteConnection extends CachedConnection<BetterDatabase> implements SqliteConnection {
   readonly driver = "better-sqlite3";
 
-  constructor(private readonly database: BetterDatabase) {
-    super(database);
-  }
-
   write<T>(work: () => T): T {
-    return this.database.transaction(work).immediate();
+    return this.db.transaction(work).immediate();
   }
 
   close(): void {
-    if (this.database.open) this.database.close();
+    if (this.db.open) this.db.close();
   }
 }
 

@@ -11,16 +11,9 @@ import { after, before, describe, it } from "node:test";
 import { ChannelsClient } from "../../src/channels/client.js";
 import { serverParent } from "../../src/fleet/local-postgres.js";
 import { bin } from "../support/cli.js";
+import { offlineBlocks } from "../support/docs-pages.js";
 import { repoRoot } from "../support/paths.js";
 import { postgresMissing } from "../support/postgres.js";
-
-/** The sh blocks of the README's "Try everything offline" section, in order. */
-async function offlineBlocks(): Promise<string[]> {
-  const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
-  const start = readme.indexOf("## Try everything offline");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
-}
 
 interface Shell {
   stdout: string;
@@ -144,7 +137,7 @@ async function nothingLeft(): Promise<void> {
 
 describe("README: try everything offline", () => {
   it("a spaces session on the scripted model: git runs, git push is declined by the rules", async () => {
-    const [block] = await offlineBlocks();
+    const [block] = offlineBlocks();
     assert.ok(block?.includes("scripted-model &"), block);
     const started = Date.now();
     const run = shell(block as string, root);
@@ -163,7 +156,7 @@ describe("README: try everything offline", () => {
   });
 
   it("demo --inbox: the demo's requests answered from the web inbox", async () => {
-    const block = (await offlineBlocks())[1] ?? "";
+    const block = offlineBlocks()[1] ?? "";
     assert.match(block, /demo --inbox/);
     const started = Date.now();
     const run = shell(block, root);
@@ -216,7 +209,7 @@ describe("README: try everything offline", () => {
 
   describe("a fleet", { skip: postgresMissing() }, () => {
     it("a worker and a submitted turn, as written (its own PostgreSQL, started and stopped)", async () => {
-      const block = (await offlineBlocks())[2] ?? "";
+      const block = offlineBlocks()[2] ?? "";
       // docs/fleet.md opens with the same block: this runs it too.
       const guide = await readFile(path.join(repoRoot, "docs/fleet.md"), "utf8");
       assert.equal(/```sh\n([\s\S]*?)```/.exec(guide)?.[1], block);

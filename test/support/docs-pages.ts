@@ -1,6 +1,6 @@
 // The README and the guides in docs/, read as GitHub shows them: their links, the anchors of their
 // headings, and the code blocks that stand for a file of examples/.
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { repoRoot } from "./paths.js";
 
@@ -16,6 +16,14 @@ export function docPages(): string[] {
       .sort()
       .map((name) => `docs/${name}`),
   ];
+}
+
+/** The sh blocks of the README's "Try everything offline" section, in order. */
+export function offlineBlocks(): string[] {
+  const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf("## Try everything offline");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
 }
 
 /** The guides: docs/*.md but the generated reports. */

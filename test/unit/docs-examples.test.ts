@@ -13,7 +13,13 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { docPages, EXAMPLE_LABEL, exampleBlocksOf, guidePages } from "../support/docs-pages.js";
+import {
+  docPages,
+  EXAMPLE_LABEL,
+  exampleBlocksOf,
+  guidePages,
+  offlineBlocks,
+} from "../support/docs-pages.js";
 import { repoRoot } from "../support/paths.js";
 
 const read = (page: string) => readFileSync(path.join(repoRoot, page), "utf8");
@@ -51,15 +57,7 @@ describe("example blocks of the README and docs/", () => {
  * The shell blocks test/integration/try-offline.test.ts runs as written: the README's "Try
  * everything offline" blocks, and `npx codex-harness demo`.
  */
-const SHELL_OPENINGS_RUN = [
-  "npx codex-harness demo\n",
-  ...(() => {
-    const readme = read("README.md");
-    const start = readme.indexOf("## Try everything offline");
-    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
-    return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
-  })(),
-];
+const SHELL_OPENINGS_RUN = ["npx codex-harness demo\n", ...offlineBlocks()];
 
 describe("the guides in docs/", () => {
   for (const page of guidePages()) {
