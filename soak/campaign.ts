@@ -241,7 +241,7 @@ async function judge(
 
 /** A process for the report: its pid, when it started (from the stop) and its command line. */
 async function describeProcess(pid: number, stoppedAt: number): Promise<string> {
-  const started = await processStartedAt(pid);
+  const started = processStartedAt(pid);
   const argv = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
   const since = started === undefined ? "?" : `${Math.round(started - stoppedAt)}`;
   return `pid ${pid} started ${since} ms from the stop: ${argv.replaceAll("\0", " ").trim().slice(0, 100)}`;

@@ -153,7 +153,7 @@ export async function runOwnerWatcher(mark: string, graceMs: number): Promise<vo
   const ours =
     pid > 0 &&
     !heard.includes("exited") &&
-    (process.platform !== "linux" || (await pidCarries(String(pid), ownerEntries(mark))));
+    (process.platform !== "linux" || pidCarries(String(pid), ownerEntries(mark)));
   if (ours) {
     signal(pid, "SIGTERM");
     for (let waited = 0; waited < graceMs && (await isRunning(pid)); waited += 50) await sleep(50);
