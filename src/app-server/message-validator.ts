@@ -1,5 +1,6 @@
 // Checks codex's notifications, server requests and results against the pinned JSON Schema with
-// Ajv: one validator per client, each method's check compiled on its first message.
+// Ajv: one validator per client, each method's check compiled on its first message in the process
+// and kept for every client after (compiling is the costly part, and depends on the schema only).
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { MessageCheck } from "../rpc/message-check.js";
 import { loadSchemaBundle, type SchemaBundle } from "./schema-bundle.js";
@@ -29,16 +30,17 @@ export const NUMBER_FORMATS: Record<string, (n: number) => boolean> = {
 /** A compiled check, or null for a method the pinned schema does not describe (not checked). */
 type Compiled = ValidateFunction | null;
 
-/** Checks one connection's incoming messages; compiled checks are cached per validator. */
-export class MessageValidator implements MessageCheck {
+/**
+ * The pinned schema's compiled checks, one of each method's, made on its first message. Made once
+ * a process and shared by every client's validator: a first turn's checks take about 0.2 s to
+ * compile, and on a loaded machine over a second, which every new client (a restarted codex, a
+ * second `Codex`) paid again while its first `thread/start` answer waited, a stop with it.
+ */
+class SchemaChecks {
   private readonly ajv: Ajv;
   private readonly compiled = new Map<string, Compiled>();
 
-  private constructor(
-    private readonly bundle: SchemaBundle,
-    private readonly mode: "warn" | "strict",
-    private readonly onIssue: (issue: ValidationIssue) => void,
-  ) {
+  constructor(readonly bundle: SchemaBundle) {
     this.ajv = new Ajv({
       // Codex's schema has union types (`["string", "null"]`) and serde's tagged enums.
       allowUnionTypes: true,
@@ -60,33 +62,112 @@ export class MessageValidator implements MessageCheck {
     this.ajv.addSchema(bundle.schema, BUNDLE_ID);
   }
 
-  /** A validator over the shared schema bundle (read on first use). */
+  /** The method's compiled check (null when the schema does not describe it). */
+  of(kind: MessageKind, method: string): Compiled {
+    const key = `${kind} ${method}`;
+    let compiled = this.compiled.get(key);
+    if (compiled === undefined) {
+      const { notifications, requests, results } = this.bundle;
+      const definitions =
+        kind === "notification" ? notifications : kind === "request" ? requests : results;
+      const definition = definitions.get(method);
+      compiled =
+        definition === undefined
+          ? null
+          : this.ajv.compile({ $ref: `${BUNDLE_ID}#/definitions/${definition}` });
+      this.compiled.set(key, compiled);
+    }
+    return compiled;
+  }
+}
+
+/** The checks every turn needs, compiled ahead (see {@link warmUp}). */
+const A_TURNS_CHECKS: Record<MessageKind, string[]> = {
+  result: ["thread/start", "thread/resume", "turn/start", "turn/interrupt"],
+  notification: [
+    "thread/started",
+    "thread/status/changed",
+    "turn/started",
+    "item/started",
+    "item/agentMessage/delta",
+    "item/completed",
+    "thread/tokenUsage/updated",
+    "turn/completed",
+    "serverRequest/resolved",
+  ],
+  request: ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"],
+};
+
+/**
+ * Compiles {@link A_TURNS_CHECKS} in the background, one per turn of the event loop (a stop, or
+ * anything else, waits for one compile at most), while the first client starts codex: its first
+ * turn then finds them made. It keeps no process alive; a check that fails to compile is left to
+ * its first message to report.
+ */
+function warmUp(checks: SchemaChecks): void {
+  const left = Object.entries(A_TURNS_CHECKS).flatMap(([kind, methods]) =>
+    methods.map((method) => [kind as MessageKind, method] as const),
+  );
+  const next = () => {
+    const check = left.shift();
+    if (check === undefined) return;
+    try {
+      checks.of(...check);
+    } catch {
+      // Reported when such a message comes.
+    }
+    setImmediate(next).unref();
+  };
+  setImmediate(next).unref();
+}
+
+/** The process's {@link SchemaChecks}, made with the first validator (again if that failed). */
+let sharedChecks: Promise<SchemaChecks> | undefined;
+
+function schemaChecks(): Promise<SchemaChecks> {
+  sharedChecks ??= loadSchemaBundle()
+    .then((bundle) => {
+      const checks = new SchemaChecks(bundle);
+      warmUp(checks);
+      return checks;
+    })
+    .catch((error: unknown) => {
+      sharedChecks = undefined;
+      throw error;
+    });
+  return sharedChecks;
+}
+
+/** Checks one connection's incoming messages, with the process's compiled checks. */
+export class MessageValidator implements MessageCheck {
+  private constructor(
+    private readonly checks: SchemaChecks,
+    private readonly mode: "warn" | "strict",
+    private readonly onIssue: (issue: ValidationIssue) => void,
+  ) {}
+
+  /** A validator over the shared schema bundle and checks (read and made on first use). */
   static async create(
     mode: "warn" | "strict",
     onIssue: (issue: ValidationIssue) => void,
   ): Promise<MessageValidator> {
-    return new MessageValidator(await loadSchemaBundle(), mode, onIssue);
+    return new MessageValidator(await schemaChecks(), mode, onIssue);
   }
 
   notification(method: string, params: unknown): Error | undefined {
-    return this.check("notification", method, params, this.bundle.notifications);
+    return this.check("notification", method, params);
   }
 
   request(method: string, params: unknown): Error | undefined {
-    return this.check("request", method, params, this.bundle.requests);
+    return this.check("request", method, params);
   }
 
   result(method: string, result: unknown): Error | undefined {
-    return this.check("result", method, result, this.bundle.results);
+    return this.check("result", method, result);
   }
 
-  private check(
-    kind: MessageKind,
-    method: string,
-    value: unknown,
-    definitions: ReadonlyMap<string, string>,
-  ): Error | undefined {
-    const validate = this.compile(kind, method, definitions);
+  private check(kind: MessageKind, method: string, value: unknown): Error | undefined {
+    const validate = this.checks.of(kind, method);
     if (validate === null || validate(value)) return undefined;
     const root = kind === "result" ? "result" : "params";
     const failure = describeFailure(root, value, validate.errors as ErrorObject[]);
@@ -111,25 +192,6 @@ export class MessageValidator implements MessageCheck {
       // A listener that throws must not change what happens to the message.
     }
     return this.mode === "strict" ? error : undefined;
-  }
-
-  /** The method's compiled check, compiled on its first message. */
-  private compile(
-    kind: MessageKind,
-    method: string,
-    definitions: ReadonlyMap<string, string>,
-  ): Compiled {
-    const key = `${kind} ${method}`;
-    let compiled = this.compiled.get(key);
-    if (compiled === undefined) {
-      const definition = definitions.get(method);
-      compiled =
-        definition === undefined
-          ? null
-          : this.ajv.compile({ $ref: `${BUNDLE_ID}#/definitions/${definition}` });
-      this.compiled.set(key, compiled);
-    }
-    return compiled;
   }
 }
 
