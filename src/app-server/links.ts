@@ -90,6 +90,9 @@ export function transportLink(
   };
 }
 
+/** How long a codex whose input was found closed while it started is given to report its exit. */
+const EXITING_WITHIN_MS = 3_000;
+
 /** Spawns `codex app-server` on stdio. */
 export async function spawnLink(options: AppServerClientOptions): Promise<AppServerLink> {
   const binary = findCodexBinary({
@@ -125,8 +128,11 @@ export async function spawnLink(options: AppServerClientOptions): Promise<AppSer
     endThreadProcesses: (threadId, sinceMs) =>
       endProcessesCarrying(ownerEntries(child.mark, threadId), sinceMs),
     explainStartFailure: async (error) => {
-      // A process that died by itself explains the failure better than the write that hit it.
-      await Promise.race([child.exited, delay(200)]);
+      // A process that died by itself explains the failure better than the write that hit it. A
+      // write that found codex's input closed (EPIPE) means it is exiting, and a loaded machine
+      // took over 200 ms to report `/bin/true`'s exit: that one is waited for longer.
+      const exiting = error instanceof RpcLocalError && error.code === "write_failed";
+      await Promise.race([child.exited, delay(exiting ? EXITING_WITHIN_MS : 200)]);
       return explainSpawnFailure(error, binary.executablePath, child, child.exitInfo);
     },
   };

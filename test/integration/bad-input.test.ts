@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { AppServerClient } from "../../src/app-server/client.js";
 import { CODEX_PATH_ENV } from "../../src/app-server/codex-binary.js";
+import { spawnLink } from "../../src/app-server/links.js";
 import { AppServerExitedError } from "../../src/app-server/process-errors.js";
 import { CodexHarnessError } from "../../src/errors.js";
 import { RpcLocalError } from "../../src/rpc/errors.js";
@@ -68,6 +69,20 @@ describe("bad input gives one clear error, never a hang", () => {
     assert.match(error.message, /exited before answering initialize/);
     assert.match(error.message, /Is it a codex binary\?/);
     assert.ok(ms < 5_000, `took ${ms} ms`);
+  });
+
+  it("a binary that closed its input: its exit is waited for, not only the write it broke", async () => {
+    // The write of initialize hits EPIPE at once; the exit comes later (a loaded machine took
+    // over 200 ms to report `/bin/true`'s, and the error then said only "write EPIPE").
+    const script = path.join(scratch, "closes-input");
+    await writeFile(script, "#!/bin/sh\nexec 0<&-\nsleep 0.6\nexit 3\n", { mode: 0o755 });
+    const link = await spawnLink({ codexPathOverride: script });
+    const broken = new RpcLocalError("write_failed", "Cannot write to codex: write EPIPE");
+    const error = await link.explainStartFailure(broken);
+    assert.ok(error instanceof AppServerExitedError, `got ${String(error)}`);
+    assert.equal(error.exitCode, 3);
+    assert.match(error.message, /exited before answering initialize/);
+    await link.transport.close();
   });
 
   it("a binary that is not codex and never answers", async () => {
