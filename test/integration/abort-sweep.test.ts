@@ -23,8 +23,9 @@ import { seededRandom } from "../support/seeded-random.js";
 const ABORTS = 50;
 /**
  * An abort must be handled (the stream rejected) within this long, not counting the time codex
- * took to answer what we asked it meanwhile: a loaded machine's codex took up to 1.3 s to answer a
- * `turn/interrupt` and 1 s a `thread/start`, and the stop waits for those answers by design.
+ * took to answer what we asked it meanwhile: on the wire, a loaded machine's codex took up to
+ * 0.7 s to answer a `turn/interrupt` or a `thread/start`, and the stop waits for those answers by
+ * design.
  */
 const HANDLED_WITHIN_MS = 1_000;
 /** However slowly codex answers, an abort is handled within this long. */
