@@ -121,20 +121,15 @@ function warmUp(checks: SchemaChecks): void {
   setImmediate(next).unref();
 }
 
-/** The process's {@link SchemaChecks}, made with the first validator (again if that failed). */
-let sharedChecks: Promise<SchemaChecks> | undefined;
+/** The process's {@link SchemaChecks}, made with the first validator over the shared bundle. */
+let sharedChecks: SchemaChecks | undefined;
 
-function schemaChecks(): Promise<SchemaChecks> {
-  sharedChecks ??= loadSchemaBundle()
-    .then((bundle) => {
-      const checks = new SchemaChecks(bundle);
-      warmUp(checks);
-      return checks;
-    })
-    .catch((error: unknown) => {
-      sharedChecks = undefined;
-      throw error;
-    });
+async function schemaChecks(): Promise<SchemaChecks> {
+  const bundle = await loadSchemaBundle();
+  if (sharedChecks === undefined) {
+    sharedChecks = new SchemaChecks(bundle);
+    warmUp(sharedChecks);
+  }
   return sharedChecks;
 }
 

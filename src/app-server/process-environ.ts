@@ -33,9 +33,8 @@ export async function processesCarrying(entries: string[], sinceMs = 0): Promise
   );
   const clock = bootClock();
   const found: number[] = [];
-  for (let index = 0; index < pids.length; index++) {
+  for (const [index, pid] of pids.entries()) {
     if (index > 0 && index % WALK_SLICE === 0) await yieldToEventLoop();
-    const pid = pids[index] as string;
     if (!pidCarries(pid, entries)) continue;
     const started = startedAt(pid, clock);
     if (started !== undefined && started >= sinceMs - START_SLACK_MS) found.push(Number(pid));

@@ -9,6 +9,7 @@ import {
   type CaptureSink,
   openCaptureFile,
 } from "../../src/app-server/capture.js";
+import { classifyMessage, type RequestId } from "../../src/protocol/messages.js";
 import type { RecordedRequest } from "../../src/testing/recorded.js";
 import { inputTexts } from "../../src/testing/recorded.js";
 import { execCommand, response } from "../../src/testing/script.js";
@@ -57,7 +58,7 @@ function endlessScript(transport: TransportKind, workdir: string) {
  * codex's time in a stop from ours; it passes every record on to `file`, if given.
  */
 class AnswerWaits implements CaptureSink {
-  private readonly sent = new Map<unknown, number>();
+  private readonly sent = new Map<RequestId, number>();
   private readonly waits: Array<[number, number]> = [];
 
   constructor(readonly file?: CaptureSink) {}
@@ -65,13 +66,19 @@ class AnswerWaits implements CaptureSink {
   write(record: CaptureRecord): void {
     this.file?.write(record);
     if (!("message" in record)) return;
-    const message = record.message as { id?: unknown; method?: unknown };
-    if (message.id === undefined) return;
+    const classified = classifyMessage(record.message);
     const at = Date.parse(record.ts);
-    if (record.dir === "out" && message.method !== undefined) this.sent.set(message.id, at);
-    if (record.dir === "in" && message.method === undefined && this.sent.has(message.id)) {
-      this.waits.push([this.sent.get(message.id) as number, at]);
-      this.sent.delete(message.id);
+    if (record.dir === "out" && classified.kind === "request") {
+      this.sent.set(classified.message.id, at);
+    } else if (
+      record.dir === "in" &&
+      (classified.kind === "response" || classified.kind === "error")
+    ) {
+      const id = classified.message.id;
+      const sentAt = id === null ? undefined : this.sent.get(id);
+      if (id === null || sentAt === undefined) return;
+      this.waits.push([sentAt, at]);
+      this.sent.delete(id);
     }
   }
 
@@ -106,7 +113,9 @@ async function sweep(transport: TransportKind, seed: number): Promise<string[]> 
   const next = seededRandom(seed);
   // ABORT_SWEEP_CAPTURE=file also keeps the wire, for `codex-harness replay` of a failing sweep.
   const captured = process.env.ABORT_SWEEP_CAPTURE;
-  const answers = new AnswerWaits(captured ? openCaptureFile(captured) : undefined);
+  const answers = new AnswerWaits(
+    captured && transport === "app-server" ? openCaptureFile(captured) : undefined,
+  );
   const fixture: CodexApiFixture = await startCodexApi(
     transport,
     [],
