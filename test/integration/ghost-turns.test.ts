@@ -7,6 +7,7 @@ import { afterEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConfigObject } from "../../src/app-server/codex-config.js";
 import { allowAll } from "../../src/approvals/policies.js";
+import { inputTexts } from "../../src/testing/recorded.js";
 import type { ScriptStep } from "../../src/testing/script.js";
 import { execCommand, reply, response } from "../../src/testing/script.js";
 import { type CodexApiFixture, startCodexApi } from "../support/codex-api-fixture.js";
@@ -78,11 +79,15 @@ describe("a turn we gave up on never runs at codex", () => {
   });
 
   it("stops a turn the idle watchdog gave up at once: no warning, the thread free again", async () => {
-    fixture = await startCodexApi(
-      "app-server",
-      [response([reply("too late")], { delayMs: 8_000 }), reply("again")],
-      { codex: { turnIdleTimeoutMs: 400 } },
-    );
+    // Answered by the turn's own prompt, not in order: a loaded codex can be quiet 400 ms before
+    // it asks the model at all, and the first turn is then given up before it asked.
+    const step: ScriptStep = (request) =>
+      inputTexts(request).at(-1) === "again"
+        ? reply("again")
+        : response([reply("too late")], { delayMs: 8_000 });
+    fixture = await startCodexApi("app-server", [step, step], {
+      codex: { turnIdleTimeoutMs: 400 },
+    });
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(String(warning));
     process.on("warning", onWarning);
