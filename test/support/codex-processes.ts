@@ -2,6 +2,7 @@
 // stopping one for sure.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { endProcessesCarrying, processesCarrying } from "../../src/app-server/process-environ.js";
 
 /** The live codex processes (not zombies) whose environment has CODEX_HOME=home (Linux /proc). */
 export async function codexProcesses(home: string): Promise<number[]> {
@@ -28,6 +29,24 @@ export async function codexGone(home: string, ms: number): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 100));
     left = await codexProcesses(home);
   }
+  return left;
+}
+
+/**
+ * Kills (SIGKILL) every live process whose environment has CODEX_HOME=home, codex's own or any it
+ * started (its sandbox helper, a command), and resolves with what each was (`pid command line`):
+ * for a test to assert that nothing was left, and to leave nothing behind either way.
+ */
+export async function endProcessesOfHome(home: string): Promise<string[]> {
+  const entries = [`CODEX_HOME=${home}`];
+  const left = (await processesCarrying(entries)).map((pid) => {
+    try {
+      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`;
+    } catch {
+      return `${pid} (ended while we looked)`;
+    }
+  });
+  await endProcessesCarrying(entries);
   return left;
 }
 
