@@ -13,6 +13,7 @@ import { submitTurn } from "../../src/fleet/submit.js";
 import { execCommand, reply } from "../../src/testing/script.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { whileServing } from "../support/cli.js";
+import { eventually } from "../support/eventually.js";
 import { fleetForFile, fleetRows } from "../support/fleet.js";
 import { openSse } from "../support/sse-messages.js";
 
@@ -427,7 +428,11 @@ describe("the fleet console's API", { skip: missing }, () => {
       ["serve", "--port", "0", "--data-dir", dataDir, "--fleet-store", url()],
       process.env,
       async ({ url: served, token, output }) => {
-        const printed = /fleet console: (\S+)/.exec(output.stdout)?.[1];
+        // Printed after the token line, which is all `whileServing` waits for: it may come later.
+        const printed = await eventually(
+          "the fleet console's line",
+          () => /fleet console: (\S+)/.exec(output.stdout)?.[1],
+        );
         assert.equal(printed, `${served}/fleet#token=${encodeURIComponent(token)}`);
         const page = await fetch(`${served}/fleet`);
         assert.equal(page.status, 200);
