@@ -4,22 +4,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { endProcessesCarrying, processesCarrying } from "../../src/app-server/process-environ.js";
 
+/** The arguments `pid` was started with, or undefined once it is gone. */
+function commandLine(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The live codex processes (not zombies) whose environment has CODEX_HOME=home (Linux /proc). */
 export async function codexProcesses(home: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const [command = ""] = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (path.basename(command) !== "codex") continue;
-      const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (environ.includes(`CODEX_HOME=${home}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
+  const carrying = await processesCarrying([`CODEX_HOME=${home}`]);
+  return carrying.filter((pid) => path.basename(commandLine(pid)?.[0] ?? "") === "codex");
 }
 
 /** Waits (up to `ms`) until no codex process of `home` is left; resolves with those still there. */
@@ -39,13 +36,9 @@ export async function codexGone(home: string, ms: number): Promise<number[]> {
  */
 export async function endProcessesOfHome(home: string): Promise<string[]> {
   const entries = [`CODEX_HOME=${home}`];
-  const left = (await processesCarrying(entries)).map((pid) => {
-    try {
-      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`;
-    } catch {
-      return `${pid} (ended while we looked)`;
-    }
-  });
+  const left = (await processesCarrying(entries)).map(
+    (pid) => `${pid} ${commandLine(pid)?.join(" ").slice(0, 200) ?? "(ended while we looked)"}`,
+  );
   await endProcessesCarrying(entries);
   return left;
 }
